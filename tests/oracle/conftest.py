@@ -1,0 +1,106 @@
+"""Shared fixtures for the oracle tests: where precis is, and tiny HF checkpoints.
+
+Every checkpoint here is made by the real `transformers` classes with random weights and
+saved with `save_pretrained`, and the tokenizer is a byte-level BPE trained with the HF
+`tokenizers` library, so the suite stands on its own (no download).
+"""
+import json
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+SOURCE_DIR = pathlib.Path(os.environ.get("PRECIS_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
+BUILD_DIR = pathlib.Path(os.environ.get("PRECIS_BUILD_DIR", SOURCE_DIR / "build"))
+SHARED_DIR = SOURCE_DIR.parent / "shared"
+
+# Text with the cases tokenizers get wrong: accents, emoji, CJK, tabs, runs of spaces and
+# newlines, contractions, special tokens typed in text, the empty string.
+UNICODE_CORPUS = [
+    "Hello world",
+    "",
+    " ",
+    "The capital of France is <mask>.",
+    "a <mask> b<mask>c <mask>",
+    "Café déjà vu, naïve façade, Zoë's résumé.",
+    "Emoji: 😀👍🏽 and 🇫🇷 flags, ❤️ hearts.",
+    "中文字符和日本語のテキスト、한국어 텍스트。",
+    "tabs\tand\t\ttabs",
+    "runs   of    spaces     and\n\nnewlines\n\n\n  indented",
+    "I'm sure you'll see they've done it, isn't it? We'd say it's John's.",
+    "I'M SHOUTING DON'T",
+    "<s>literal specials</s> <pad> <unk>",
+    "Numbers 12345 and 3.14159, 1,000,000 and ½ ⅓ ² ³ ٣",
+    "  leading and trailing spaces  ",
+    "\u00a0non-breaking\u2009thin\u3000ideographic spaces",
+    "Math: ∑ x² ≤ ∞ → λ; symbols ©®™ §¶",
+    "Zero\u200bwidth\u200djoiner and combining e\u0301 a\u0308",
+    "Mixed: Ünïcödé-TEXT_with_underscores and hyphen-ated words!!!",
+    "Amanda: I baked cookies. Do you want some?\r\nJerry: Sure!\r\nAmanda: I'll bring you tomorrow :-)",
+    "\n",
+    "     ",
+    "ends with space ",
+    "Ġ Ċ already-mapped characters",
+]
+
+
+def precis_binary(name="precis"):
+    for candidate in (BUILD_DIR / name, BUILD_DIR / "tests" / name, BUILD_DIR / "bench" / name):
+        if candidate.exists():
+            return str(candidate)
+    raise FileNotFoundError(f"{name} not built in {BUILD_DIR}; run scripts/setup.sh")
+
+
+def run_precis(*args, check=True, binary="precis", **kwargs):
+    """Runs a precis binary and returns the CompletedProcess (text mode)."""
+    cmd = [precis_binary(binary), *map(str, args)]
+    result = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} failed ({result.returncode}):\n{result.stderr}")
+    return result
+
+
+def json_lines(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def roberta_bpe_dir():
+    """The real RoBERTa/BART vocabulary (what bart-large-cnn uses), where ../shared holds it."""
+    d = SHARED_DIR / "data" / "roberta-bpe"
+    if not (d / "vocab.json").exists():
+        pytest.skip(f"real RoBERTa/BART vocabulary not present at {d} (a user's clone has no ../shared)")
+    return d
+
+
+def train_tiny_bpe(out_dir, vocab_size=600):
+    """A byte-level BPE trained by HF `tokenizers` and saved as a BartTokenizerFast would be."""
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import BartTokenizerFast
+
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    corpus = UNICODE_CORPUS * 4 + [
+        "The quick brown fox jumps over the lazy dog.",
+        "Summaries are short; dialogues are long and have many turns between speakers.",
+        "precis fine-tunes sequence-to-sequence transformers for summarization.",
+    ] * 20
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(corpus, vocab_size=vocab_size, min_frequency=1,
+                            special_tokens=["<s>", "<pad>", "</s>", "<unk>"])
+    bpe.save_model(str(out_dir))
+    # <mask> goes last, as in BART.
+    vocab = json.loads((out_dir / "vocab.json").read_text())
+    vocab["<mask>"] = len(vocab)
+    (out_dir / "vocab.json").write_text(json.dumps(vocab, ensure_ascii=False))
+    tok = BartTokenizerFast(vocab_file=str(out_dir / "vocab.json"), merges_file=str(out_dir / "merges.txt"))
+    tok.save_pretrained(str(out_dir))
+    return tok
+
+
+@pytest.fixture(scope="session")
+def tiny_bpe_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tiny_bpe")
+    train_tiny_bpe(d)
+    return d

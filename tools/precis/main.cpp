@@ -1,0 +1,34 @@
+// The precis command line: one binary, one subcommand per job (see DESIGN.md).
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
+#include "command.h"
+#include "precis/core/error.h"
+
+namespace precis::cli {
+std::vector<Command>& commands() {
+  static std::vector<Command> all;
+  return all;
+}
+}  // namespace precis::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{"precis: fine-tune, evaluate, publish and serve seq2seq summarization models"};
+  app.require_subcommand(1);
+  auto& all = precis::cli::commands();
+  std::sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.name < b.name; });
+  for (auto& c : all) c.setup(*app.add_subcommand(c.name, c.help));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const precis::Error& e) {
+    std::fprintf(stderr, "precis: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "precis: internal error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
