@@ -24,3 +24,7 @@ if(PRECIS_CUDA AND EXISTS /usr/local/cuda/bin/nvcc)
   set(PRECIS_HAVE_CUDA_TOOLKIT ON)
   message(STATUS "CUDA toolkit found at /usr/local/cuda")
 endif()
+
+# lz4: apt's Translation lists (the built-in Debian descriptions dataset) are lz4-compressed.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
