@@ -1,0 +1,40 @@
+#include "precis/kernels/activation.h"
+
+#include "precis/kernels/cpu/kernels_cpu.h"
+
+namespace precis {
+
+Activation activation_from_name(const std::string& name) {
+  if (name == "gelu") return Activation::GeluExact;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::GeluTanh;
+  if (name == "gelu_fast") return Activation::GeluFast;
+  if (name == "quick_gelu") return Activation::QuickGelu;
+  if (name == "relu") return Activation::Relu;
+  if (name == "silu" || name == "swish") return Activation::Silu;
+  if (name == "tanh") return Activation::Tanh;
+  if (name == "linear") return Activation::Linear;
+  throw Error("unknown activation_function \"" + name +
+              "\" (expected gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, quick_gelu, relu, silu, "
+              "swish, tanh or linear)");
+}
+
+std::string activation_name(Activation a) {
+  switch (a) {
+    case Activation::GeluExact: return "gelu";
+    case Activation::GeluTanh: return "gelu_new";
+    case Activation::GeluFast: return "gelu_fast";
+    case Activation::QuickGelu: return "quick_gelu";
+    case Activation::Relu: return "relu";
+    case Activation::Silu: return "silu";
+    case Activation::Tanh: return "tanh";
+    case Activation::Linear: return "linear";
+  }
+  return "?";
+}
+
+void activation_forward(Activation kind, const Tensor& x, const Tensor& y) {
+  check(x.shape == y.shape, "activation: input " + x.describe() + " vs output " + y.describe());
+  cpu::activation_forward(kind, x.f32(), y.f32(), x.numel());
+}
+
+}  // namespace precis

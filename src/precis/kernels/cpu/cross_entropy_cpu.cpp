@@ -1,0 +1,39 @@
+#include <cmath>
+
+#include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cross_entropy.h"
+
+namespace precis::cpu {
+
+double cross_entropy_forward(const float* logits, const int32_t* labels, float* losses, int64_t n,
+                             int64_t vocab, float label_smoothing, int64_t* counted) {
+  double total = 0.0;
+  int64_t count = 0;
+#pragma omp parallel for schedule(static) reduction(+ : total, count)
+  for (int64_t i = 0; i < n; ++i) {
+    if (labels[i] == kIgnoreIndex) {
+      losses[i] = 0.0f;
+      continue;
+    }
+    const float* row = logits + i * vocab;
+    float max = row[0];
+    for (int64_t j = 1; j < vocab; ++j) max = row[j] > max ? row[j] : max;
+    double sum = 0.0, logit_sum = 0.0;
+    for (int64_t j = 0; j < vocab; ++j) {
+      sum += std::exp(double(row[j] - max));
+      logit_sum += row[j];
+    }
+    double log_z = std::log(sum) + max;
+    double nll = log_z - row[labels[i]];
+    // LabelSmoother: (1 - eps) * nll + eps * mean over the vocabulary of -log p.
+    double smooth = log_z - logit_sum / double(vocab);
+    double loss = (1.0 - label_smoothing) * nll + label_smoothing * smooth;
+    losses[i] = float(loss);
+    total += loss;
+    count += 1;
+  }
+  *counted = count;
+  return total;
+}
+
+}  // namespace precis::cpu

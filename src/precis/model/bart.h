@@ -1,0 +1,70 @@
+// BART (BartForConditionalGeneration): post-LN encoder-decoder with learned positions
+// (offset 2), layernorm_embedding, no final layer norm, LM head tied to the embeddings
+// plus final_logits_bias (spec §1.2).
+#pragma once
+
+#include <vector>
+
+#include "precis/kernels/cross_entropy.h"
+#include "precis/model/layers.h"
+
+namespace precis {
+
+// One batch in the model's terms (what run_summarization's collator produces).
+struct Seq2SeqBatch {
+  Tensor input_ids;          // (B, S) I32, right-padded
+  Tensor attention_mask;     // (B, S) I32, 1 = token, 0 = padding
+  Tensor decoder_input_ids;  // (B, T) I32 = shift_tokens_right(labels)
+  Tensor labels;             // (B, T) I32, kIgnoreIndex where padded; may be undefined
+};
+
+struct BartEncoderLayerActivations {
+  AttentionActivations self_attn;
+  Tensor residual1;  // (B, S, d) input + self-attention
+  LayerNormActivations self_attn_layer_norm;
+  FeedForwardActivations ffn;
+  Tensor residual2;  // (B, S, d)
+  LayerNormActivations final_layer_norm;  // its out is the layer's output
+};
+
+struct BartDecoderLayerActivations {
+  AttentionActivations self_attn;
+  Tensor residual1;  // (B, T, d)
+  LayerNormActivations self_attn_layer_norm;
+  AttentionActivations encoder_attn;
+  Tensor residual2;  // (B, T, d)
+  LayerNormActivations encoder_attn_layer_norm;
+  FeedForwardActivations ffn;
+  Tensor residual3;  // (B, T, d)
+  LayerNormActivations final_layer_norm;
+};
+
+struct BartActivations {
+  int64_t batch = 0, source_len = 0, target_len = 0;
+  Tensor encoder_embedded;  // (B, S, d) token * embed_scale + position
+  LayerNormActivations encoder_layernorm_embedding;
+  std::vector<BartEncoderLayerActivations> encoder_layers;
+  Tensor decoder_embedded;  // (B, T, d)
+  LayerNormActivations decoder_layernorm_embedding;
+  std::vector<BartDecoderLayerActivations> decoder_layers;
+  Tensor logits;  // (B, T, V)
+  Tensor losses;  // (B*T) per-token loss
+
+  const Tensor& encoder_output() const;  // (B, S, d)
+  const Tensor& decoder_output() const;  // (B, T, d)
+};
+
+// Lays out the activations for a (batch, source_len, target_len) step; `training` keeps
+// what the backward needs (attention probabilities). Use a measuring arena to size it.
+BartActivations allocate_activations(const BartConfig& config, Arena& arena, int64_t batch,
+                                     int64_t source_len, int64_t target_len, bool training);
+
+// Encoder, decoder and LM head: fills `acts` up to acts.logits.
+void bart_forward(const BartConfig& config, const BartParams& params, const Seq2SeqBatch& batch,
+                  BartActivations& acts);
+
+// Cross-entropy of acts.logits against batch.labels (torch's mean over non-ignored tokens).
+CrossEntropyResult bart_loss(const Seq2SeqBatch& batch, BartActivations& acts,
+                             float label_smoothing = 0.0f);
+
+}  // namespace precis
