@@ -1,0 +1,61 @@
+// Times precis's BART forward (encoder + decoder + LM head + loss) on random token ids of a
+// given shape, after loading MODEL_DIR. Prints one JSON line. Driven by bench/forward.py,
+// which times transformers on the same model and shapes in the same run.
+//
+//   bart_forward_bench MODEL_DIR BATCH SOURCE_LEN TARGET_LEN ITERATIONS
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "precis/model/bart.h"
+#include "precis/model/bart_model.h"
+
+using namespace precis;
+
+int main(int argc, char** argv) {
+  if (argc != 6) {
+    std::fprintf(stderr, "usage: bart_forward_bench MODEL_DIR BATCH SOURCE_LEN TARGET_LEN ITERATIONS\n");
+    return 2;
+  }
+  try {
+    BartModel model = BartModel::load(argv[1]);
+    const int64_t B = std::stoll(argv[2]), S = std::stoll(argv[3]), T = std::stoll(argv[4]);
+    const int iterations = std::stoi(argv[5]);
+    Arena inputs(size_t(4 * B * (2 * S + 2 * T) + 4096));
+    Seq2SeqBatch batch{inputs.alloc({B, S}, DType::I32), inputs.alloc({B, S}, DType::I32),
+                       inputs.alloc({B, T}, DType::I32), inputs.alloc({B, T}, DType::I32)};
+    std::mt19937 rng(0);
+    std::uniform_int_distribution<int32_t> token(4, int32_t(model.config.vocab_size) - 1);
+    for (int64_t i = 0; i < B * S; ++i) batch.input_ids.i32()[i] = token(rng), batch.attention_mask.i32()[i] = 1;
+    for (int64_t i = 0; i < B * T; ++i) batch.labels.i32()[i] = token(rng);
+    for (int64_t b = 0; b < B; ++b) {
+      batch.decoder_input_ids.i32()[b * T] = model.config.decoder_start_token_id;
+      for (int64_t t = 1; t < T; ++t) batch.decoder_input_ids.i32()[b * T + t] = batch.labels.i32()[b * T + t - 1];
+    }
+    Arena measure = Arena::measuring();
+    allocate_activations(model.config, measure, B, S, T, false);
+    Arena arena(measure.used());
+    BartActivations acts = allocate_activations(model.config, arena, B, S, T, false);
+    std::vector<double> seconds;
+    double loss = 0;
+    for (int i = 0; i < iterations + 1; ++i) {  // the first run warms up and is not counted
+      auto start = std::chrono::steady_clock::now();
+      bart_forward(model.config, model.params, batch, acts);
+      loss = bart_loss(batch, acts).mean();
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (i > 0) seconds.push_back(s);
+    }
+    std::sort(seconds.begin(), seconds.end());
+    double mean = 0;
+    for (double s : seconds) mean += s / double(seconds.size());
+    std::printf("{\"mean_s\": %.6f, \"median_s\": %.6f, \"min_s\": %.6f, \"loss\": %.6f, \"activation_bytes\": %zu}\n",
+                mean, seconds[seconds.size() / 2], seconds.front(), loss, measure.used());
+    return 0;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "bart_forward_bench: error: %s\n", e.what());
+    return 1;
+  }
+}

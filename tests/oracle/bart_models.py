@@ -1,0 +1,58 @@
+"""Tiny random BART checkpoints made with the real transformers classes."""
+import torch
+from transformers import BartConfig, BartForConditionalGeneration
+
+# Configurations that differ in width, depth, heads, activation and scale_embedding.
+CONFIGS = {
+    "narrow-gelu": dict(d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
+                        decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64,
+                        activation_function="gelu", scale_embedding=False),
+    "wide-relu-scaled": dict(d_model=48, encoder_layers=1, decoder_layers=3, encoder_attention_heads=3,
+                             decoder_attention_heads=6, encoder_ffn_dim=40, decoder_ffn_dim=96,
+                             activation_function="relu", scale_embedding=True),
+    "deep-gelunew-untied": dict(d_model=24, encoder_layers=3, decoder_layers=1, encoder_attention_heads=2,
+                                decoder_attention_heads=1, encoder_ffn_dim=56, decoder_ffn_dim=32,
+                                activation_function="gelu_new", scale_embedding=True,
+                                tie_word_embeddings=False),
+    "silu-positions": dict(d_model=16, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
+                           decoder_attention_heads=2, encoder_ffn_dim=24, decoder_ffn_dim=24,
+                           activation_function="silu", max_position_embeddings=40),
+}
+
+
+def make_bart(name, vocab_size, seed=0, dropout=0.0, **overrides):
+    """A random BartForConditionalGeneration; final_logits_bias randomised so it is tested."""
+    torch.manual_seed(seed)
+    kwargs = dict(vocab_size=vocab_size, max_position_embeddings=128, dropout=dropout,
+                  attention_dropout=dropout, activation_dropout=dropout, pad_token_id=1,
+                  bos_token_id=0, eos_token_id=2, decoder_start_token_id=2, forced_eos_token_id=2)
+    kwargs.update(CONFIGS[name])
+    kwargs.update(overrides)
+    model = BartForConditionalGeneration(BartConfig(**kwargs))
+    with torch.no_grad():
+        # Larger than init_std so that layer norms and attention see non-trivial inputs.
+        for p in model.parameters():
+            p.normal_(0.0, 0.3)
+        model.final_logits_bias.normal_(0.0, 0.5)
+    return model.eval()
+
+
+def random_batch(vocab_size, batch=3, source_len=11, target_len=7, seed=1):
+    """Right-padded inputs of unequal lengths, labels with -100 padding, shifted decoder inputs."""
+    g = torch.Generator().manual_seed(seed)
+    input_ids = torch.randint(4, vocab_size, (batch, source_len), generator=g)
+    attention_mask = torch.ones_like(input_ids)
+    labels = torch.randint(4, vocab_size, (batch, target_len), generator=g)
+    for b in range(batch):
+        src = source_len - 3 * b if b else source_len
+        tgt = target_len - 2 * b if b else target_len
+        input_ids[b, 0] = 0
+        input_ids[b, src - 1] = 2
+        input_ids[b, src:] = 1
+        attention_mask[b, src:] = 0
+        labels[b, tgt - 1] = 2
+        labels[b, tgt:] = -100
+    from transformers.models.bart.modeling_bart import shift_tokens_right
+    decoder_input_ids = shift_tokens_right(labels, 1, 2)
+    return dict(input_ids=input_ids, attention_mask=attention_mask,
+                decoder_input_ids=decoder_input_ids, labels=labels)

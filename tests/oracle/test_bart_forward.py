@@ -1,0 +1,136 @@
+"""BART forward: logits and loss against transformers on tiny random checkpoints."""
+import subprocess
+
+import pytest
+import torch
+from safetensors.torch import load_file, save_file
+from transformers import BartForConditionalGeneration
+
+from bart_models import CONFIGS, make_bart, random_batch
+from conftest import precis_binary
+
+VOCAB = 97
+
+
+def probe(*args):
+    result = subprocess.run([precis_binary("bart_probe"), *map(str, args)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def run_forward(model_dir, batch, tmp_path):
+    save_file({k: v.contiguous() for k, v in batch.items()}, str(tmp_path / "batch.safetensors"))
+    probe("forward", model_dir, tmp_path / "batch.safetensors", tmp_path / "out.safetensors")
+    return load_file(str(tmp_path / "out.safetensors"))
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_logits_and_loss_match_transformers(name, tmp_path):
+    model = make_bart(name, VOCAB)
+    model.save_pretrained(tmp_path / "model")
+    batch = random_batch(VOCAB, source_len=min(11, model.config.max_position_embeddings))
+    with torch.no_grad():
+        ref = model(**batch)
+    ours = run_forward(tmp_path / "model", batch, tmp_path)
+    logits_diff = (ours["logits"] - ref.logits).abs().max().item()
+    assert logits_diff <= 1e-4, f"max abs logits diff {logits_diff}"
+    enc_diff = (ours["encoder_output"] - ref.encoder_last_hidden_state).abs().max().item()
+    assert enc_diff <= 1e-4, f"max abs encoder output diff {enc_diff}"
+    rel = abs(ours["loss"].item() - ref.loss.item()) / abs(ref.loss.item())
+    assert rel <= 1e-5, f"loss {ours['loss'].item()} vs {ref.loss.item()}"
+
+
+def test_saved_checkpoint_reloads_in_transformers(tmp_path):
+    model = make_bart("deep-gelunew-untied", VOCAB)
+    model.save_pretrained(tmp_path / "model")
+    probe("resave", tmp_path / "model", tmp_path / "ours")
+    reloaded = BartForConditionalGeneration.from_pretrained(tmp_path / "ours").eval()
+    batch = random_batch(VOCAB)
+    with torch.no_grad():
+        assert torch.equal(reloaded(**batch).logits, model(**batch).logits)
+    # Tied models: only model.shared.weight is written for the tied group, as HF does.
+    tied = make_bart("narrow-gelu", VOCAB)
+    tied.save_pretrained(tmp_path / "tied")
+    probe("resave", tmp_path / "tied", tmp_path / "tied-ours")
+    names = set(load_file(str(tmp_path / "tied-ours" / "model.safetensors")))
+    assert "model.shared.weight" in names and "final_logits_bias" in names
+    assert not names & {"lm_head.weight", "model.encoder.embed_tokens.weight", "model.decoder.embed_tokens.weight"}
+    reloaded = BartForConditionalGeneration.from_pretrained(tmp_path / "tied-ours").eval()
+    with torch.no_grad():
+        assert torch.equal(reloaded(**batch).logits, tied(**batch).logits)
+
+
+def test_sharded_and_half_precision_checkpoints(tmp_path):
+    model = make_bart("narrow-gelu", VOCAB)
+    model.save_pretrained(tmp_path / "sharded", max_shard_size="20KB")
+    assert (tmp_path / "sharded" / "model.safetensors.index.json").exists()
+    batch = random_batch(VOCAB)
+    with torch.no_grad():
+        ref = model(**batch)
+    ours = run_forward(tmp_path / "sharded", batch, tmp_path)
+    assert (ours["logits"] - ref.logits).abs().max().item() <= 1e-4
+    # A bf16 checkpoint is converted at load: compare with HF running the same bf16 weights in fp32.
+    model.to(torch.bfloat16).save_pretrained(tmp_path / "bf16")
+    ref32 = BartForConditionalGeneration.from_pretrained(tmp_path / "bf16", torch_dtype=torch.float32).eval()
+    with torch.no_grad():
+        ref = ref32(**batch)
+    ours = run_forward(tmp_path / "bf16", batch, tmp_path)
+    assert (ours["logits"] - ref.logits).abs().max().item() <= 1e-4
+
+
+def test_bare_bart_model_prefix_and_missing_final_logits_bias(tmp_path):
+    model = make_bart("narrow-gelu", VOCAB)
+    with torch.no_grad():
+        model.final_logits_bias.zero_()
+    state = {k: v for k, v in model.state_dict().items() if k != "final_logits_bias"}
+    # A checkpoint without the "model." prefix (saved from BartModel) and no final_logits_bias.
+    stripped = {k[len("model."):] if k.startswith("model.") else k: v.contiguous() for k, v in state.items()
+                if not k.endswith("embed_tokens.weight") and k != "lm_head.weight"}
+    (tmp_path / "bare").mkdir()
+    save_file(stripped, str(tmp_path / "bare" / "model.safetensors"), metadata={"format": "pt"})
+    model.config.to_json_file(tmp_path / "bare" / "config.json")
+    batch = random_batch(VOCAB)
+    with torch.no_grad():
+        ref = model(**batch)
+    ours = run_forward(tmp_path / "bare", batch, tmp_path)
+    assert (ours["logits"] - ref.logits).abs().max().item() <= 1e-4
+
+
+@pytest.mark.parametrize("mutate,message", [
+    (lambda d: (d / "config.json").write_text("{not json"), "not valid JSON"),
+    (lambda d: (d / "config.json").write_text('{"model_type": "t5"}'), 'model_type "t5" is not supported'),
+    (lambda d: (d / "config.json").write_text('{"model_type": "bart", "d_model": "wide"}'), 'field "d_model" must be an integer'),
+    (lambda d: (d / "config.json").write_text('{"model_type": "bart", "d_model": 1000000000}'), 'field "d_model" must be in'),
+    (lambda d: (d / "config.json").write_text('{"model_type": "bart", "activation_function": "swiglu"}'), "unknown activation_function"),
+])
+def test_bad_config_is_a_clear_error(tmp_path, mutate, message):
+    model = make_bart("narrow-gelu", VOCAB)
+    model.save_pretrained(tmp_path / "model")
+    mutate(tmp_path / "model")
+    result = subprocess.run([precis_binary("bart_probe"), "resave", tmp_path / "model", tmp_path / "out"],
+                            capture_output=True, text=True)
+    assert result.returncode == 1
+    assert message in result.stderr and "config.json" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_missing_and_misshapen_tensors_are_clear_errors(tmp_path):
+    model = make_bart("narrow-gelu", VOCAB)
+    state = {k: v.contiguous() for k, v in model.state_dict().items()
+             if not k.endswith("embed_tokens.weight") and k != "lm_head.weight"}
+    (tmp_path / "m").mkdir()
+    model.config.to_json_file(tmp_path / "m" / "config.json")
+    missing = dict(state)
+    del missing["model.encoder.layers.1.fc1.weight"]
+    save_file(missing, str(tmp_path / "m" / "model.safetensors"))
+    result = subprocess.run([precis_binary("bart_probe"), "resave", tmp_path / "m", tmp_path / "o"],
+                            capture_output=True, text=True)
+    assert result.returncode == 1 and "model.encoder.layers.1.fc1.weight" in result.stderr
+    assert "missing" in result.stderr
+    wrong = dict(state)
+    wrong["model.decoder.layers.0.fc2.bias"] = torch.zeros(5)
+    save_file(wrong, str(tmp_path / "m" / "model.safetensors"))
+    result = subprocess.run([precis_binary("bart_probe"), "resave", tmp_path / "m", tmp_path / "o"],
+                            capture_output=True, text=True)
+    assert result.returncode == 1 and "model.decoder.layers.0.fc2.bias" in result.stderr
+    assert "model.safetensors" in result.stderr

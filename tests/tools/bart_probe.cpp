@@ -1,0 +1,69 @@
+// Test tool for the oracle tests: runs precis's BART on tensors given in a safetensors
+// file and writes what it computed to another, so Python can compare with transformers.
+//
+//   bart_probe forward MODEL_DIR BATCH.safetensors OUT.safetensors
+//       BATCH holds input_ids, attention_mask, decoder_input_ids (any int dtype) and
+//       optionally labels; OUT gets logits, encoder_output and (with labels) loss.
+//   bart_probe resave MODEL_DIR OUT_DIR [MAX_SHARD_BYTES]
+//       loads the model and saves it again (config.json + safetensors).
+#include <cstdio>
+#include <string>
+
+#include "precis/model/bart.h"
+#include "precis/model/bart_model.h"
+#include "precis/model/safetensors.h"
+
+using namespace precis;
+
+namespace {
+
+Tensor read_ids(const SafetensorsReader& file, const std::string& name, Arena& arena) {
+  Tensor t = arena.alloc(file.shape(name), DType::I32);
+  file.read(name, t);
+  return t;
+}
+
+int forward(const std::string& model_dir, const std::string& batch_path, const std::string& out_path) {
+  BartModel model = BartModel::load(model_dir);
+  SafetensorsReader file = SafetensorsReader::open(batch_path);
+  Arena inputs(64 << 20);
+  Seq2SeqBatch batch;
+  batch.input_ids = read_ids(file, "input_ids", inputs);
+  batch.attention_mask = read_ids(file, "attention_mask", inputs);
+  batch.decoder_input_ids = read_ids(file, "decoder_input_ids", inputs);
+  if (file.contains("labels")) batch.labels = read_ids(file, "labels", inputs);
+  int64_t B = batch.input_ids.size(0), S = batch.input_ids.size(1), T = batch.decoder_input_ids.size(1);
+  Arena measure = Arena::measuring();
+  allocate_activations(model.config, measure, B, S, T, false);
+  Arena arena(measure.used());
+  BartActivations acts = allocate_activations(model.config, arena, B, S, T, false);
+  bart_forward(model.config, model.params, batch, acts);
+  std::vector<NamedTensor> out{{"logits", acts.logits}, {"encoder_output", acts.encoder_output()}};
+  float loss_value = 0.0f;
+  if (batch.labels.ptr) {
+    loss_value = float(bart_loss(batch, acts).mean());
+    Tensor loss{&loss_value, Shape{}, DType::F32, Device::CPU};
+    out.push_back({"loss", loss});
+  }
+  write_safetensors(out_path, out);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    std::string cmd = argc > 1 ? argv[1] : "";
+    if (cmd == "forward" && argc == 5) return forward(argv[2], argv[3], argv[4]);
+    if (cmd == "resave" && (argc == 4 || argc == 5)) {
+      BartModel model = BartModel::load(argv[2]);
+      model.save(argv[3], argc == 5 ? std::stoull(argv[4]) : 5'000'000'000ull);
+      return 0;
+    }
+    std::fprintf(stderr, "usage: bart_probe forward MODEL BATCH OUT | resave MODEL OUT [MAX_SHARD]\n");
+    return 2;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "bart_probe: error: %s\n", e.what());
+    return 1;
+  }
+}
