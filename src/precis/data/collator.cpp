@@ -1,0 +1,64 @@
+#include "precis/data/collator.h"
+
+#include <algorithm>
+
+#include "precis/kernels/cross_entropy.h"
+
+namespace precis::data {
+
+namespace {
+int64_t round_up(int64_t n, int64_t multiple) { return (n + multiple - 1) / multiple * multiple; }
+}  // namespace
+
+std::pair<int64_t, int64_t> padded_lengths(std::span<const SummarizationExample* const> examples,
+                                           const CollatorOptions& options) {
+  int64_t source = 0, target = 0;
+  for (const auto* e : examples) {
+    source = std::max<int64_t>(source, int64_t(e->input_ids.size()));
+    target = std::max<int64_t>(target, int64_t(e->labels.size()));
+  }
+  int64_t m = std::max<int64_t>(1, options.pad_to_multiple_of);
+  return {round_up(source, m), round_up(target, m)};
+}
+
+void shift_tokens_right(const Tensor& labels, int32_t pad, int32_t start, const Tensor& out) {
+  check(labels.shape == out.shape && labels.rank() == 2,
+        "shift_tokens_right: labels " + labels.describe() + ", out " + out.describe());
+  const int64_t B = labels.size(0), T = labels.size(1);
+  const int32_t* y = labels.i32();
+  int32_t* d = out.i32();
+  for (int64_t b = 0; b < B; ++b) {
+    if (T == 0) continue;
+    d[b * T] = start;
+    for (int64_t t = 1; t < T; ++t) {
+      int32_t previous = y[b * T + t - 1];
+      d[b * T + t] = previous == kIgnoreIndex ? pad : previous;
+    }
+  }
+}
+
+Seq2SeqBatch collate(std::span<const SummarizationExample* const> examples,
+                     const CollatorOptions& options, Arena& arena) {
+  check(!examples.empty(), "collate: empty batch");
+  auto [S, T] = padded_lengths(examples, options);
+  const int64_t B = int64_t(examples.size());
+  Seq2SeqBatch batch{arena.alloc({B, S}, DType::I32), arena.alloc({B, S}, DType::I32),
+                     arena.alloc({B, T}, DType::I32), arena.alloc({B, T}, DType::I32)};
+  for (int64_t b = 0; b < B; ++b) {
+    const auto& e = *examples[size_t(b)];
+    int32_t* ids = batch.input_ids.i32() + b * S;
+    int32_t* mask = batch.attention_mask.i32() + b * S;
+    int32_t* labels = batch.labels.i32() + b * T;
+    for (int64_t s = 0; s < S; ++s) {
+      ids[s] = s < int64_t(e.input_ids.size()) ? e.input_ids[size_t(s)] : options.pad_token_id;
+      mask[s] = s < int64_t(e.source_tokens) ? 1 : 0;
+    }
+    for (int64_t t = 0; t < T; ++t)
+      labels[t] = t < int64_t(e.labels.size()) ? e.labels[size_t(t)] : kIgnoreIndex;
+  }
+  shift_tokens_right(batch.labels, options.pad_token_id, options.decoder_start_token_id,
+                     batch.decoder_input_ids);
+  return batch;
+}
+
+}  // namespace precis::data

@@ -1,0 +1,32 @@
+// DataCollatorForSeq2Seq with label_pad_token_id = -100: pads a list of examples to the
+// longest in the batch (or a multiple of pad_to_multiple_of), sets the attention mask, and
+// builds decoder_input_ids = shift_tokens_right(labels, pad, decoder_start).
+#pragma once
+
+#include <span>
+
+#include "precis/core/arena.h"
+#include "precis/data/seq2seq_batch.h"
+#include "precis/data/summarization_examples.h"
+
+namespace precis::data {
+
+struct CollatorOptions {
+  int32_t pad_token_id = 1;
+  int32_t decoder_start_token_id = 2;
+  int64_t pad_to_multiple_of = 1;
+};
+
+// The (source, target) lengths collate() would give these examples.
+std::pair<int64_t, int64_t> padded_lengths(std::span<const SummarizationExample* const> examples,
+                                           const CollatorOptions& options);
+
+// The batch's tensors are allocated from `arena`.
+Seq2SeqBatch collate(std::span<const SummarizationExample* const> examples,
+                     const CollatorOptions& options, Arena& arena);
+
+// shift_tokens_right: out[:, 0] = start, out[:, 1:] = labels[:, :-1], then -100 -> pad.
+void shift_tokens_right(const Tensor& labels, int32_t pad_token_id, int32_t decoder_start_token_id,
+                        const Tensor& out);
+
+}  // namespace precis::data
