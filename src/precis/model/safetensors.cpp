@@ -258,6 +258,10 @@ SafetensorsReader SafetensorsReader::open(const fs::path& path) {
   if (text.empty() || text[0] != '{') {
     throw Error(where + ": header is not a JSON object (it must start with '{')");
   }
+  // nlohmann stops at a NUL byte as if the input ended there; JSON never holds a raw one.
+  if (size_t nul = text.find('\0'); nul != std::string::npos) {
+    throw Error(where + ": header is not valid JSON: NUL byte at offset " + std::to_string(nul));
+  }
   json header = parse_header(text, where);
   if (!header.is_object()) throw Error(where + ": header is not a JSON object");
 
