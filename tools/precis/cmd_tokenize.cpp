@@ -1,0 +1,104 @@
+// precis tokenize: token ids of texts exactly as the checkpoint's Hugging Face tokenizer
+// (AutoTokenizer) gives them, as JSON lines {"ids": [...]} (with --decode also "text").
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "precis/core/error.h"
+#include "precis/tokenize/tokenizer.h"
+
+namespace {
+
+struct TokenizeOptions {
+  std::string model;
+  std::optional<std::string> text;
+  std::string input;
+  std::optional<size_t> max_length;
+  bool no_special_tokens = false;
+  bool decode = false;
+  bool skip_special_tokens = false;
+};
+
+// One text per line: a JSON string, or an object with a string "text" field. Blank lines
+// are skipped.
+std::vector<std::string> read_input(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  precis::check(in.good(), path + ": cannot open for reading");
+  std::vector<std::string> texts;
+  std::string line;
+  for (size_t number = 1; std::getline(in, line); ++number) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::string where = path + ":" + std::to_string(number);
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw precis::Error(where + ": not valid JSON (expected a JSON string or an object with "
+                                  "a \"text\" field): " + e.what());
+    }
+    if (j.is_string()) {
+      texts.push_back(j.get<std::string>());
+    } else if (j.is_object() && j.contains("text") && j["text"].is_string()) {
+      texts.push_back(j["text"].get<std::string>());
+    } else {
+      std::string found = j.dump();
+      if (found.size() > 60) found = found.substr(0, 60) + "...";
+      throw precis::Error(where + ": expected a JSON string or an object with a string \"text\" "
+                                  "field, found " + found);
+    }
+  }
+  precis::check(!in.bad(), path + ": read error");
+  return texts;
+}
+
+void run_tokenize(const TokenizeOptions& o) {
+  using namespace precis::tokenize;
+  Tokenizer tokenizer = Tokenizer::from_directory(o.model);
+  std::vector<std::string> texts = o.text ? std::vector<std::string>{*o.text} : read_input(o.input);
+  EncodeOptions encode;
+  encode.add_special_tokens = !o.no_special_tokens;
+  encode.max_length = o.max_length;
+  std::vector<std::vector<int32_t>> all = tokenizer.encode_batch(texts, encode);
+  DecodeOptions decode;
+  decode.skip_special_tokens = o.skip_special_tokens;
+  std::string out;
+  for (const auto& ids : all) {
+    nlohmann::ordered_json line = {{"ids", ids}};
+    if (o.decode) line["text"] = tokenizer.decode(ids, decode);
+    out += line.dump();
+    out += '\n';
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+PRECIS_COMMAND("tokenize", "token ids of texts as the checkpoint's Hugging Face tokenizer gives them",
+               [](CLI::App& app) {
+                 auto o = std::make_shared<TokenizeOptions>();
+                 app.add_option("--model", o->model,
+                                "model directory with tokenizer.json, or vocab.json + merges.txt")
+                     ->required();
+                 auto* text = app.add_option("--text", o->text, "one text to tokenize");
+                 auto* input = app.add_option("--input", o->input,
+                                              "file of texts: one JSON string, or object with "
+                                              "\"text\", per line");
+                 text->excludes(input);
+                 app.add_option("--max_length", o->max_length,
+                                "truncate to N ids, special tokens included (truncation=True)");
+                 app.add_flag("--no_special_tokens", o->no_special_tokens,
+                              "do not add <s> ... </s> (add_special_tokens=False)");
+                 app.add_flag("--decode", o->decode, "also decode the ids back to \"text\"");
+                 app.add_flag("--skip_special_tokens", o->skip_special_tokens,
+                              "with --decode: leave special tokens out of the text");
+                 app.callback([o, text, input] {
+                   precis::check(text->count() + input->count() == 1,
+                                 "tokenize needs --text STR or --input FILE");
+                   run_tokenize(*o);
+                 });
+               });
+
+}  // namespace
