@@ -331,6 +331,7 @@ ReadStats read_json_array(TextReader& in, const ReadOptions& options, Rows& rows
     std::string where = at_line(file, line);
     if (first_line == 0) first_line = line;
     if (in.peek() < 0) throw Error(where + ": the file ends inside the array (expected a record)");
+    if (in.peek() == ']') throw Error(where + ": expected a record after ',', found ']'");
     try {
       if (!capture_json_value(in, value, options.max_record_bytes, where))
         throw BadRecord{too_long_message(where, options.max_record_bytes)};

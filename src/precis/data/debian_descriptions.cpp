@@ -1,18 +1,13 @@
 #include "precis/data/debian_descriptions.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <tuple>
 #include <unordered_set>
 
+#include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
 #include "precis/data/text_reader.h"
 #include "precis/data/utf8.h"
@@ -115,45 +110,6 @@ uint64_t murmur3_finalise(uint64_t h) {
   h *= 0xc4ceb9fe1a85ec53ull;
   h ^= h >> 33;
   return h;
-}
-
-// Writes `bytes` to `path` so that a reader sees the old file or the whole new one: a
-// temporary file beside it, fsync, rename, fsync of the directory. (Private here until the
-// shared helper in core/atomic_file.h is part of main.)
-void write_file_replacing(const std::filesystem::path& path, std::string_view bytes) {
-  std::filesystem::path temp = path;
-  temp += ".tmp-" + std::to_string(::getpid());
-  auto fail = [&](const std::string& what) {
-    int saved = errno;
-    std::filesystem::remove(temp);
-    throw Error(path.string() + ": " + what + ": " + std::strerror(saved));
-  };
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(temp.string() + ": cannot create: " + std::strerror(errno));
-  const char* p = bytes.data();
-  size_t left = bytes.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::close(fd);
-      fail("write failed");
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    ::close(fd);
-    fail("fsync failed");
-  }
-  if (::close(fd) != 0) fail("close failed");
-  if (std::rename(temp.c_str(), path.c_str()) != 0) fail("rename failed");
-  std::filesystem::path dir = path.parent_path().empty() ? "." : path.parent_path();
-  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
 }
 
 }  // namespace
@@ -344,9 +300,9 @@ DebianSummary write_debian_dataset(const std::filesystem::path& output_dir,
   std::error_code ec;
   std::filesystem::create_directories(output_dir, ec);
   if (ec) throw Error(output_dir.string() + ": cannot create the directory: " + ec.message());
-  write_file_replacing(output_dir / "train.jsonl", train);
-  write_file_replacing(output_dir / "validation.jsonl", validation);
-  write_file_replacing(output_dir / "test.jsonl", test);
+  write_file_atomic(output_dir / "train.jsonl", train);
+  write_file_atomic(output_dir / "validation.jsonl", validation);
+  write_file_atomic(output_dir / "test.jsonl", test);
   return summary;
 }
 
