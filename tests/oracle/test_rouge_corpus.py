@@ -1,0 +1,152 @@
+"""Prediction/reference pairs for the ROUGE oracle and benchmark, made deterministically from
+real English text on the machine (/usr/share/common-licenses, then /usr/share/doc) plus
+crafted edge cases: empty, punctuation-only, non-ASCII, very long and multi-sentence texts,
+and small-vocabulary texts whose repeated words stress ROUGE-Lsum's union-LCS bookkeeping.
+"""
+import gzip
+import pathlib
+import random
+import re
+
+EDGE_CASES = [
+    ("", ""),
+    ("", "a reference with words"),
+    ("a prediction with words", ""),
+    ("...", "!!! ???"),
+    (" ", "\n\n"),
+    ("\n", "a\n\nb"),
+    ("a\n \nb", "b\n\t\na"),
+    ("Café naïve résumé déjà vu", "cafe naive resume deja vu"),
+    ("\u0130stanbul \u0131i \u0130I", "istanbul i ii i"),
+    ("\u212aelvin and \u212a", "kelvin and k"),
+    ("中文字符和日本語のテキスト", "中文"),
+    ("Emoji 😀👍🏽 and 🇫🇷 flags", "emoji and flags"),
+    ("the the the the", "the"),
+    ("a b a b a b", "b a b a"),
+    ("1,000,000 and 3.14159", "1 000 000 and 3 14159"),
+    ("ÀÉÎÕÜ àéîõü", "aeiou"),
+    ("running runs ran runner", "run running ran"),
+    ("generalizations generalization generally", "general generalize"),
+    ("skies dying lying tying news innings outings cannings howe proceed exceed succeed",
+     "sky die lie tie news inning outing canning howe proceeded exceeded succeeding"),
+    ("hopping hoping hoped hopped agreed feed", "hop hope agree feeding"),
+    ("happy happiness relational conditional rational", "happi relate condition ration"),
+    ("yyyy syzygy yay yoyo", "syzygies yays"),
+    ("dies lies ties spied cried", "die lie tie spy cry"),
+    ("line one\r\nline two\r\n", "line one\nline two"),
+    ("tabs\tand\t\ttabs", "tabs and tabs"),
+    ("x" * 5000, "x" * 5000 + " y"),
+    ("1234567890" * 50, "1234567890" * 50),
+    ("Hello world", "HELLO WORLD!!!"),
+    ("I'm sure you'll see they've done it, isn't it?", "im sure youll see theyve done it isnt it"),
+    ("don't can't won't", "don t can t won t"),
+    ("\u00a0non-breaking\u2009thin\u3000ideographic spaces", "non breaking thin ideographic spaces"),
+    ("Zero\u200bwidth\u200djoiner and combining e\u0301 a\u0308", "zero width joiner and combining e a"),
+    ("Ünïcödé-TEXT_with_underscores", "unicode text with underscores"),
+    ("a", "a"),
+    ("a b", "b a"),
+    ("one sentence.\ntwo sentence.\nthree sentence.", "three sentence.\ntwo sentence.\none sentence."),
+    ("Amanda: I baked cookies. Do you want some?\r\nJerry: Sure!", "Amanda baked cookies and will bring Jerry some tomorrow."),
+]
+
+
+def english_text(max_chars=1_000_000):
+    """Real English prose, in a fixed order: licenses, then Debian copyright files and changelogs."""
+    parts, total = [], 0
+    roots = sorted(pathlib.Path("/usr/share/common-licenses").glob("*"))
+    roots += sorted(pathlib.Path("/usr/share/doc").glob("*/copyright"))
+    roots += sorted(pathlib.Path("/usr/share/doc").glob("*/changelog*.gz"))
+    for path in roots:
+        if total >= max_chars:
+            break
+        if not path.is_file():
+            continue
+        try:
+            raw = path.read_bytes()
+            if path.suffix == ".gz":
+                raw = gzip.decompress(raw)
+        except OSError:
+            continue
+        text = raw.decode("utf-8", errors="replace")
+        parts.append(text)
+        total += len(text)
+    return "\n".join(parts)[:max_chars]
+
+
+def sentences(text):
+    flat = re.sub(r"\s+", " ", text)
+    return [s for s in re.split(r"(?<=[.!?])\s+", flat) if len(s.split()) >= 3]
+
+
+def _perturb(rng, words, pool):
+    out = []
+    for w in words:
+        r = rng.random()
+        if r < 0.15:
+            continue  # dropped
+        if r < 0.25:
+            out.append(rng.choice(pool))  # replaced
+        elif r < 0.32:
+            out.extend([w, w])  # repeated
+        else:
+            out.append(w)
+    if len(out) > 3 and rng.random() < 0.5:
+        i = rng.randrange(len(out) - 1)
+        out[i], out[i + 1] = out[i + 1], out[i]
+    return out
+
+
+def rouge_pairs(n=600, seed=20240611):
+    """(prediction, reference) pairs; the same list on every machine with the same files."""
+    rng = random.Random(seed)
+    sents = sentences(english_text())
+    assert len(sents) > 1000, "too little English text found under /usr/share"
+    pool = " ".join(sents[:2000]).split()
+    pairs = list(EDGE_CASES)
+    k = 0
+    while len(pairs) < n:
+        kind, long_turn = k % 8, k % 96 == 6
+        k += 1
+        start = rng.randrange(len(sents) - 120)
+        group = sents[start:start + rng.randint(1, 5)]
+        reference = "\n".join(group)
+        if kind == 0:  # perturbed copy, one line
+            prediction = " ".join(_perturb(rng, reference.split(), pool))
+        elif kind == 1:  # unrelated text
+            other = rng.randrange(len(sents) - 5)
+            prediction = "\n".join(sents[other:other + rng.randint(1, 3)])
+        elif kind == 2:  # sentences reordered and perturbed, multi-line
+            lines = [" ".join(_perturb(rng, s.split(), pool)) for s in group]
+            rng.shuffle(lines)
+            prediction = "\n".join(lines)
+        elif kind == 3:  # overlapping window
+            prediction = "\n".join(sents[start + 1:start + 1 + rng.randint(1, 5)])
+        elif kind == 4:  # case, punctuation and accents changed
+            prediction = reference.upper().replace("e", "é").replace(" ", ", ")
+        elif kind == 5:  # small vocabulary: many ties and repeats for the Lsum union
+            vocab = ["a", "b", "c", "d", "e"][: rng.randint(2, 5)]
+            mk = lambda: "\n".join(" ".join(rng.choice(vocab) for _ in range(rng.randint(0, 8)))
+                                   for _ in range(rng.randint(1, 5)))
+            prediction, reference = mk(), mk()
+        elif kind == 6 and long_turn:  # very long, many sentences
+            long_ref = sents[start:start + 60]
+            reference = "\n".join(long_ref)
+            prediction = "\n".join(" ".join(_perturb(rng, s.split(), pool)) for s in long_ref[5:])
+        elif kind == 6:
+            prediction = " ".join(reference.split()[: max(1, len(reference.split()) // 2)])
+        else:  # punctuation-only or whitespace-only against text
+            prediction = rng.choice(["", " ", "...", "?!", "-- --", "\n\n", "«»", "— …"])
+        pairs.append((prediction, reference))
+    return pairs
+
+
+def test_corpus_covers_the_edge_cases():
+    pairs = rouge_pairs()
+    assert len(pairs) >= 500
+    texts = [t for pair in pairs for t in pair]
+    assert any(t == "" for t in texts)
+    assert any(t and not re.search(r"[A-Za-z0-9]", t) for t in texts)
+    assert any(re.search(r"[^\x00-\x7f]", t) for t in texts)
+    assert any(len(t.split()) > 1000 for t in texts)
+    assert sum("\n" in t for t in texts) > 200
+    assert pairs == rouge_pairs()

@@ -1,0 +1,128 @@
+// precis rouge: ROUGE-1/2/L/Lsum of predictions against references, as rouge_score computes
+// them (use_stemmer=True unless --no_stemmer). Prints one JSON object: the mean F-measure
+// of each type on a 0-1 scale, rouge_score's bootstrap aggregate, run_summarization's
+// rounded percentages, and with --per_example every pair's scores.
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "command.h"
+#include "precis/core/error.h"
+#include "precis/eval/rouge_aggregate.h"
+#include "precis/eval/rouge_scorer.h"
+#include "precis/eval/sentence_split.h"
+#include "precis/eval/text_file.h"
+
+namespace {
+
+struct RougeOptions {
+  std::string predictions;
+  std::string references;
+  bool per_example = false;
+  bool no_stemmer = false;
+  bool split_sentences = false;
+  uint32_t bootstrap_seed = 0;
+};
+
+nlohmann::json score_json(const precis::eval::Score& s) {
+  return {{"precision", s.precision}, {"recall", s.recall}, {"fmeasure", s.fmeasure}};
+}
+
+void run_rouge(const RougeOptions& o) {
+  using namespace precis::eval;
+  std::vector<std::string> predictions = read_texts(o.predictions);
+  std::vector<std::string> references = read_texts(o.references);
+  precis::check(predictions.size() == references.size(),
+                "'" + o.predictions + "' holds " + std::to_string(predictions.size()) + " predictions but '" +
+                    o.references + "' holds " + std::to_string(references.size()) +
+                    " references; they must pair up line by line");
+  precis::check(!predictions.empty(), "'" + o.predictions + "' and '" + o.references + "' hold no text to score");
+  if (o.split_sentences) {
+    for (std::string& t : predictions) t = sentences_on_lines(t);
+    for (std::string& t : references) t = sentences_on_lines(t);
+  }
+
+  RougeScorer scorer(!o.no_stemmer);
+  std::vector<PairScores> pairs;
+  pairs.reserve(predictions.size());
+  for (size_t i = 0; i < predictions.size(); ++i) pairs.push_back(scorer.score(references[i], predictions[i]));
+
+  const PairScores mean = mean_scores(pairs);
+  BootstrapOptions bootstrap_options;
+  bootstrap_options.seed = o.bootstrap_seed;
+  const auto bootstrap = bootstrap_scores(pairs, bootstrap_options);
+
+  nlohmann::ordered_json out;
+  for (int t = 0; t < kNumRougeTypes; ++t) out[std::string(kRougeTypeNames[t])] = mean[t].fmeasure;
+  out["num_examples"] = pairs.size();
+  out["use_stemmer"] = !o.no_stemmer;
+  out["split_sentences"] = o.split_sentences;
+  nlohmann::ordered_json boot;
+  boot["seed"] = bootstrap_options.seed;
+  boot["n_samples"] = bootstrap_options.n_samples;
+  boot["confidence_interval"] = bootstrap_options.confidence_interval;
+  nlohmann::ordered_json percent;
+  for (int t = 0; t < kNumRougeTypes; ++t) {
+    const std::string name(kRougeTypeNames[t]);
+    boot[name] = {{"low", score_json(bootstrap[t].low)},
+                  {"mid", score_json(bootstrap[t].mid)},
+                  {"high", score_json(bootstrap[t].high)}};
+    percent[name] = round_percent(bootstrap[t].mid.fmeasure);
+  }
+  out["bootstrap"] = boot;
+  out["run_summarization_percent"] = percent;
+  if (o.per_example) {
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const PairScores& p : pairs) {
+      nlohmann::ordered_json row;
+      for (int t = 0; t < kNumRougeTypes; ++t) row[std::string(kRougeTypeNames[t])] = score_json(p[t]);
+      rows.push_back(row);
+    }
+    out["per_example"] = rows;
+  }
+  std::printf("%s\n", out.dump(2).c_str());
+}
+
+// The tokens ROUGE compares for each text (after stemming unless --no_stemmer): what a user
+// reads to see why two texts match or not, and what the oracle checks token by token.
+void run_rouge_tokens(const std::string& input, bool no_stemmer) {
+  precis::eval::CachedStemmer stemmer;
+  for (const std::string& text : precis::eval::read_texts(input)) {
+    const nlohmann::json tokens = precis::eval::rouge_tokenize(text, no_stemmer ? nullptr : &stemmer);
+    std::printf("%s\n", tokens.dump().c_str());
+  }
+}
+
+PRECIS_COMMAND("rouge_tokens", "print the ROUGE tokens of each text as JSON lines (rouge_score's DefaultTokenizer)",
+               [](CLI::App& app) {
+                 auto input = std::make_shared<std::string>();
+                 auto no_stemmer = std::make_shared<bool>(false);
+                 app.add_option("--input", *input, "texts: JSON lines or plain text, as for precis rouge")->required();
+                 app.add_flag("--no_stemmer", *no_stemmer, "do not Porter-stem tokens");
+                 app.callback([input, no_stemmer] { run_rouge_tokens(*input, *no_stemmer); });
+               });
+
+PRECIS_COMMAND("rouge", "ROUGE-1/2/L/Lsum of predictions against references, identical to rouge_score",
+               [](CLI::App& app) {
+                 auto o = std::make_shared<RougeOptions>();
+                 app.add_option("--predictions", o->predictions,
+                                "predictions: JSON lines (one JSON string per line) or plain text (one per line)")
+                     ->required();
+                 app.add_option("--references", o->references, "references, in the same order and format rules")
+                     ->required();
+                 app.add_flag("--per_example", o->per_example, "also print each pair's precision/recall/fmeasure");
+                 app.add_flag("--no_stemmer", o->no_stemmer,
+                              "do not Porter-stem tokens (run_summarization stems: use_stemmer=True)");
+                 app.add_flag("--split_sentences", o->split_sentences,
+                              "put one sentence per line first, as run_summarization's postprocess_text does with "
+                              "nltk.sent_tokenize (precis's own English splitter; affects rougeLsum only)");
+                 app.add_option("--bootstrap_seed", o->bootstrap_seed,
+                                "seed of the bootstrap resampling; equals rouge_score's numbers after "
+                                "numpy.random.seed(N)")
+                     ->default_val(0);
+                 app.callback([o] { run_rouge(*o); });
+               });
+
+}  // namespace
