@@ -5,18 +5,11 @@
 
 #include <vector>
 
+#include "precis/data/seq2seq_batch.h"
 #include "precis/kernels/cross_entropy.h"
 #include "precis/model/layers.h"
 
 namespace precis {
-
-// One batch in the model's terms (what run_summarization's collator produces).
-struct Seq2SeqBatch {
-  Tensor input_ids;          // (B, S) I32, right-padded
-  Tensor attention_mask;     // (B, S) I32, 1 = token, 0 = padding
-  Tensor decoder_input_ids;  // (B, T) I32 = shift_tokens_right(labels)
-  Tensor labels;             // (B, T) I32, kIgnoreIndex where padded; may be undefined
-};
 
 struct BartEncoderLayerActivations {
   AttentionActivations self_attn;
