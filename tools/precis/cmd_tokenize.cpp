@@ -22,14 +22,22 @@ struct TokenizeOptions {
   bool no_special_tokens = false;
   bool decode = false;
   bool skip_special_tokens = false;
+  std::optional<bool> clean_up_tokenization_spaces;
+  std::string save;
 };
 
-// One text per line: a JSON string, or an object with a string "text" field. Blank lines
-// are skipped.
-std::vector<std::string> read_input(const std::string& path) {
+// A line of --input: a text to encode, or (an object with "ids") ids to decode.
+struct InputLine {
+  std::string text;
+  std::optional<std::vector<int32_t>> ids;
+};
+
+// One text per line: a JSON string, or an object with a string "text" field (or with an
+// "ids" list, to decode). Blank lines are skipped.
+std::vector<InputLine> read_input(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   precis::check(in.good(), path + ": cannot open for reading");
-  std::vector<std::string> texts;
+  std::vector<InputLine> texts;
   std::string line;
   for (size_t number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -42,9 +50,16 @@ std::vector<std::string> read_input(const std::string& path) {
                                   "a \"text\" field): " + e.what());
     }
     if (j.is_string()) {
-      texts.push_back(j.get<std::string>());
+      texts.push_back({j.get<std::string>(), std::nullopt});
     } else if (j.is_object() && j.contains("text") && j["text"].is_string()) {
-      texts.push_back(j["text"].get<std::string>());
+      texts.push_back({j["text"].get<std::string>(), std::nullopt});
+    } else if (j.is_object() && j.contains("ids") && j["ids"].is_array()) {
+      std::vector<int32_t> ids;
+      for (const auto& id : j["ids"]) {
+        precis::check(id.is_number_integer(), where + ": \"ids\" should hold integers, found " + id.dump());
+        ids.push_back(id.get<int32_t>());
+      }
+      texts.push_back({"", std::move(ids)});
     } else {
       std::string found = j.dump();
       if (found.size() > 60) found = found.substr(0, 60) + "...";
@@ -59,17 +74,28 @@ std::vector<std::string> read_input(const std::string& path) {
 void run_tokenize(const TokenizeOptions& o) {
   using namespace precis::tokenize;
   Tokenizer tokenizer = Tokenizer::from_directory(o.model);
-  std::vector<std::string> texts = o.text ? std::vector<std::string>{*o.text} : read_input(o.input);
+  if (!o.save.empty()) tokenizer.save(o.save);
+  if (!o.text && o.input.empty()) return;
+  std::vector<InputLine> lines;
+  if (o.text) {
+    lines.push_back({*o.text, std::nullopt});
+  } else {
+    lines = read_input(o.input);
+  }
+  std::vector<std::string> texts;
+  for (const InputLine& l : lines) texts.push_back(l.ids ? std::string() : l.text);
   EncodeOptions encode;
   encode.add_special_tokens = !o.no_special_tokens;
   encode.max_length = o.max_length;
   std::vector<std::vector<int32_t>> all = tokenizer.encode_batch(texts, encode);
   DecodeOptions decode;
   decode.skip_special_tokens = o.skip_special_tokens;
+  decode.clean_up_tokenization_spaces = o.clean_up_tokenization_spaces;
   std::string out;
-  for (const auto& ids : all) {
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::vector<int32_t>& ids = lines[i].ids ? *lines[i].ids : all[i];
     nlohmann::ordered_json line = {{"ids", ids}};
-    if (o.decode) line["text"] = tokenizer.decode(ids, decode);
+    if (o.decode || lines[i].ids) line["text"] = tokenizer.decode(ids, decode);
     out += line.dump();
     out += '\n';
   }
@@ -85,7 +111,8 @@ PRECIS_COMMAND("tokenize", "token ids of texts as the checkpoint's Hugging Face 
                  auto* text = app.add_option("--text", o->text, "one text to tokenize");
                  auto* input = app.add_option("--input", o->input,
                                               "file of texts: one JSON string, or object with "
-                                              "\"text\", per line");
+                                              "\"text\", per line (an object with \"ids\" "
+                                              "is decoded instead)");
                  text->excludes(input);
                  app.add_option("--max_length", o->max_length,
                                 "truncate to N ids, special tokens included (truncation=True)");
@@ -94,8 +121,13 @@ PRECIS_COMMAND("tokenize", "token ids of texts as the checkpoint's Hugging Face 
                  app.add_flag("--decode", o->decode, "also decode the ids back to \"text\"");
                  app.add_flag("--skip_special_tokens", o->skip_special_tokens,
                               "with --decode: leave special tokens out of the text");
+                 app.add_option("--clean_up_tokenization_spaces", o->clean_up_tokenization_spaces,
+                                "with --decode: true/false (default: the tokenizer's setting)");
+                 app.add_option("--save", o->save,
+                                "also write the tokenizer files (tokenizer.json, vocab.json, "
+                                "merges.txt, configs) to this directory");
                  app.callback([o, text, input] {
-                   precis::check(text->count() + input->count() == 1,
+                   precis::check(text->count() + input->count() == 1 || !o->save.empty(),
                                  "tokenize needs --text STR or --input FILE");
                    run_tokenize(*o);
                  });
