@@ -28,3 +28,6 @@ endif()
 # lz4: apt's Translation lists (the built-in Debian descriptions dataset) are lz4-compressed.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
+
+# yaml-cpp: training configs may be YAML as well as JSON.
+find_package(yaml-cpp REQUIRED)

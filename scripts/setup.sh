@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config git git-lfs
           libopenblas-openmp-dev libopenmpi-dev openmpi-bin
-          nlohmann-json3-dev libcli11-dev libcpp-httplib-dev libsentencepiece-dev
+          nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcpp-httplib-dev libsentencepiece-dev
           libgtest-dev libgmock-dev libbenchmark-dev
           python3 python3-venv python3-numpy python3-torch liblz4-dev lz4)
 missing=()
