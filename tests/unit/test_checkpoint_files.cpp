@@ -154,6 +154,7 @@ TEST(Checkpoint, ShardedRoundTripAndIndexFormat) {
     EXPECT_EQ(std::memcmp(back.ptr, t.tensor.ptr, t.tensor.nbytes()), 0);
   }
   EXPECT_EQ(r.file("t2").path().filename(), "model-00002-of-00003.safetensors");
+  EXPECT_EQ(CheckpointReader::open(dir / "model.safetensors.index.json").names(), r.names());
   std::string m = error_of([&] { r.read("t9", arena.alloc({1})); });
   EXPECT_CONTAINS(m, dir.path().string());
   EXPECT_CONTAINS(m, "no tensor named \"t9\"");

@@ -26,6 +26,11 @@ bool is_file(const fs::path& p) {
   return fs::is_regular_file(p, ec);
 }
 
+fs::path directory_of(const fs::path& path) {
+  fs::path dir = path.parent_path();
+  return dir.empty() ? fs::path(".") : dir;
+}
+
 // A shard name from an index must be a plain file name in the same directory.
 bool plain_file_name(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
@@ -52,11 +57,16 @@ bool is_shard_file_name(const std::string& name) {
 
 }  // namespace
 
-CheckpointReader CheckpointReader::open(const fs::path& dir) {
+CheckpointReader CheckpointReader::open(const fs::path& path) {
+  // The index file itself stands for its directory.
+  const fs::path dir = path.filename() == kSafeWeightsIndexName ? directory_of(path) : path;
   CheckpointReader r;
   r.dir_ = dir;
   std::error_code ec;
-  if (is_file(dir)) {
+  if (path != dir) {
+    if (!is_file(path)) throw Error("cannot open " + path.string() + ": no such file");
+    r.sharded_ = true;
+  } else if (is_file(dir)) {
     r.files_.push_back(SafetensorsReader::open(dir));
   } else if (!fs::is_directory(dir, ec)) {
     throw Error("model directory " + dir.string() + " does not exist");

@@ -21,9 +21,9 @@ inline constexpr const char* kSafeWeightsIndexName = "model.safetensors.index.js
 
 class CheckpointReader {
  public:
-  // Opens the weights of model directory `dir` (or a single .safetensors file) and validates
-  // every file: all shards exist, parse, and hold the tensors the index says they hold.
-  static CheckpointReader open(const std::filesystem::path& dir);
+  // Opens the weights of a model directory (or a single .safetensors file, or an index file)
+  // and validates every file: all shards exist, parse, and hold the tensors the index says.
+  static CheckpointReader open(const std::filesystem::path& path);
 
   const std::filesystem::path& directory() const { return dir_; }
   bool sharded() const { return sharded_; }
