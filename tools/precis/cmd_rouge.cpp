@@ -104,6 +104,17 @@ PRECIS_COMMAND("rouge_tokens", "print the ROUGE tokens of each text as JSON line
                  app.callback([input, no_stemmer] { run_rouge_tokens(*input, *no_stemmer); });
                });
 
+// What --split_sentences makes of each text: its sentences, one per line (JSON lines).
+PRECIS_COMMAND("rouge_sentences", "print each text with one sentence per line, as precis rouge --split_sentences sees it",
+               [](CLI::App& app) {
+                 auto input = std::make_shared<std::string>();
+                 app.add_option("--input", *input, "texts: JSON lines or plain text, as for precis rouge")->required();
+                 app.callback([input] {
+                   for (const std::string& text : precis::eval::read_texts(*input))
+                     std::printf("%s\n", nlohmann::json(precis::eval::sentences_on_lines(text)).dump().c_str());
+                 });
+               });
+
 PRECIS_COMMAND("rouge", "ROUGE-1/2/L/Lsum of predictions against references, identical to rouge_score",
                [](CLI::App& app) {
                  auto o = std::make_shared<RougeOptions>();
