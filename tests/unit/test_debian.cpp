@@ -135,7 +135,10 @@ TEST(DebianDescription, LongDescriptionRendering) {
   // List items start lines; deeper-indented lines continue an item; verbatim lines stay.
   EXPECT_EQ(debian_long_description(" Intro:\n  * one\n  * two is\n    long\n - three\n"
                                     " .\n Code:\n   make install\n   make check"),
-            "Intro:\n* one\n* two is long\n- three\nCode:\n  make install\n  make check");
+            "Intro:\n* one\n* two is long\n- three\nCode:\nmake install\nmake check");
+  // Verbatim runs keep their relative indentation only.
+  EXPECT_EQ(debian_long_description("     Indented prose.\n .\n   a  b\n     c\n text"),
+            "Indented prose.\na  b\n  c\ntext");
   // A leading or trailing paragraph break, and a blank line, are not content.
   EXPECT_EQ(debian_long_description(" .\n text\n\n more\n ."), "text\nmore");
   EXPECT_EQ(debian_long_description(" .\n ."), "");
@@ -193,7 +196,7 @@ TEST_F(DebianLists, ReadsCleansDeduplicatesAndFindsSources) {
   EXPECT_EQ(records[2].package, "libfoo1");
   EXPECT_EQ(records[2].synopsis, "foo library");
   EXPECT_EQ(records[2].description,
-            "Foo does things.\nFeatures:\n* fast\n* small and portable\nExample:\n  $ foo --bar");
+            "Foo does things.\nFeatures:\n* fast\n* small and portable\nExample:\n$ foo --bar");
   EXPECT_EQ(records[3].package, "zlib1g");
   EXPECT_EQ(records[3].source, "zlib");
   EXPECT_EQ(records[3].description,

@@ -118,13 +118,27 @@ std::string debian_long_description(std::string_view raw) {
   enum class Kind { kNone, kFlow, kItem, kVerbatim };
   std::vector<std::string> paragraphs;
   std::vector<std::string> lines;  // of the paragraph being built
+  std::vector<bool> verbatim;      // per line
   Kind last = Kind::kNone;
   auto end_paragraph = [&] {
     if (lines.empty()) return;
+    // Each run of verbatim lines loses the indentation its lines share, keeping their
+    // relative layout (a table, nested code) without an arbitrary left margin.
+    for (size_t i = 0; i < lines.size();) {
+      if (!verbatim[i]) {
+        ++i;
+        continue;
+      }
+      size_t end = i;
+      size_t common = std::string::npos;
+      for (; end < lines.size() && verbatim[end]; ++end) common = std::min(common, indent_of(lines[end]));
+      for (; i < end; ++i) lines[i].erase(0, common);
+    }
     std::string text;
     for (auto& l : lines) text += (text.empty() ? "" : "\n") + l;
     paragraphs.push_back(std::move(text));
     lines.clear();
+    verbatim.clear();
     last = Kind::kNone;
   };
   size_t pos = 0;
@@ -142,18 +156,21 @@ std::string debian_long_description(std::string_view raw) {
     size_t indent = indent_of(line);
     if (is_list_item(line)) {
       lines.emplace_back(line.substr(indent));
+      verbatim.push_back(false);
       last = Kind::kItem;
     } else if (indent > 0 && last == Kind::kItem) {
       lines.back() += ' ';
       lines.back() += line.substr(indent);
     } else if (indent > 0) {
       lines.emplace_back(line);
+      verbatim.push_back(true);
       last = Kind::kVerbatim;
     } else if (last == Kind::kFlow || last == Kind::kItem) {
       lines.back() += ' ';
       lines.back() += line;
     } else {
       lines.emplace_back(line);
+      verbatim.push_back(false);
       last = Kind::kFlow;
     }
   }

@@ -18,7 +18,9 @@
 // paragraph per "sentence" group). List items ("* ", "- ", "+ ", "o " after optional
 // indentation) each start a line of their own, and deeper-indented lines that follow an
 // item continue it; other lines indented by more than the one space are verbatim (tables,
-// code) and stay lines of their own with their extra indentation. Trailing spaces go.
+// code) and stay lines of their own, each run of them losing only the indentation all its
+// lines share (so relative layout survives, an arbitrary left margin does not). Trailing
+// spaces go.
 //
 // The split is by source package, so that the binary packages built from one source (whose
 // descriptions are often near-copies) never straddle train and test: the source comes from
