@@ -1,0 +1,43 @@
+// Step accounting and the learning-rate schedule, as transformers 4.44's Trainer derives them
+// from TrainingArguments (trainer.py _inner_training_loop, training_args.py get_warmup_steps,
+// optimization.py get_scheduler with torch's LambdaLR).
+//
+// Note for the training loop (4.44): an optimizer update happens after every micro-batch
+// whose running count *across epochs* is a multiple of gradient_accumulation_steps (or at the
+// last micro-batch of an epoch shorter than gradient_accumulation_steps), and training stops
+// when global_step reaches total_train_steps(). With len_dataloader not a multiple of GA,
+// accumulation groups therefore straddle epoch boundaries.
+#pragma once
+
+#include <cstdint>
+
+#include "precis/train/training_arguments.h"
+
+namespace precis::train {
+
+// Optimizer updates per epoch: max(num_batches_per_epoch // gradient_accumulation_steps, 1),
+// where num_batches_per_epoch = len(train_dataloader) (ceil(N / batch) unless
+// dataloader_drop_last). HF 4.44 floors here; newer releases round up.
+int64_t num_update_steps_per_epoch(int64_t num_batches_per_epoch, const TrainingArguments& args);
+
+// The scheduler's horizon and the Trainer's max_steps: args.max_steps if > 0, else
+// ceil(num_train_epochs * updates_per_epoch) (num_train_epochs may be fractional).
+int64_t total_train_steps(int64_t num_update_steps_per_epoch, const TrainingArguments& args);
+
+// Epochs the loop iterates: ceil(max_steps / updates_per_epoch) when max_steps > 0, else
+// ceil(num_train_epochs).
+int64_t num_train_epochs_to_run(int64_t num_update_steps_per_epoch, const TrainingArguments& args);
+
+// TrainingArguments.get_warmup_steps: warmup_steps if > 0, else ceil(total * warmup_ratio).
+int64_t warmup_steps(const TrainingArguments& args, int64_t total_train_steps);
+
+// The schedule's multiplier lambda(step) (get_scheduler's lambdas; `constant` ignores warmup,
+// `cosine` uses num_cycles 0.5).
+double lr_lambda(SchedulerType type, int64_t step, int64_t total, int64_t warmup);
+
+// Learning rate of the optimizer update number `step` (0-based: the first update uses
+// step 0, as LambdaLR is stepped after each update): learning_rate * lr_lambda(...).
+double learning_rate_at(const TrainingArguments& args, int64_t step, int64_t total,
+                        int64_t warmup);
+
+}  // namespace precis::train
