@@ -1,0 +1,238 @@
+// Unit tests of the byte-level BPE pieces on hand-made vocabularies. (Parity with Hugging
+// Face on real vocabularies is tests/oracle/test_tokenizer.py.)
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "precis/core/error.h"
+#include "precis/tokenize/byte_level.h"
+#include "precis/tokenize/gpt2_split.h"
+#include "precis/tokenize/tokenizer.h"
+#include "precis/tokenize/unicode_tables.h"
+#include "precis/tokenize/utf8.h"
+
+using namespace precis;
+using namespace precis::tokenize;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> split(std::string_view s) {
+  std::vector<std::string_view> pieces;
+  split_gpt2(s, pieces);
+  return {pieces.begin(), pieces.end()};
+}
+
+// A scratch directory removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() /
+           ("precis_tok_" + std::to_string(std::random_device{}()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  void write(const std::string& name, const std::string& text) const {
+    std::ofstream(path / name, std::ios::binary) << text;
+  }
+};
+
+// Vocabulary: the 256 byte characters, then the specials, then merged tokens.
+std::unordered_map<std::string, int32_t> byte_vocab() {
+  std::unordered_map<std::string, int32_t> v;
+  for (const char* s : {"<s>", "<pad>", "</s>", "<unk>"}) v[s] = static_cast<int32_t>(v.size());
+  for (int b = 0; b < 256; ++b) v[byte_level_encode(std::string(1, static_cast<char>(b)))] = static_cast<int32_t>(v.size());
+  return v;
+}
+
+int32_t byte_id(const std::unordered_map<std::string, int32_t>& v, char b) {
+  return v.at(byte_level_encode(std::string(1, b)));
+}
+
+const char* kTinyMerges = "#version: 0.2\nh e\nl l\nhe ll\nhell o\nĠ w\n";
+
+std::string vocab_json_with(const std::vector<std::string>& extra) {
+  auto v = byte_vocab();
+  for (const auto& e : extra) v[e] = static_cast<int32_t>(v.size());
+  v["<mask>"] = static_cast<int32_t>(v.size());
+  std::string out = "{";
+  for (const auto& [t, id] : v) {
+    std::string esc;
+    for (char c : t) {
+      if (c == '"' || c == '\\') esc += '\\';
+      esc += c;
+    }
+    if (out.size() > 1) out += ',';
+    out += '"';
+    out += esc;
+    out += "\":";
+    out += std::to_string(id);
+  }
+  return out + "}";
+}
+
+EncodeOptions encode_options(bool specials, std::optional<size_t> max_length = std::nullopt) {
+  EncodeOptions o;
+  o.add_special_tokens = specials;
+  o.max_length = max_length;
+  return o;
+}
+
+DecodeOptions decode_options(bool skip, std::optional<bool> clean_up = std::nullopt) {
+  DecodeOptions o;
+  o.skip_special_tokens = skip;
+  o.clean_up_tokenization_spaces = clean_up;
+  return o;
+}
+
+}  // namespace
+
+TEST(TokenizerByteLevel, MapsBytesLikeGpt2) {
+  EXPECT_EQ(byte_to_char(' '), U'\u0120');
+  EXPECT_EQ(byte_to_char('\n'), U'\u010A');
+  EXPECT_EQ(byte_to_char('!'), U'!');
+  EXPECT_EQ(byte_to_char(0xAD), U'\u0143');
+  EXPECT_EQ(byte_to_char(0x00), U'\u0100');
+  EXPECT_EQ(byte_to_char(0xA1), U'\u00A1');
+  for (int b = 0; b < 256; ++b) EXPECT_EQ(char_to_byte(byte_to_char(static_cast<uint8_t>(b))), b);
+  EXPECT_EQ(char_to_byte(U'\u0144'), -1);
+  EXPECT_EQ(char_to_byte(U'\u00AD'), -1);  // 0xAD itself is remapped, so U+00AD is no byte
+  EXPECT_EQ(byte_level_encode("a b"), "a\xC4\xA0" "b");
+  EXPECT_EQ(byte_level_decode("a\xC4\xA0" "b"), std::optional<std::string>("a b"));
+  EXPECT_EQ(byte_level_decode("\xE2\x82\xAC"), std::nullopt);  // '€' is not a byte character
+}
+
+TEST(TokenizerUnicode, ClassesMatchRegexSemantics) {
+  EXPECT_EQ(char_class(U'a'), CharClass::kLetter);
+  EXPECT_EQ(char_class(U'\u4E2D'), CharClass::kLetter);
+  EXPECT_EQ(char_class(U'\u00BD'), CharClass::kNumber);  // ½ is No
+  EXPECT_EQ(char_class(U'\u0663'), CharClass::kNumber);
+  EXPECT_EQ(char_class(U'\u00A0'), CharClass::kSpace);
+  EXPECT_EQ(char_class(U'\u0085'), CharClass::kSpace);
+  EXPECT_EQ(char_class(U'\u001C'), CharClass::kOther);  // Python isspace() would say space
+  EXPECT_EQ(char_class(U'\u200B'), CharClass::kOther);
+  EXPECT_EQ(char_class(U'\u0301'), CharClass::kOther);  // combining mark: not \p{L}
+  EXPECT_EQ(char_class(0x10FFFF), CharClass::kOther);
+}
+
+TEST(TokenizerSplit, Gpt2Regex) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(split("Hello world"), (V{"Hello", " world"}));
+  EXPECT_EQ(split("I'm sure it's"), (V{"I", "'m", " sure", " it", "'s"}));
+  EXPECT_EQ(split("DON'T"), (V{"DON", "'", "T"}));
+  EXPECT_EQ(split("a  b"), (V{"a", " ", " b"}));
+  EXPECT_EQ(split("a \nb"), (V{"a", " ", "\n", "b"}));
+  EXPECT_EQ(split("x   "), (V{"x", "   "}));
+  EXPECT_EQ(split("3.14!!'s"), (V{"3", ".", "14", "!!'", "s"}));
+  EXPECT_EQ(split(" \xC2\xA0y"), (V{" ", "\xC2\xA0", "y"}));
+  EXPECT_EQ(split(""), V{});
+}
+
+TEST(TokenizerUtf8, ReplacementPerMaximalSubpart) {
+  EXPECT_EQ(utf8_lossy("a\xE2\x82" "A"), "a\xEF\xBF\xBD" "A");
+  EXPECT_EQ(utf8_lossy("\xF0\x80\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(utf8_lossy("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(utf8_lossy("\xF0\x9F\x98"), "\xEF\xBF\xBD");
+  EXPECT_EQ(utf8_lossy("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");
+  EXPECT_EQ(utf8_lossy("\xF0\x9F\x98\x80"), "\xF0\x9F\x98\x80");
+  EXPECT_EQ(find_invalid_utf8("ok \xE2\x82"), 3u);
+  EXPECT_EQ(find_invalid_utf8("ok \xE2\x82\xAC"), std::string_view::npos);
+}
+
+TEST(TokenizerBpe, MergesByRankAndFormats) {
+  TempDir dir;
+  dir.write("vocab.json", vocab_json_with({"he", "ll", "hell", "hello", "\xC4\xA0w"}));
+  dir.write("merges.txt", kTinyMerges);
+  Tokenizer slow = Tokenizer::from_directory(dir.path);
+  auto hello = *slow.token_to_id("hello");
+  auto gw = *slow.token_to_id("\xC4\xA0w");
+  auto v = byte_vocab();
+  std::vector<int32_t> want = {0, hello, gw, byte_id(v, 'o'), byte_id(v, 'r'), byte_id(v, 'l'),
+                               byte_id(v, 'd'), 2};
+  EXPECT_EQ(slow.encode("hello world"), want);
+  EXPECT_EQ(slow.decode(want), "<s>hello world</s>");
+  EXPECT_EQ(slow.decode(want, decode_options(true)), "hello world");
+
+  // The same tokenizer through tokenizer.json, with string and with pair merges.
+  slow.save(dir.path / "saved");
+  std::ifstream in(dir.path / "saved" / "tokenizer.json");
+  std::string json((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_NE(json.find("\"h e\""), std::string::npos);
+  for (bool pairs : {false, true}) {
+    TempDir fast;
+    std::string j = json;
+    if (pairs)
+      for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+               {"\"h e\"", "[\"h\", \"e\"]"},
+               {"\"l l\"", "[\"l\", \"l\"]"},
+               {"\"he ll\"", "[\"he\", \"ll\"]"},
+               {"\"hell o\"", "[\"hell\", \"o\"]"},
+               {"\"\xC4\xA0 w\"", "[\"\xC4\xA0\", \"w\"]"}})
+        j.replace(j.find(from), from.size(), to);
+    fast.write("tokenizer.json", j);
+    EXPECT_EQ(Tokenizer::from_directory(fast.path).encode("hello world"), want) << pairs;
+  }
+}
+
+TEST(TokenizerSpecials, MaskLstripAndTruncation) {
+  TempDir dir;
+  dir.write("vocab.json", vocab_json_with({}));
+  dir.write("merges.txt", "#version: 0.2\n");
+  Tokenizer t = Tokenizer::from_directory(dir.path);
+  auto v = byte_vocab();
+  int32_t mask = t.mask_token_id();
+  EXPECT_EQ(t.encode("a <mask>", encode_options(false)),
+            (std::vector<int32_t>{byte_id(v, 'a'), mask}));
+  EXPECT_EQ(t.encode("<s>", encode_options(false)), (std::vector<int32_t>{0}));
+  std::vector<int32_t> abc = {byte_id(v, 'a'), byte_id(v, 'b'), byte_id(v, 'c')};
+  EXPECT_EQ(t.encode("abc", encode_options(true, 4)), (std::vector<int32_t>{0, abc[0], abc[1], 2}));
+  EXPECT_EQ(t.encode("abc", encode_options(true, 2)), (std::vector<int32_t>{0, 2}));
+  // HF quirk: a limit below the number of specials truncates nothing.
+  EXPECT_EQ(t.encode("abc", encode_options(true, 1)), (std::vector<int32_t>{0, abc[0], abc[1], abc[2], 2}));
+  EXPECT_EQ(t.encode("abc", encode_options(false, 0)), std::vector<int32_t>{});
+  EXPECT_EQ(t.pad_token_id(), 1);
+  EXPECT_EQ(t.size(), 261u);
+  EXPECT_THROW(t.encode("bad \xFF utf8"), Error);
+  auto batch = t.encode_batch({"abc", "", "a <mask>"});
+  ASSERT_EQ(batch.size(), 3u);
+  EXPECT_EQ(batch[2], t.encode("a <mask>"));
+}
+
+TEST(TokenizerDecode, InvalidUtf8AndCleanUp) {
+  TempDir dir;
+  dir.write("vocab.json", vocab_json_with({}));
+  dir.write("merges.txt", "#version: 0.2\n");
+  Tokenizer t = Tokenizer::from_directory(dir.path);
+  auto v = byte_vocab();
+  std::vector<int32_t> ids = {byte_id(v, 'x'), byte_id(v, '\xE2'), byte_id(v, '\x82'), byte_id(v, ' '),
+                              byte_id(v, '.'), 999999, -1};
+  EXPECT_EQ(t.decode(ids), "x\xEF\xBF\xBD.");
+  EXPECT_EQ(t.decode(ids, decode_options(false, false)), "x\xEF\xBF\xBD .");
+}
+
+TEST(TokenizerFiles, BadFilesThrowNamingTheFile) {
+  auto message = [](const fs::path& d) {
+    try {
+      Tokenizer::from_directory(d);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  TempDir dir;
+  EXPECT_NE(message(dir.path / "missing").find("not a directory"), std::string::npos);
+  EXPECT_NE(message(dir.path).find("no tokenizer.json"), std::string::npos);
+  dir.write("vocab.json", "[1, 2]");
+  dir.write("merges.txt", "#version: 0.2\n");
+  EXPECT_NE(message(dir.path).find("vocab.json should be an object"), std::string::npos);
+  dir.write("vocab.json", vocab_json_with({}));
+  dir.write("merges.txt", "#version: 0.2\nq z\n");
+  EXPECT_NE(message(dir.path).find("merges.txt: merge 0 ('q' 'z') needs token 'qz'"), std::string::npos);
+  dir.write("tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": [\"a b c\"]}}");
+  EXPECT_NE(message(dir.path).find("tokenizer.json: model.merges[0] should be two tokens"), std::string::npos);
+  dir.write("tokenizer.json", "{\"model\": ");
+  EXPECT_NE(message(dir.path).find("tokenizer.json: not valid JSON"), std::string::npos);
+}
