@@ -18,6 +18,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,13 @@ struct TrainingArguments {
 
   // HF options given that precis accepts and ignores, with the values given (JSON as read).
   std::map<std::string, nlohmann::json> ignored_options;
+};
+
+// Thrown by parse_training_arguments for --help / -h; what() is training_arguments_help().
+// The CLI prints it and exits 0.
+class HelpRequested : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // Parses the arguments after `precis train`. Throws precis::Error with an actionable message
