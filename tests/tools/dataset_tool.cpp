@@ -25,13 +25,20 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error(arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "--text_column") options.text_column = value();
-    else if (arg == "--summary_column") options.summary_column = value();
-    else if (arg == "--field") options.field = value();
-    else if (arg == "--skip_bad") options.skip_bad_records = true;
-    else if (arg == "--max_samples") options.max_samples = std::stoull(value());
-    else if (arg == "--max_record_bytes") options.max_record_bytes = std::stoull(value());
-    else if (arg == "--no_na_values") options.csv_na_values = false;
+    if (arg == "--text_column")
+      options.text_column = value();
+    else if (arg == "--summary_column")
+      options.summary_column = value();
+    else if (arg == "--field")
+      options.field = value();
+    else if (arg == "--skip_bad")
+      options.skip_bad_records = true;
+    else if (arg == "--max_samples")
+      options.max_samples = std::stoull(value());
+    else if (arg == "--max_record_bytes")
+      options.max_record_bytes = std::stoull(value());
+    else if (arg == "--no_na_values")
+      options.csv_na_values = false;
     else {
       std::fprintf(stderr, "dataset_tool: unknown option %s\n", arg.c_str());
       return 2;

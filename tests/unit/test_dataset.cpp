@@ -18,7 +18,8 @@ class DatasetFiles : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("precis_dataset_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("precis_dataset_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(dir_);
     std::filesystem::create_directories(dir_);
   }
@@ -43,8 +44,8 @@ class DatasetFiles : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-#define EXPECT_CONTAINS(haystack, needle) EXPECT_NE(std::string(haystack).find(needle), std::string::npos) \
-    << "in: " << (haystack)
+#define EXPECT_CONTAINS(haystack, needle) \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
 
 }  // namespace
 
@@ -64,12 +65,13 @@ TEST_F(DatasetFiles, FormatFromExtension) {
 }
 
 TEST_F(DatasetFiles, JsonLinesRecordsAndLines) {
-  auto path = write("d.jsonl",
-                    "\xEF\xBB\xBF{\"id\": 1, \"dialogue\": \"A: hi\\nB: hello\", \"summary\": \"greet\"}\n"
-                    "\n"
-                    "  \r\n"
-                    "{\"summary\": \"s2\", \"dialogue\": \"d2 \\u00e9\\ud83d\\ude00\"}\r\n"
-                    "{\"dialogue\": \"d3\", \"summary\": \"s3\", \"extra\": {\"nested\": [1, 2]}}");
+  auto path =
+      write("d.jsonl",
+            "\xEF\xBB\xBF{\"id\": 1, \"dialogue\": \"A: hi\\nB: hello\", \"summary\": \"greet\"}\n"
+            "\n"
+            "  \r\n"
+            "{\"summary\": \"s2\", \"dialogue\": \"d2 \\u00e9\\ud83d\\ude00\"}\r\n"
+            "{\"dialogue\": \"d3\", \"summary\": \"s3\", \"extra\": {\"nested\": [1, 2]}}");
   auto d = read_dataset(path, {});
   ASSERT_EQ(d.records.size(), 3u);
   EXPECT_EQ(d.records[0].text, "A: hi\nB: hello");
@@ -119,20 +121,24 @@ TEST_F(DatasetFiles, MaxSamplesSelectsBeforeTheDrop) {
 TEST_F(DatasetFiles, JsonLinesErrorsNameFileLineAndField) {
   std::string good = "{\"dialogue\": \"a\", \"summary\": \"b\"}\n";
   auto f = write("num.jsonl", good + "{\"dialogue\": \"a\", \"summary\": 42}\n");
-  EXPECT_EQ(error_of(f), f.string() +
-                             ":2: field 'summary' (summary_column): expected a string, found number 42");
+  EXPECT_EQ(
+      error_of(f),
+      f.string() + ":2: field 'summary' (summary_column): expected a string, found number 42");
   f = write("arr.jsonl", good + good + "{\"dialogue\": [\"a\"], \"summary\": \"b\"}\n");
-  EXPECT_EQ(error_of(f), f.string() +
-                             ":3: field 'dialogue' (text_column): expected a string, found array [\"a\"]");
+  EXPECT_EQ(
+      error_of(f),
+      f.string() + ":3: field 'dialogue' (text_column): expected a string, found array [\"a\"]");
   f = write("bool.jsonl", "{\"dialogue\": true, \"summary\": \"b\"}\n");
-  EXPECT_CONTAINS(error_of(f), ":1: field 'dialogue' (text_column): expected a string, found boolean");
+  EXPECT_CONTAINS(error_of(f),
+                  ":1: field 'dialogue' (text_column): expected a string, found boolean");
   f = write("notobj.jsonl", good + "[1, 2]\n");
   EXPECT_EQ(error_of(f), f.string() + ":2: expected a JSON object (one record), found array");
   f = write("syntax.jsonl", good + "\n{\"dialogue\": \"a\", \"summary\": }\n");
   EXPECT_CONTAINS(error_of(f), f.string() + ":3: expected one JSON object per line: parse error");
   f = write("utf8.jsonl", good + "{\"dialogue\": \"ok\", \"summary\": \"bad \xFF byte\"}\n");
-  EXPECT_EQ(error_of(f), f.string() +
-                             ":2: field 'summary': expected UTF-8 text, found the byte 0xFF at column 36");
+  EXPECT_EQ(
+      error_of(f),
+      f.string() + ":2: field 'summary': expected UTF-8 text, found the byte 0xFF at column 36");
   f = write("overlong.jsonl", "{\"dialogue\": \"\xC0\xAF\", \"summary\": \"b\"}\n");
   EXPECT_CONTAINS(error_of(f), ":1: field 'dialogue': expected UTF-8 text, found the byte 0xC0");
   f = write("surrogate.jsonl", "{\"dialogue\": \"\xED\xA0\x80\", \"summary\": \"b\"}\n");
@@ -169,9 +175,12 @@ TEST_F(DatasetFiles, SkipBadRecordsCountsThem) {
 
 TEST_F(DatasetFiles, MaxRecordBytesRefusesLongRecords) {
   std::string huge(1000, 'x');
-  std::string body = "{\"dialogue\": \"a\", \"summary\": \"b\"}\n"
-                     "{\"dialogue\": \"" + huge + "\", \"summary\": \"b\"}\n"
-                     "{\"dialogue\": \"c\", \"summary\": \"d\"}\n";
+  std::string body =
+      "{\"dialogue\": \"a\", \"summary\": \"b\"}\n"
+      "{\"dialogue\": \"" +
+      huge +
+      "\", \"summary\": \"b\"}\n"
+      "{\"dialogue\": \"c\", \"summary\": \"d\"}\n";
   ReadOptions options;
   options.max_record_bytes = 100;
   auto f = write("long.jsonl", body);
@@ -185,8 +194,9 @@ TEST_F(DatasetFiles, MaxRecordBytesRefusesLongRecords) {
   EXPECT_EQ(d.stats.skipped_bad, 1u);
 
   options.skip_bad_records = false;
-  f = write("long.json", "[\n{\"dialogue\": \"a\", \"summary\": \"b\"},\n{\"dialogue\": \"" + huge +
-                             "\", \"summary\": \"b\"},\n{\"dialogue\": \"c\", \"summary\": \"d\"}\n]\n");
+  f = write("long.json",
+            "[\n{\"dialogue\": \"a\", \"summary\": \"b\"},\n{\"dialogue\": \"" + huge +
+                "\", \"summary\": \"b\"},\n{\"dialogue\": \"c\", \"summary\": \"d\"}\n]\n");
   EXPECT_CONTAINS(error_of(f, options), f.string() + ":3: record longer than max_record_bytes");
   options.skip_bad_records = true;
   d = read_dataset(f, options);
@@ -223,31 +233,41 @@ TEST_F(DatasetFiles, JsonArrayStreamsRecordsWithTheirLines) {
 }
 
 TEST_F(DatasetFiles, JsonArrayErrors) {
-  auto f = write("num.json", "[\n{\"dialogue\": \"a\", \"summary\": \"b\"},\n{\"dialogue\": \"a\",\n \"summary\": 1.5}]");
-  EXPECT_EQ(error_of(f), f.string() +
-                             ":3: field 'summary' (summary_column): expected a string, found number 1.5");
+  auto f = write(
+      "num.json",
+      "[\n{\"dialogue\": \"a\", \"summary\": \"b\"},\n{\"dialogue\": \"a\",\n \"summary\": 1.5}]");
+  EXPECT_EQ(
+      error_of(f),
+      f.string() + ":3: field 'summary' (summary_column): expected a string, found number 1.5");
   f = write("str.json", "[\"just text\"]");
   EXPECT_EQ(error_of(f), f.string() + ":1: expected a JSON object (one record), found string");
   f = write("open.json", "[\n{\"dialogue\": \"a\", \"summary\": \"b\"},\n{\"dialogue\": \"a\"");
-  EXPECT_EQ(error_of(f), f.string() +
-                             ":3: the file ends inside this record (is the array closed with ']'?)");
+  EXPECT_EQ(error_of(f),
+            f.string() + ":3: the file ends inside this record (is the array closed with ']'?)");
   f = write("unclosed.json", "[{\"dialogue\": \"a\", \"summary\": \"b\"}\n");
-  EXPECT_EQ(error_of(f), f.string() +
-                             ":2: expected ',' or ']' after an array element, found the end of the file");
+  EXPECT_EQ(
+      error_of(f),
+      f.string() + ":2: expected ',' or ']' after an array element, found the end of the file");
   f = write("comma.json", "[{\"dialogue\": \"a\", \"summary\": \"b\"},\n]");
   EXPECT_EQ(error_of(f), f.string() + ":2: expected a record after ',', found ']'");
   f = write("after.json", "[{\"dialogue\": \"a\", \"summary\": \"b\"}]\n\n[]");
   EXPECT_EQ(error_of(f), f.string() + ":3: unexpected content after the top-level array");
-  f = write("utf8.json", "[{\"dialogue\": \"a\", \"summary\": \"b\"},\n {\"dialogue\": \"\x80\", \"summary\": \"b\"}]");
-  EXPECT_EQ(error_of(f), f.string() + ":2: field 'dialogue': expected UTF-8 text, found the byte 0x80");
-  f = write("syntax.json", "[{\"dialogue\": \"a\", \"summary\": \"b\"},\n {\"dialogue\": \"a\" \"summary\": \"b\"}]");
+  f = write("utf8.json",
+            "[{\"dialogue\": \"a\", \"summary\": \"b\"},\n {\"dialogue\": \"\x80\", \"summary\": "
+            "\"b\"}]");
+  EXPECT_EQ(error_of(f),
+            f.string() + ":2: field 'dialogue': expected UTF-8 text, found the byte 0x80");
+  f = write(
+      "syntax.json",
+      "[{\"dialogue\": \"a\", \"summary\": \"b\"},\n {\"dialogue\": \"a\" \"summary\": \"b\"}]");
   EXPECT_CONTAINS(error_of(f), f.string() + ":2: invalid JSON in this array element: parse error");
 }
 
 TEST_F(DatasetFiles, JsonObjectOfColumns) {
-  auto f = write("cols.json",
-                 "{\n  \"dialogue\": [\"d1\", \"d2\", null],\n  \"summary\": [\"s1\", \"s2\", \"s3\"],\n"
-                 "  \"id\": [1, 2, 3]\n}\n");
+  auto f =
+      write("cols.json",
+            "{\n  \"dialogue\": [\"d1\", \"d2\", null],\n  \"summary\": [\"s1\", \"s2\", \"s3\"],\n"
+            "  \"id\": [1, 2, 3]\n}\n");
   auto d = read_dataset(f, {});
   ASSERT_EQ(d.records.size(), 2u);
   EXPECT_EQ(d.records[1].text, "d2");
@@ -263,20 +283,23 @@ TEST_F(DatasetFiles, JsonObjectOfColumns) {
                              ": column 'summary' has 1 values, column 'dialogue' has 2; the column "
                              "arrays must have equal lengths");
   f = write("badcell.json", "{\n\"dialogue\": [\"d1\", 7],\n\"summary\": [\"s1\", \"s2\"]\n}");
-  EXPECT_EQ(error_of(f), f.string() +
-                             ": record 2: field 'dialogue' (text_column): expected a string, found number 7");
+  EXPECT_EQ(
+      error_of(f),
+      f.string() + ": record 2: field 'dialogue' (text_column): expected a string, found number 7");
   f = write("scalars.json", "{\n\"dialogue\": \"d\",\n\"summary\": \"s\"\n}");
-  EXPECT_EQ(error_of(f), f.string() +
-                             ": expected JSON lines, an array of objects, or an object of "
-                             "equal-length column arrays; found an object whose values are not all arrays");
+  EXPECT_EQ(error_of(f),
+            f.string() +
+                ": expected JSON lines, an array of objects, or an object of "
+                "equal-length column arrays; found an object whose values are not all arrays");
   f = write("broken.json", "{\n\"dialogue\": [\"d\"],\n\"summary\": [\"s\"\n}");
   EXPECT_CONTAINS(error_of(f), f.string() + ":4: invalid JSON: parse error");
 }
 
 TEST_F(DatasetFiles, JsonFieldAndJsonLinesInJson) {
-  auto f = write("nested.json",
-                 "{\"version\": \"1.0\",\n \"data\": [\n  {\"dialogue\": \"d1\", \"summary\": \"s1\"},\n"
-                 "  {\"dialogue\": \"d2\", \"summary\": \"s2\"}]}\n");
+  auto f =
+      write("nested.json",
+            "{\"version\": \"1.0\",\n \"data\": [\n  {\"dialogue\": \"d1\", \"summary\": \"s1\"},\n"
+            "  {\"dialogue\": \"d2\", \"summary\": \"s2\"}]}\n");
   ReadOptions options;
   options.field = "data";
   auto d = read_dataset(f, options);
@@ -289,17 +312,25 @@ TEST_F(DatasetFiles, JsonFieldAndJsonLinesInJson) {
   f = write("cols.json", "{\"data\": {\"dialogue\": [\"d\"], \"summary\": [1]}}");
   options.field = "data";
   EXPECT_EQ(error_of(f, options),
-            f.string() + " (field 'data'): record 1: field 'summary' (summary_column): expected a "
-                         "string, found number 1");
+            f.string() +
+                " (field 'data'): record 1: field 'summary' (summary_column): expected a "
+                "string, found number 1");
   f = write("d.csv", "dialogue,summary\na,b\n");
   EXPECT_EQ(error_of(f, options), f.string() + ": field ('data') applies to JSON files only");
 
   // datasets reads JSON lines from a .json file.
-  f = write("lines.json",
-            "{\"dialogue\": \"d1\", \"summary\": \"s1\"}\n{\"dialogue\": \"d2\", \"summary\": \"s2\"}\n");
+  f = write(
+      "lines.json",
+      "{\"dialogue\": \"d1\", \"summary\": \"s1\"}\n{\"dialogue\": \"d2\", \"summary\": \"s2\"}\n");
   d = read_dataset(f, {});
   ASSERT_EQ(d.records.size(), 2u);
   EXPECT_EQ(d.records[1].line, 2u);
+  f = write("mixed.json",
+            "\n{\"dialogue\": [\"d\"], \"summary\": [\"s\"]}\n{\"dialogue\": \"d\"}\n");
+  EXPECT_EQ(error_of(f), f.string() +
+                             ":2: the first line holds an object of column arrays, but more lines "
+                             "follow; expected JSON lines (one record per line) or one object of "
+                             "column arrays");
   // A single record on one line is one record.
   f = write("one.json", "{\"dialogue\": \"d1\", \"summary\": \"s1\"}");
   EXPECT_EQ(read_dataset(f, {}).records.size(), 1u);
@@ -346,7 +377,8 @@ TEST_F(DatasetFiles, CsvNaValuesAsPandasReadsThem) {
 }
 
 TEST_F(DatasetFiles, TsvWithTabsAndQuotes) {
-  auto f = write("d.tsv", "summary\tdialogue\nshort\t\"with\ttab and \"\"quote\"\"\"\nx,y\tcomma, kept\n");
+  auto f = write("d.tsv",
+                 "summary\tdialogue\nshort\t\"with\ttab and \"\"quote\"\"\"\nx,y\tcomma, kept\n");
   auto d = read_dataset(f, {});
   ASSERT_EQ(d.records.size(), 2u);
   EXPECT_EQ(d.records[0].text, "with\ttab and \"quote\"");
@@ -357,17 +389,20 @@ TEST_F(DatasetFiles, TsvWithTabsAndQuotes) {
 
 TEST_F(DatasetFiles, CsvErrors) {
   auto f = write("nocol.csv", "text,title\na,b\n");
-  EXPECT_EQ(error_of(f), f.string() +
-                             ":1: field 'dialogue' (text_column) is not a column of the header; the "
-                             "columns are: text, title. Pass --text_column and --summary_column "
-                             "with the right names.");
+  EXPECT_EQ(error_of(f),
+            f.string() +
+                ":1: field 'dialogue' (text_column) is not a column of the header; the "
+                "columns are: text, title. Pass --text_column and --summary_column "
+                "with the right names.");
   f = write("wide.csv", "dialogue,summary\na,b\nc,d,e\n");
   EXPECT_EQ(error_of(f), f.string() + ":3: expected at most 2 fields (the header's), found 3");
   f = write("open.csv", "dialogue,summary\na,b\n\"c,d\nmore\n");
-  EXPECT_EQ(error_of(f), f.string() +
-                             ":3: a quoted field opened in this record is never closed (end of file reached)");
+  EXPECT_EQ(error_of(f),
+            f.string() +
+                ":3: a quoted field opened in this record is never closed (end of file reached)");
   f = write("utf8.csv", "dialogue,summary\na,b\n\n\"c\n\",\"\xC3\x28\"\n");
-  EXPECT_EQ(error_of(f), f.string() + ":4: field 'summary': expected UTF-8 text, found the byte 0xC3");
+  EXPECT_EQ(error_of(f),
+            f.string() + ":4: field 'summary': expected UTF-8 text, found the byte 0xC3");
   ReadOptions options;
   options.skip_bad_records = true;
   auto d = read_dataset(write("skip.csv", "dialogue,summary\na,b,c\n\xFF,x\nd,e\n"), options);

@@ -22,8 +22,7 @@ std::string lz4_frame(const std::string& plain, bool checksum = false) {
   LZ4F_preferences_t preferences{};
   if (checksum) preferences.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
   std::string out(LZ4F_compressFrameBound(plain.size(), &preferences), '\0');
-  size_t n =
-      LZ4F_compressFrame(out.data(), out.size(), plain.data(), plain.size(), &preferences);
+  size_t n = LZ4F_compressFrame(out.data(), out.size(), plain.data(), plain.size(), &preferences);
   EXPECT_FALSE(LZ4F_isError(n));
   out.resize(n);
   return out;

@@ -52,8 +52,7 @@ class Lz4Stream : public ByteStream {
   Lz4Stream(std::unique_ptr<ByteStream> raw, std::filesystem::path path)
       : raw_(std::move(raw)), path_(std::move(path)), in_(kChunkBytes) {
     LZ4F_errorCode_t rc = LZ4F_createDecompressionContext(&context_, LZ4F_VERSION);
-    if (LZ4F_isError(rc))
-      throw Error(path_.string() + ": lz4: " + LZ4F_getErrorName(rc));
+    if (LZ4F_isError(rc)) throw Error(path_.string() + ": lz4: " + LZ4F_getErrorName(rc));
   }
   ~Lz4Stream() override { LZ4F_freeDecompressionContext(context_); }
 
@@ -71,8 +70,8 @@ class Lz4Stream : public ByteStream {
       }
       size_t out_size = size;
       size_t in_size = in_size_ - in_pos_;
-      size_t hint = LZ4F_decompress(context_, out, &out_size, in_.data() + in_pos_, &in_size,
-                                    nullptr);
+      size_t hint =
+          LZ4F_decompress(context_, out, &out_size, in_.data() + in_pos_, &in_size, nullptr);
       if (LZ4F_isError(hint))
         throw Error(path_.string() + ": corrupt lz4 data: " + LZ4F_getErrorName(hint));
       in_pos_ += in_size;

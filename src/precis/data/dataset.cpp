@@ -73,8 +73,9 @@ bool is_blank(std::string_view s) {
 // which the `datasets` CSV loader turns into None.
 bool is_pandas_na(std::string_view s) {
   static constexpr std::array<std::string_view, 19> kNa = {
-      "",     "#N/A", "#N/A N/A", "#NA",  "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
-      "<NA>", "N/A",  "NA",       "NULL", "NaN",     "None",     "n/a",  "nan",  "null"};
+      "",     "#N/A",   "#N/A N/A", "#NA",  "-1.#IND", "-1.#QNAN", "-NaN",
+      "-nan", "1.#IND", "1.#QNAN",  "<NA>", "N/A",     "NA",       "NULL",
+      "NaN",  "None",   "n/a",      "nan",  "null"};
   return std::find(kNa.begin(), kNa.end(), s) != kNa.end();
 }
 
@@ -208,9 +209,9 @@ ReadStats read_json_document(const std::filesystem::path& path, const ReadOption
   try {
     document = json::parse(text.begin() + start, text.end());
   } catch (const json::parse_error& e) {
-    throw Error(at_line(file, line_of(std::min(e.byte > 0 ? e.byte - 1 + start : start,
-                                               text.size()))) +
-                ": invalid JSON: " + json_error_text(e));
+    throw Error(
+        at_line(file, line_of(std::min(e.byte > 0 ? e.byte - 1 + start : start, text.size()))) +
+        ": invalid JSON: " + json_error_text(e));
   }
   text.clear();
   text.shrink_to_fit();
@@ -357,8 +358,9 @@ ReadStats read_json_array(TextReader& in, const ReadOptions& options, Rows& rows
     int c = in.get();
     if (c == ']') break;
     if (c != ',')
-      throw Error(at_line(file, in.line()) + ": expected ',' or ']' after an array element, found " +
-                  (c < 0 ? std::string("the end of the file") : "'" + std::string(1, char(c)) + "'"));
+      throw Error(
+          at_line(file, in.line()) + ": expected ',' or ']' after an array element, found " +
+          (c < 0 ? std::string("the end of the file") : "'" + std::string(1, char(c)) + "'"));
   }
   if (!rows.full()) {
     skip_json_space(in);
@@ -387,9 +389,9 @@ std::optional<ReadStats> read_json_lines(TextReader& in, const ReadOptions& opti
         bool complete = !too_long && json::accept(text);
         if (!complete) return std::nullopt;
         json object = json::parse(text);
-        bool columns = object.is_object() && !object.empty() &&
-                       std::all_of(object.begin(), object.end(),
-                                   [](const json& v) { return v.is_array(); });
+        bool columns =
+            object.is_object() && !object.empty() &&
+            std::all_of(object.begin(), object.end(), [](const json& v) { return v.is_array(); });
         if (columns) {
           std::string rest;
           bool rest_too_long = false;
@@ -400,14 +402,16 @@ std::optional<ReadStats> read_json_lines(TextReader& in, const ReadOptions& opti
               break;
             }
           if (!more) return std::nullopt;
-          throw Error(at_line(file, 1) + ": the first line holds an object of column arrays, but "
+          throw Error(at_line(file, line) +
+                      ": the first line holds an object of column arrays, but "
                       "more lines follow; expected JSON lines (one record per line) or one "
                       "object of column arrays");
         }
       }
     }
     try {
-      if (too_long) throw BadRecord{too_long_message(at_line(file, line), options.max_record_bytes)};
+      if (too_long)
+        throw BadRecord{too_long_message(at_line(file, line), options.max_record_bytes)};
       read_json_line(rows, text, line, file);
     } catch (const BadRecord& bad) {
       rows.bad(bad);
@@ -475,7 +479,8 @@ ReadStats read_delimited(const std::filesystem::path& path, char delimiter,
       for (size_t i = 0; i < record.fields.size(); ++i) {
         size_t invalid = find_invalid_utf8(record.fields[i]);
         if (invalid != std::string_view::npos)
-          throw BadRecord{where + ": field '" + header[i] + "': expected UTF-8 text, found the byte " +
+          throw BadRecord{where + ": field '" + header[i] +
+                          "': expected UTF-8 text, found the byte " +
                           hex_byte(static_cast<unsigned char>(record.fields[i][invalid]))};
       }
       // A short record leaves its last fields missing, which pandas reads as NaN.
@@ -530,8 +535,8 @@ ReadStats read_records(const std::filesystem::path& path, const ReadOptions& opt
 
 Dataset read_dataset(const std::filesystem::path& path, const ReadOptions& options) {
   Dataset dataset;
-  dataset.stats = read_records(path, options,
-                               [&](Record&& r) { dataset.records.push_back(std::move(r)); });
+  dataset.stats =
+      read_records(path, options, [&](Record&& r) { dataset.records.push_back(std::move(r)); });
   return dataset;
 }
 
@@ -573,15 +578,16 @@ ReadOptions columns_for(std::string_view dataset_name, std::string_view text_col
 void throw_dataset_name_unsupported(std::string_view dataset_name) {
   std::string name(dataset_name);
   auto known = known_dataset_columns(dataset_name);
-  std::string columns = known ? " --text_column " + std::string(known->text) + " --summary_column " +
-                                    std::string(known->summary)
+  std::string columns = known ? " --text_column " + std::string(known->text) +
+                                    " --summary_column " + std::string(known->summary)
                               : " --text_column TEXT --summary_column SUMMARY";
   throw Error("--dataset_name " + name +
               ": precis works offline and cannot download datasets from the Hugging Face Hub. "
-              "Save the splits as local files once (e.g. with Python: load_dataset(\"" + name +
+              "Save the splits as local files once (e.g. with Python: load_dataset(\"" +
+              name +
               "\")[split].to_json(split + \".jsonl\")) and pass them instead: --train_file "
-              "train.jsonl --validation_file validation.jsonl --test_file test.jsonl" + columns +
-              " (.json, .jsonl, .csv and .tsv files are read).");
+              "train.jsonl --validation_file validation.jsonl --test_file test.jsonl" +
+              columns + " (.json, .jsonl, .csv and .tsv files are read).");
 }
 
 }  // namespace precis::data

@@ -46,8 +46,8 @@ struct ReadOptions {
   std::string field;  // JSON: key of the top-level object that holds the records
   bool skip_bad_records = false;
   size_t max_record_bytes = size_t{16} << 20;  // longer records are refused unread
-  std::optional<size_t> max_samples;           // run_summarization's max_{train,eval,predict}_samples
-  bool csv_na_values = true;                   // pandas' NA strings read as missing (see above)
+  std::optional<size_t> max_samples;  // run_summarization's max_{train,eval,predict}_samples
+  bool csv_na_values = true;          // pandas' NA strings read as missing (see above)
 };
 
 struct Record {

@@ -61,7 +61,8 @@ void for_each_stanza(const std::filesystem::path& path, const std::vector<std::s
     if (std::find(wanted.begin(), wanted.end(), name) == wanted.end()) continue;
     std::string_view value(line);
     value.remove_prefix(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+      value.remove_prefix(1);
     while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
     current = &stanza[std::string(name)];
     current->value.assign(value);
@@ -87,7 +88,8 @@ std::vector<std::filesystem::path> lists_named(const std::filesystem::path& dir,
 }
 
 std::string_view trim_right(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -131,7 +133,8 @@ std::string debian_long_description(std::string_view raw) {
       }
       size_t end = i;
       size_t common = std::string::npos;
-      for (; end < lines.size() && verbatim[end]; ++end) common = std::min(common, indent_of(lines[end]));
+      for (; end < lines.size() && verbatim[end]; ++end)
+        common = std::min(common, indent_of(lines[end]));
       for (; i < end; ++i) lines[i].erase(0, common);
     }
     std::string text;

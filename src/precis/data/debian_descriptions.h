@@ -68,11 +68,11 @@ DebianSplit debian_split(std::string_view source, const DebianOptions& options);
 struct DebianSummary {
   size_t translation_files = 0;
   size_t packages_files = 0;
-  size_t stanzas = 0;              // description stanzas read from the Translation lists
-  size_t invalid_dropped = 0;      // stanzas without Package/Description-en, or not UTF-8
-  size_t empty_dropped = 0;        // no long description
-  size_t duplicates_dropped = 0;   // same long description as an earlier package
-  size_t source_from_lists = 0;    // records whose source a Packages list named
+  size_t stanzas = 0;             // description stanzas read from the Translation lists
+  size_t invalid_dropped = 0;     // stanzas without Package/Description-en, or not UTF-8
+  size_t empty_dropped = 0;       // no long description
+  size_t duplicates_dropped = 0;  // same long description as an earlier package
+  size_t source_from_lists = 0;   // records whose source a Packages list named
   size_t train = 0, validation = 0, test = 0;
 };
 
