@@ -1,4 +1,5 @@
-// Drives the safetensors and checkpoint code from the oracle tests (tests/oracle/test_safetensors.py).
+// Drives the safetensors and checkpoint code from the oracle tests
+// (tests/oracle/test_safetensors.py).
 //
 //   safetensors_tool dump PATH
 //       PATH is a .safetensors file or a model directory. Prints one JSON object:

@@ -160,7 +160,8 @@ TEST(AtomicFile, DiskFullOnTmpfsKeepsTheOldFile) {
     ~Unmount() { umount2(p.c_str(), MNT_DETACH); }
   } unmount{mnt};
   write_file_atomic(mnt / "f.bin", std::string(20000, 'o'));
-  std::string message = error_of([&] { write_file_atomic(mnt / "f.bin", std::string(80000, 'n')); });
+  std::string message =
+      error_of([&] { write_file_atomic(mnt / "f.bin", std::string(80000, 'n')); });
   EXPECT_CONTAINS(message, (mnt / "f.bin").string());
   EXPECT_CONTAINS(message, "No space left on device");
   EXPECT_EQ(read_all(mnt / "f.bin"), std::string(20000, 'o'));
@@ -181,7 +182,6 @@ TEST(AtomicFile, MissingDirectoryOrDirectoryInTheWay) {
   EXPECT_CONTAINS(m, "Is a directory");
   EXPECT_EQ(read_all(dir / "taken" / "inner"), "keep");
   EXPECT_EQ(files_in(dir.path()), std::vector<std::string>{"taken"});
-
 }
 
 TEST(AtomicFile, ReadOnlyDirectoryKeepsTheOldFile) {

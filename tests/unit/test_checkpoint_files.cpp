@@ -128,10 +128,9 @@ TEST(Checkpoint, ShardedRoundTripAndIndexFormat) {
   auto tensors = tensors_of_sizes(arena, {24, 24, 8, 24});
   write_checkpoint(dir.path(), tensors, 40);
   EXPECT_EQ(files_in(dir.path()),
-            (std::vector<std::string>{"model-00001-of-00003.safetensors",
-                                      "model-00002-of-00003.safetensors",
-                                      "model-00003-of-00003.safetensors",
-                                      "model.safetensors.index.json"}));
+            (std::vector<std::string>{
+                "model-00001-of-00003.safetensors", "model-00002-of-00003.safetensors",
+                "model-00003-of-00003.safetensors", "model.safetensors.index.json"}));
   // json.dumps(index, indent=2, sort_keys=True) + "\n"
   EXPECT_EQ(read_all(dir / "model.safetensors.index.json"),
             "{\n"
@@ -168,8 +167,7 @@ TEST(Checkpoint, ResavingRemovesStaleWeights) {
   write_all(dir / "config.json", "{}");
   // Now everything in one file: the shards and index go, other files stay.
   write_checkpoint(dir.path(), tensors);
-  EXPECT_EQ(files_in(dir.path()),
-            (std::vector<std::string>{"config.json", "model.safetensors"}));
+  EXPECT_EQ(files_in(dir.path()), (std::vector<std::string>{"config.json", "model.safetensors"}));
   // And back to shards (a different count): the single file would shadow the index.
   write_checkpoint(dir.path(), tensors, 50);
   EXPECT_EQ(files_in(dir.path()),
@@ -214,8 +212,9 @@ TEST(CheckpointErrors, BrokenDirectories) {
   edited.replace(edited.find("\"t3\": \"model-00003"), 18, "\"t3\": \"model-00001");
   write_all(dir / "model.safetensors.index.json", edited);
   m = error_of([&] { CheckpointReader::open(dir.path()); });
-  EXPECT_CONTAINS(m, "model.safetensors.index.json maps tensor \"t3\" to shard "
-                     "\"model-00001-of-00003.safetensors\"");
+  EXPECT_CONTAINS(m,
+                  "model.safetensors.index.json maps tensor \"t3\" to shard "
+                  "\"model-00001-of-00003.safetensors\"");
   EXPECT_CONTAINS(m, "has no tensor of that name");
 
   // A shard name that leaves the directory; an index that is not JSON; no weight_map.

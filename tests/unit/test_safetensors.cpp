@@ -99,8 +99,8 @@ TEST(Safetensors, RoundTripsEveryDtype) {
   for (int i = 0; i < 4; ++i) i32.i32()[i] = (i - 2) * 1000003;
   for (int i = 0; i < 4; ++i) i64.data<int64_t>()[i] = (int64_t(1) << 40) * (i - 1);
   scalar.f32()[0] = 3.5f;
-  std::vector<NamedTensor> tensors = {{"f32", f32},   {"bf16", bf16},     {"f16", f16},
-                                      {"i32", i32},   {"i64", i64},       {"scalar", scalar},
+  std::vector<NamedTensor> tensors = {{"f32", f32},    {"bf16", bf16}, {"f16", f16},
+                                      {"i32", i32},    {"i64", i64},   {"scalar", scalar},
                                       {"empty", empty}};
   write_safetensors(dir / "all.safetensors", tensors, {{"format", "pt"}, {"step", "7"}});
 
@@ -133,14 +133,13 @@ TEST(Safetensors, WritesTheReferenceLayout) {
                     {{"z", z}, {"a", a}, {"b", b}, {"c", c}, {"d", d}, {"e", e}},
                     {{"format", "pt"}});
   // What safetensors 0.4.5 writes for the same tensors (sorted by alignment, then name).
-  const std::string header =
-      R"({"__metadata__":{"format":"pt"},)"
-      R"("d":{"dtype":"I64","shape":[3],"data_offsets":[0,24]},)"
-      R"("a":{"dtype":"F32","shape":[3],"data_offsets":[24,36]},)"
-      R"("z":{"dtype":"F32","shape":[2],"data_offsets":[36,44]},)"
-      R"("e":{"dtype":"I32","shape":[3],"data_offsets":[44,56]},)"
-      R"("c":{"dtype":"BF16","shape":[3],"data_offsets":[56,62]},)"
-      R"("b":{"dtype":"F16","shape":[3],"data_offsets":[62,68]}})";
+  const std::string header = R"({"__metadata__":{"format":"pt"},)"
+                             R"("d":{"dtype":"I64","shape":[3],"data_offsets":[0,24]},)"
+                             R"("a":{"dtype":"F32","shape":[3],"data_offsets":[24,36]},)"
+                             R"("z":{"dtype":"F32","shape":[2],"data_offsets":[36,44]},)"
+                             R"("e":{"dtype":"I32","shape":[3],"data_offsets":[44,56]},)"
+                             R"("c":{"dtype":"BF16","shape":[3],"data_offsets":[56,62]},)"
+                             R"("b":{"dtype":"F16","shape":[3],"data_offsets":[62,68]}})";
   std::string padded = header + std::string((8 - header.size() % 8) % 8, ' ');
   std::string bytes = read_all(dir / "x.safetensors");
   ASSERT_GE(bytes.size(), 8 + padded.size());
@@ -216,10 +215,9 @@ TEST(Safetensors, ReadsF64AndOtherIntegerDtypes) {
   double d[3] = {0.1, -1e300, 2.0000001};
   std::string data(reinterpret_cast<const char*>(d), sizeof d);
   data += std::string("\x01\x00\xff", 3);  // BOOL x1, U8 0 and 255 (as U8[2] below)
-  std::string header =
-      R"({"d":{"dtype":"F64","shape":[3],"data_offsets":[0,24]},)"
-      R"("b":{"dtype":"BOOL","shape":[1],"data_offsets":[24,25]},)"
-      R"("u":{"dtype":"U8","shape":[2],"data_offsets":[25,27]}})";
+  std::string header = R"({"d":{"dtype":"F64","shape":[3],"data_offsets":[0,24]},)"
+                       R"("b":{"dtype":"BOOL","shape":[1],"data_offsets":[24,25]},)"
+                       R"("u":{"dtype":"U8","shape":[2],"data_offsets":[25,27]}})";
   fs::path p = raw_file(dir, "f64.safetensors", header, data);
   SafetensorsReader r = SafetensorsReader::open(p);
   Arena arena(4096);
@@ -240,9 +238,8 @@ TEST(Safetensors, ReadsF64AndOtherIntegerDtypes) {
 TEST(Safetensors, AcceptsTrailingSpacesAndAnyEntryOrder) {
   TempDir dir;
   // Entries listed out of data order; header padded with spaces.
-  std::string header =
-      R"({"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},)"
-      R"("a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}       )";
+  std::string header = R"({"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},)"
+                       R"("a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}       )";
   float v[2] = {1.0f, 2.0f};
   fs::path p = raw_file(dir, "ok.safetensors", header, std::string((const char*)v, 8));
   SafetensorsReader r = SafetensorsReader::open(p);
@@ -293,8 +290,7 @@ TEST(SafetensorsErrors, HeaderNotJsonOrNotAnObject) {
                     "header is not valid JSON");
   expect_open_error(raw_file(dir, "array.safetensors", "[1, 2]", ""),
                     "header is not a JSON object");
-  expect_open_error(raw_file(dir, "space.safetensors", " {}", ""),
-                    "header is not a JSON object");
+  expect_open_error(raw_file(dir, "space.safetensors", " {}", ""), "header is not a JSON object");
   expect_open_error(raw_file(dir, "trailing.safetensors", std::string("{}\0\0\0\0", 6), ""),
                     "header is not valid JSON");
   std::string bad_utf8 = "{\"\xff\":1}";
@@ -306,41 +302,34 @@ TEST(SafetensorsErrors, HeaderNotJsonOrNotAnObject) {
 TEST(SafetensorsErrors, BadEntries) {
   TempDir dir;
   std::string four(4, '\0');
-  expect_open_error(
-      raw_file(dir, "dtype.safetensors",
-               R"({"a":{"dtype":"F33","shape":[1],"data_offsets":[0,4]}})", four),
-      "tensor \"a\" has unknown dtype \"F33\"");
+  expect_open_error(raw_file(dir, "dtype.safetensors",
+                             R"({"a":{"dtype":"F33","shape":[1],"data_offsets":[0,4]}})", four),
+                    "tensor \"a\" has unknown dtype \"F33\"");
   expect_open_error(
       raw_file(dir, "nodtype.safetensors", R"({"a":{"shape":[1],"data_offsets":[0,4]}})", four),
       "tensor \"a\" has no \"dtype\" string");
-  expect_open_error(
-      raw_file(dir, "neg.safetensors",
-               R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", four),
-      "tensor \"a\" has an invalid shape [-1]");
-  expect_open_error(
-      raw_file(dir, "fdim.safetensors",
-               R"({"a":{"dtype":"F32","shape":[1.0],"data_offsets":[0,4]}})", four),
-      "has an invalid shape");
+  expect_open_error(raw_file(dir, "neg.safetensors",
+                             R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", four),
+                    "tensor \"a\" has an invalid shape [-1]");
+  expect_open_error(raw_file(dir, "fdim.safetensors",
+                             R"({"a":{"dtype":"F32","shape":[1.0],"data_offsets":[0,4]}})", four),
+                    "has an invalid shape");
   expect_open_error(
       raw_file(dir, "overflow.safetensors",
                R"({"a":{"dtype":"F32","shape":[4294967296,4294967296],"data_offsets":[0,4]}})",
                four),
       "whose size overflows");
-  expect_open_error(
-      raw_file(dir, "size.safetensors",
-               R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", four),
-      "spanning 4 bytes, but shape [2] of F32 needs 8");
-  expect_open_error(
-      raw_file(dir, "reversed.safetensors",
-               R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[4,0]}})", four),
-      "end before they begin");
-  expect_open_error(
-      raw_file(dir, "offsets.safetensors", R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0]}})",
-               four),
-      "no \"data_offsets\" pair");
-  expect_open_error(
-      raw_file(dir, "meta.safetensors", R"({"__metadata__":{"format":1}})", ""),
-      "__metadata__ value for \"format\" is not a string");
+  expect_open_error(raw_file(dir, "size.safetensors",
+                             R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", four),
+                    "spanning 4 bytes, but shape [2] of F32 needs 8");
+  expect_open_error(raw_file(dir, "reversed.safetensors",
+                             R"({"a":{"dtype":"F32","shape":[0],"data_offsets":[4,0]}})", four),
+                    "end before they begin");
+  expect_open_error(raw_file(dir, "offsets.safetensors",
+                             R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0]}})", four),
+                    "no \"data_offsets\" pair");
+  expect_open_error(raw_file(dir, "meta.safetensors", R"({"__metadata__":{"format":1}})", ""),
+                    "__metadata__ value for \"format\" is not a string");
   expect_open_error(raw_file(dir, "meta2.safetensors", R"({"__metadata__":[]})", ""),
                     "__metadata__ is not a JSON object");
 }
@@ -354,32 +343,27 @@ TEST(SafetensorsErrors, OffsetsMustTileTheDataSection) {
                R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
                eight),
       "tensor \"b\" has data_offsets [8, 12] out of range: the data section has 8 bytes");
-  expect_open_error(
-      raw_file(dir, "overlap.safetensors",
-               R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
-               R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
-               eight),
-      "tensors \"a\" and \"b\" overlap");
-  expect_open_error(
-      raw_file(dir, "gap.safetensors",
-               R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
-               R"("b":{"dtype":"F16","shape":[1],"data_offsets":[6,8]}})",
-               eight),
-      "gap of 2 bytes in the data section before tensor \"b\"");
-  expect_open_error(
-      raw_file(dir, "start.safetensors",
-               R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", eight),
-      "gap of 4 bytes in the data section before tensor \"a\"");
-  expect_open_error(
-      raw_file(dir, "extra.safetensors",
-               R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", eight),
-      "4 bytes after the last tensor");
-  expect_open_error(
-      raw_file(dir, "dup.safetensors",
-               R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
-               R"("a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
-               eight),
-      "duplicate tensor name \"a\"");
+  expect_open_error(raw_file(dir, "overlap.safetensors",
+                             R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                             R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+                             eight),
+                    "tensors \"a\" and \"b\" overlap");
+  expect_open_error(raw_file(dir, "gap.safetensors",
+                             R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                             R"("b":{"dtype":"F16","shape":[1],"data_offsets":[6,8]}})",
+                             eight),
+                    "gap of 2 bytes in the data section before tensor \"b\"");
+  expect_open_error(raw_file(dir, "start.safetensors",
+                             R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", eight),
+                    "gap of 4 bytes in the data section before tensor \"a\"");
+  expect_open_error(raw_file(dir, "extra.safetensors",
+                             R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", eight),
+                    "4 bytes after the last tensor");
+  expect_open_error(raw_file(dir, "dup.safetensors",
+                             R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                             R"("a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+                             eight),
+                    "duplicate tensor name \"a\"");
   expect_open_error(
       raw_file(dir, "dupkey.safetensors",
                R"({"a":{"dtype":"F32","dtype":"F32","shape":[2],"data_offsets":[0,8]}})", eight),
@@ -406,8 +390,7 @@ TEST(SafetensorsErrors, WriterRejectsBadInput) {
   TempDir dir;
   Arena arena(1024);
   Tensor t = arena.zeros({2});
-  std::string m =
-      error_of([&] { write_safetensors(dir / "d.safetensors", {{"a", t}, {"a", t}}); });
+  std::string m = error_of([&] { write_safetensors(dir / "d.safetensors", {{"a", t}, {"a", t}}); });
   EXPECT_CONTAINS(m, "d.safetensors");
   EXPECT_CONTAINS(m, "tensor \"a\" is given twice");
   m = error_of([&] { write_safetensors(dir / "m.safetensors", {{"__metadata__", t}}); });

@@ -131,16 +131,16 @@ void AtomicFileWriter::commit() {
     fsync_fd(fd_, temp_path_, false);
   } catch (const Error& e) {
     abandon();
-    throw Error("cannot write " + path_.string() + " (the previous file is unchanged): " +
-                e.what());
+    throw Error("cannot write " + path_.string() +
+                " (the previous file is unchanged): " + e.what());
   }
   int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) {
     int err = errno;
     ::unlink(temp_path_.c_str());
-    throw Error("cannot write " + path_.string() + " (the previous file is unchanged): " +
-                os_error(err));
+    throw Error("cannot write " + path_.string() +
+                " (the previous file is unchanged): " + os_error(err));
   }
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0) {
     int err = errno;
@@ -164,8 +164,8 @@ AtomicDirectory::AtomicDirectory(fs::path dir) : dir_(without_trailing_separator
     staging_ = parent / (dir_.filename().string() + ".tmp-" + random_suffix());
     if (::mkdir(staging_.c_str(), 0777) == 0) break;
     if (errno != EEXIST || attempt == 100) {
-      throw Error("cannot write " + dir_.string() + ": cannot create " + staging_.string() +
-                  ": " + os_error(errno));
+      throw Error("cannot write " + dir_.string() + ": cannot create " + staging_.string() + ": " +
+                  os_error(errno));
     }
   }
 }

@@ -75,14 +75,15 @@ CheckpointReader CheckpointReader::open(const fs::path& path) {
   } else if (is_file(dir / kSafeWeightsIndexName)) {
     r.sharded_ = true;
   } else if (is_file(dir / "pytorch_model.bin") || is_file(dir / "pytorch_model.bin.index.json")) {
-    throw Error(
-        dir.string() + " holds only PyTorch pickle weights (pytorch_model.bin); precis reads "
-        "safetensors only. Convert them with: python -c \"from transformers import "
-        "AutoModelForSeq2SeqLM as M; M.from_pretrained('" + dir.string() +
-        "').save_pretrained('" + dir.string() + "', safe_serialization=True)\"");
+    throw Error(dir.string() +
+                " holds only PyTorch pickle weights (pytorch_model.bin); precis reads "
+                "safetensors only. Convert them with: python -c \"from transformers import "
+                "AutoModelForSeq2SeqLM as M; M.from_pretrained('" +
+                dir.string() + "').save_pretrained('" + dir.string() +
+                "', safe_serialization=True)\"");
   } else {
-    throw Error("no model weights in " + dir.string() + ": expected " + kSafeWeightsName +
-                " or " + kSafeWeightsIndexName);
+    throw Error("no model weights in " + dir.string() + ": expected " + kSafeWeightsName + " or " +
+                kSafeWeightsIndexName);
   }
 
   if (!r.sharded_) {
@@ -109,14 +110,15 @@ CheckpointReader CheckpointReader::open(const fs::path& path) {
     if (inserted) {
       const fs::path shard_path = dir / shard_name;
       if (!is_file(shard_path)) {
-        throw Error(where + ": shard " + quote_name(shard_name) + " (holding " + quote_name(tensor) +
-                    ") is missing from " + dir.string());
+        throw Error(where + ": shard " + quote_name(shard_name) + " (holding " +
+                    quote_name(tensor) + ") is missing from " + dir.string());
       }
       r.files_.push_back(SafetensorsReader::open(shard_path));
     }
     if (!r.files_[it->second].contains(tensor)) {
-      throw Error(where + " maps tensor " + quote_name(tensor) + " to shard " + quote_name(shard_name) +
-                  ", but " + (dir / shard_name).string() + " has no tensor of that name");
+      throw Error(where + " maps tensor " + quote_name(tensor) + " to shard " +
+                  quote_name(shard_name) + ", but " + (dir / shard_name).string() +
+                  " has no tensor of that name");
     }
     r.file_of_[tensor] = it->second;
   }
@@ -174,7 +176,8 @@ ShardPlan plan_shards(const std::vector<NamedTensor>& tensors, uint64_t max_shar
 }
 
 void write_checkpoint(const fs::path& dir, const std::vector<NamedTensor>& tensors,
-                      uint64_t max_shard_bytes, const std::map<std::string, std::string>& metadata) {
+                      uint64_t max_shard_bytes,
+                      const std::map<std::string, std::string>& metadata) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error("cannot create model directory " + dir.string() + ": " + ec.message());

@@ -50,16 +50,18 @@ class CheckpointReader {
 // order; one bigger than the limit gets a shard of its own (appended at once); otherwise start
 // a new shard when adding it would pass the limit. One shard means `model.safetensors`.
 struct ShardPlan {
-  std::vector<std::string> files;                      // in order
-  std::vector<std::vector<size_t>> tensors_per_file;   // indices into the input
-  uint64_t total_size = 0;                             // bytes of tensor data
+  std::vector<std::string> files;                     // in order
+  std::vector<std::vector<size_t>> tensors_per_file;  // indices into the input
+  uint64_t total_size = 0;                            // bytes of tensor data
 };
 ShardPlan plan_shards(const std::vector<NamedTensor>& tensors, uint64_t max_shard_bytes);
 
 // Writes the weights into directory `dir` (created if missing) as save_pretrained does:
 // `model.safetensors`, or shards + index (indent 2, sorted keys, trailing newline) when the
 // data exceeds `max_shard_bytes` (HF's default "5GB" = 5e9). Each file is written atomically;
-// shards before the index, and weight files left from an earlier save are removed last.
+// shards before the index, and weight files left from an earlier save are removed last. A
+// reader racing a re-save of the same directory may still see old and new shards mixed; where
+// that matters (checkpoint-N/), write into an AtomicDirectory's staging() and commit it.
 void write_checkpoint(const std::filesystem::path& dir, const std::vector<NamedTensor>& tensors,
                       uint64_t max_shard_bytes = 5'000'000'000,
                       const std::map<std::string, std::string>& metadata = {{"format", "pt"}});

@@ -37,11 +37,11 @@ struct FileDType {
 // In the order of the reference implementation's Dtype enum, which is by alignment: the
 // writer sorts by position here (descending). Sub-byte types (F4, F6_*) are not supported.
 constexpr FileDType kFileDTypes[] = {
-    {"BOOL", 1, Kind::Bool},     {"U8", 1, Kind::Unsigned},     {"I8", 1, Kind::Signed},
-    {"F8_E5M2", 1, Kind::Other}, {"F8_E4M3", 1, Kind::Other},   {"F8_E8M0", 1, Kind::Other},
-    {"I16", 2, Kind::Signed},    {"U16", 2, Kind::Unsigned},    {"F16", 2, Kind::Float},
-    {"BF16", 2, Kind::Float},    {"I32", 4, Kind::Signed},      {"U32", 4, Kind::Unsigned},
-    {"F32", 4, Kind::Float},     {"C64", 8, Kind::Other},       {"F64", 8, Kind::Float},
+    {"BOOL", 1, Kind::Bool},     {"U8", 1, Kind::Unsigned},   {"I8", 1, Kind::Signed},
+    {"F8_E5M2", 1, Kind::Other}, {"F8_E4M3", 1, Kind::Other}, {"F8_E8M0", 1, Kind::Other},
+    {"I16", 2, Kind::Signed},    {"U16", 2, Kind::Unsigned},  {"F16", 2, Kind::Float},
+    {"BF16", 2, Kind::Float},    {"I32", 4, Kind::Signed},    {"U32", 4, Kind::Unsigned},
+    {"F32", 4, Kind::Float},     {"C64", 8, Kind::Other},     {"F64", 8, Kind::Float},
     {"I64", 8, Kind::Signed},    {"U64", 8, Kind::Unsigned},
 };
 
@@ -109,7 +109,9 @@ double load_float(const char* p, const FileDType& d) {
 // F32/BF16/F16 destination.
 void store_float(float v, char* p, DType t) {
   switch (t) {
-    case DType::F32: std::memcpy(p, &v, 4); break;
+    case DType::F32:
+      std::memcpy(p, &v, 4);
+      break;
     case DType::BF16: {
       uint16_t bits = float_to_bf16(v);
       std::memcpy(p, &bits, 2);
@@ -120,7 +122,8 @@ void store_float(float v, char* p, DType t) {
       std::memcpy(p, &bits, 2);
       break;
     }
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -392,10 +395,10 @@ void SafetensorsReader::read(const std::string& name, Tensor dst) const {
     throw Error(what + " has shape " + shape_str(e.shape) + ", expected " + dst.shape.str());
   }
   const FileDType& fd = *find_file_dtype(e.dtype);
-  const bool to_float = dst.dtype == DType::F32 || dst.dtype == DType::BF16 ||
-                        dst.dtype == DType::F16;
-  const bool from_int = fd.kind == Kind::Signed || fd.kind == Kind::Unsigned ||
-                        fd.kind == Kind::Bool;
+  const bool to_float =
+      dst.dtype == DType::F32 || dst.dtype == DType::BF16 || dst.dtype == DType::F16;
+  const bool from_int =
+      fd.kind == Kind::Signed || fd.kind == Kind::Unsigned || fd.kind == Kind::Bool;
   if ((to_float && fd.kind != Kind::Float) || (!to_float && !from_int)) {
     throw Error(what + " is " + e.dtype + " and cannot be read as " + dtype_name(dst.dtype));
   }
