@@ -44,7 +44,8 @@ struct TempDir {
 std::unordered_map<std::string, int32_t> byte_vocab() {
   std::unordered_map<std::string, int32_t> v;
   for (const char* s : {"<s>", "<pad>", "</s>", "<unk>"}) v[s] = static_cast<int32_t>(v.size());
-  for (int b = 0; b < 256; ++b) v[byte_level_encode(std::string(1, static_cast<char>(b)))] = static_cast<int32_t>(v.size());
+  for (int b = 0; b < 256; ++b)
+    v[byte_level_encode(std::string(1, static_cast<char>(b)))] = static_cast<int32_t>(v.size());
   return v;
 }
 
@@ -100,8 +101,12 @@ TEST(TokenizerByteLevel, MapsBytesLikeGpt2) {
   for (int b = 0; b < 256; ++b) EXPECT_EQ(char_to_byte(byte_to_char(static_cast<uint8_t>(b))), b);
   EXPECT_EQ(char_to_byte(U'\u0144'), -1);
   EXPECT_EQ(char_to_byte(U'\u00AD'), -1);  // 0xAD itself is remapped, so U+00AD is no byte
-  EXPECT_EQ(byte_level_encode("a b"), "a\xC4\xA0" "b");
-  EXPECT_EQ(byte_level_decode("a\xC4\xA0" "b"), std::optional<std::string>("a b"));
+  EXPECT_EQ(byte_level_encode("a b"),
+            "a\xC4\xA0"
+            "b");
+  EXPECT_EQ(byte_level_decode("a\xC4\xA0"
+                              "b"),
+            std::optional<std::string>("a b"));
   EXPECT_EQ(byte_level_decode("\xE2\x82\xAC"), std::nullopt);  // '€' is not a byte character
 }
 
@@ -132,7 +137,10 @@ TEST(TokenizerSplit, Gpt2Regex) {
 }
 
 TEST(TokenizerUtf8, ReplacementPerMaximalSubpart) {
-  EXPECT_EQ(utf8_lossy("a\xE2\x82" "A"), "a\xEF\xBF\xBD" "A");
+  EXPECT_EQ(utf8_lossy("a\xE2\x82"
+                       "A"),
+            "a\xEF\xBF\xBD"
+            "A");
   EXPECT_EQ(utf8_lossy("\xF0\x80\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_EQ(utf8_lossy("\xED\xA0\x80"), "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_EQ(utf8_lossy("\xF0\x9F\x98"), "\xEF\xBF\xBD");
@@ -150,8 +158,8 @@ TEST(TokenizerBpe, MergesByRankAndFormats) {
   auto hello = *slow.token_to_id("hello");
   auto gw = *slow.token_to_id("\xC4\xA0w");
   auto v = byte_vocab();
-  std::vector<int32_t> want = {0, hello, gw, byte_id(v, 'o'), byte_id(v, 'r'), byte_id(v, 'l'),
-                               byte_id(v, 'd'), 2};
+  std::vector<int32_t> want = {
+      0, hello, gw, byte_id(v, 'o'), byte_id(v, 'r'), byte_id(v, 'l'), byte_id(v, 'd'), 2};
   EXPECT_EQ(slow.encode("hello world"), want);
   EXPECT_EQ(slow.decode(want), "<s>hello world</s>");
   EXPECT_EQ(slow.decode(want, decode_options(true)), "hello world");
@@ -191,7 +199,8 @@ TEST(TokenizerSpecials, MaskLstripAndTruncation) {
   EXPECT_EQ(t.encode("abc", encode_options(true, 4)), (std::vector<int32_t>{0, abc[0], abc[1], 2}));
   EXPECT_EQ(t.encode("abc", encode_options(true, 2)), (std::vector<int32_t>{0, 2}));
   // HF quirk: a limit below the number of specials truncates nothing.
-  EXPECT_EQ(t.encode("abc", encode_options(true, 1)), (std::vector<int32_t>{0, abc[0], abc[1], abc[2], 2}));
+  EXPECT_EQ(t.encode("abc", encode_options(true, 1)),
+            (std::vector<int32_t>{0, abc[0], abc[1], abc[2], 2}));
   EXPECT_EQ(t.encode("abc", encode_options(false, 0)), std::vector<int32_t>{});
   EXPECT_EQ(t.pad_token_id(), 1);
   EXPECT_EQ(t.size(), 261u);
@@ -207,8 +216,13 @@ TEST(TokenizerDecode, InvalidUtf8AndCleanUp) {
   dir.write("merges.txt", "#version: 0.2\n");
   Tokenizer t = Tokenizer::from_directory(dir.path);
   auto v = byte_vocab();
-  std::vector<int32_t> ids = {byte_id(v, 'x'), byte_id(v, '\xE2'), byte_id(v, '\x82'), byte_id(v, ' '),
-                              byte_id(v, '.'), 999999, -1};
+  std::vector<int32_t> ids = {byte_id(v, 'x'),
+                              byte_id(v, '\xE2'),
+                              byte_id(v, '\x82'),
+                              byte_id(v, ' '),
+                              byte_id(v, '.'),
+                              999999,
+                              -1};
   EXPECT_EQ(t.decode(ids), "x\xEF\xBF\xBD.");
   EXPECT_EQ(t.decode(ids, decode_options(false, false)), "x\xEF\xBF\xBD .");
 }
@@ -230,9 +244,12 @@ TEST(TokenizerFiles, BadFilesThrowNamingTheFile) {
   EXPECT_NE(message(dir.path).find("vocab.json should be an object"), std::string::npos);
   dir.write("vocab.json", vocab_json_with({}));
   dir.write("merges.txt", "#version: 0.2\nq z\n");
-  EXPECT_NE(message(dir.path).find("merges.txt: merge 0 ('q' 'z') needs token 'qz'"), std::string::npos);
-  dir.write("tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": [\"a b c\"]}}");
-  EXPECT_NE(message(dir.path).find("tokenizer.json: model.merges[0] should be two tokens"), std::string::npos);
+  EXPECT_NE(message(dir.path).find("merges.txt: merge 0 ('q' 'z') needs token 'qz'"),
+            std::string::npos);
+  dir.write("tokenizer.json",
+            "{\"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": [\"a b c\"]}}");
+  EXPECT_NE(message(dir.path).find("tokenizer.json: model.merges[0] should be two tokens"),
+            std::string::npos);
   dir.write("tokenizer.json", "{\"model\": ");
   EXPECT_NE(message(dir.path).find("tokenizer.json: not valid JSON"), std::string::npos);
 }

@@ -46,8 +46,10 @@ std::vector<InputLine> read_input(const std::string& path) {
     try {
       j = nlohmann::json::parse(line);
     } catch (const nlohmann::json::parse_error& e) {
-      throw precis::Error(where + ": not valid JSON (expected a JSON string or an object with "
-                                  "a \"text\" field): " + e.what());
+      throw precis::Error(where +
+                          ": not valid JSON (expected a JSON string or an object with "
+                          "a \"text\" field): " +
+                          e.what());
     }
     if (j.is_string()) {
       texts.push_back({j.get<std::string>(), std::nullopt});
@@ -56,15 +58,18 @@ std::vector<InputLine> read_input(const std::string& path) {
     } else if (j.is_object() && j.contains("ids") && j["ids"].is_array()) {
       std::vector<int32_t> ids;
       for (const auto& id : j["ids"]) {
-        precis::check(id.is_number_integer(), where + ": \"ids\" should hold integers, found " + id.dump());
+        precis::check(id.is_number_integer(),
+                      where + ": \"ids\" should hold integers, found " + id.dump());
         ids.push_back(id.get<int32_t>());
       }
       texts.push_back({"", std::move(ids)});
     } else {
       std::string found = j.dump();
       if (found.size() > 60) found = found.substr(0, 60) + "...";
-      throw precis::Error(where + ": expected a JSON string or an object with a string \"text\" "
-                                  "field, found " + found);
+      throw precis::Error(where +
+                          ": expected a JSON string or an object with a string \"text\" "
+                          "field, found " +
+                          found);
     }
   }
   precis::check(!in.bad(), path + ": read error");
@@ -102,7 +107,8 @@ void run_tokenize(const TokenizeOptions& o) {
   std::fwrite(out.data(), 1, out.size(), stdout);
 }
 
-PRECIS_COMMAND("tokenize", "token ids of texts as the checkpoint's Hugging Face tokenizer gives them",
+PRECIS_COMMAND("tokenize",
+               "token ids of texts as the checkpoint's Hugging Face tokenizer gives them",
                [](CLI::App& app) {
                  auto o = std::make_shared<TokenizeOptions>();
                  app.add_option("--model", o->model,

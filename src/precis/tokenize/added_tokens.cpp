@@ -69,8 +69,7 @@ void AddedTokenMatcher::split(std::string_view text, std::vector<Segment>& out) 
     if (t.single_word) {
       bool word_before = start > 0 && is_word(class_before(text, start));
       size_t len = 0;
-      bool word_after =
-          stop < text.size() && is_word(char_class(decode_utf8_at(text, stop, len)));
+      bool word_after = stop < text.size() && is_word(char_class(decode_utf8_at(text, stop, len)));
       if (word_before || word_after) continue;
     }
     if (t.lstrip) {

@@ -74,9 +74,7 @@ struct Symbol {
 // entries are recognised on pop and dropped.
 struct Candidate {
   int32_t rank, pos, merged;
-  bool operator>(const Candidate& o) const {
-    return rank != o.rank ? rank > o.rank : pos > o.pos;
-  }
+  bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : pos > o.pos; }
 };
 
 struct Scratch {

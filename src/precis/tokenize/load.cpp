@@ -1,10 +1,9 @@
 // Reading a tokenizer from a checkpoint directory, with the adjustments transformers'
 // BartTokenizerFast makes on top of the files (so the result is what AutoTokenizer gives).
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <unordered_set>
-
-#include <nlohmann/json.hpp>
 
 #include "precis/core/error.h"
 #include "precis/tokenize/tokenizer.h"
@@ -64,9 +63,9 @@ std::string get_type(const json& c) {
 
 void read_special_tokens(const json& config, const std::string& where, SpecialTokens& s) {
   static const std::pair<const char*, std::optional<std::string> SpecialTokens::*> kFields[] = {
-      {"bos_token", &SpecialTokens::bos}, {"eos_token", &SpecialTokens::eos},
-      {"unk_token", &SpecialTokens::unk}, {"sep_token", &SpecialTokens::sep},
-      {"pad_token", &SpecialTokens::pad}, {"cls_token", &SpecialTokens::cls},
+      {"bos_token", &SpecialTokens::bos},  {"eos_token", &SpecialTokens::eos},
+      {"unk_token", &SpecialTokens::unk},  {"sep_token", &SpecialTokens::sep},
+      {"pad_token", &SpecialTokens::pad},  {"cls_token", &SpecialTokens::cls},
       {"mask_token", &SpecialTokens::mask}};
   for (const auto& [key, field] : kFields)
     if (config.contains(key)) s.*field = token_content(config[key], where + ": \"" + key + "\"");
@@ -75,7 +74,8 @@ void read_special_tokens(const json& config, const std::string& where, SpecialTo
     check(list.is_array(), where + ": \"additional_special_tokens\" should be a list");
     s.additional.clear();
     for (const json& v : list)
-      if (auto c = token_content(v, where + ": additional_special_tokens entry")) s.additional.push_back(*c);
+      if (auto c = token_content(v, where + ": additional_special_tokens entry"))
+        s.additional.push_back(*c);
   }
 }
 
@@ -165,8 +165,9 @@ struct TokenizerLoader {
           get_bool(config, "clean_up_tokenization_spaces", true, config_path.string());
       if (config.contains("model_max_length") && !config["model_max_length"].is_null()) {
         const json& m = config["model_max_length"];
-        check(m.is_number() && m.get<double>() >= 0,
-              config_path.string() + ": \"model_max_length\" should be a number, found " + m.dump());
+        check(
+            m.is_number() && m.get<double>() >= 0,
+            config_path.string() + ": \"model_max_length\" should be a number, found " + m.dump());
         // HF writes int(1e30) for "no limit"; anything past 2^53 means that.
         if (m.get<double>() < 9007199254740992.0) s.model_max_length = m.get<size_t>();
       }
@@ -194,7 +195,8 @@ struct TokenizerLoader {
             where + ": BPE dropout is not supported (it makes encoding random)");
       for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
         const json& v = field(model, key);
-        check(v.is_null() || v == "", where + ": BPE " + key + " " + v.dump() + " is not supported");
+        check(v.is_null() || v == "",
+              where + ": BPE " + key + " " + v.dump() + " is not supported");
       }
       check(!get_bool(model, "byte_fallback", false, where),
             where + ": BPE byte_fallback is not supported");
@@ -268,7 +270,8 @@ struct TokenizerLoader {
     std::vector<std::string_view> lines;
     for (size_t start = 0;;) {
       size_t end = text.find('\n', start);
-      lines.push_back(std::string_view(text).substr(start, end == std::string::npos ? end : end - start));
+      lines.push_back(
+          std::string_view(text).substr(start, end == std::string::npos ? end : end - start));
       if (end == std::string::npos) break;
       start = end + 1;
     }

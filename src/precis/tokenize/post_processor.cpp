@@ -32,9 +32,9 @@ void add_processor(const json& c, const std::string& where, PostProcessor& p) {
     bool seen_sequence = false;
     for (const json& item : c["single"]) {
       if (item.contains("Sequence")) {
-        check(item["Sequence"].value("id", "A") == "A",
-              where + ": TemplateProcessing.single may only hold sequence $A, found " +
-                  item.dump());
+        check(
+            item["Sequence"].value("id", "A") == "A",
+            where + ": TemplateProcessing.single may only hold sequence $A, found " + item.dump());
         seen_sequence = true;
       } else if (item.contains("SpecialToken")) {
         std::string name = item["SpecialToken"].value("id", "");

@@ -2,7 +2,6 @@
 // AutoTokenizer.from_pretrained(dir) (fast from tokenizer.json, or slow from vocab.json +
 // merges.txt) loads the same tokenizer back.
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "precis/core/atomic_file.h"
@@ -35,9 +34,8 @@ struct TokenizerWriter {
   }
 
   ordered added_token_flags(const AddedToken& a) const {
-    return {{"content", a.content},     {"lstrip", a.lstrip},
-            {"normalized", a.normalized}, {"rstrip", a.rstrip},
-            {"single_word", a.single_word}, {"special", a.special}};
+    return {{"content", a.content}, {"lstrip", a.lstrip},           {"normalized", a.normalized},
+            {"rstrip", a.rstrip},   {"single_word", a.single_word}, {"special", a.special}};
   }
 
   const AddedToken* added(const std::string& content) const {
@@ -98,7 +96,7 @@ struct TokenizerWriter {
   void add_special_tokens(ordered& out, bool as_objects) const {
     const SpecialTokens& s = t.settings_.special_tokens;
     const std::pair<const char*, const std::optional<std::string>*> fields[] = {
-        {"bos_token", &s.bos}, {"cls_token", &s.cls}, {"eos_token", &s.eos},
+        {"bos_token", &s.bos},   {"cls_token", &s.cls}, {"eos_token", &s.eos},
         {"mask_token", &s.mask}, {"pad_token", &s.pad}, {"sep_token", &s.sep},
         {"unk_token", &s.unk}};
     auto value = [&](const std::string& content) {
@@ -161,7 +159,8 @@ void Tokenizer::save(const fs::path& dir) const {
   write_file_atomic(dir / "vocab.json", dump(w.vocab_by_id(), "vocab.json"));
   write_file_atomic(dir / "merges.txt", w.merges_txt());
   write_file_atomic(dir / "tokenizer.json", dump(w.tokenizer_json(), "tokenizer.json"));
-  write_file_atomic(dir / "tokenizer_config.json", dump(w.tokenizer_config(), "tokenizer_config.json"));
+  write_file_atomic(dir / "tokenizer_config.json",
+                    dump(w.tokenizer_config(), "tokenizer_config.json"));
   write_file_atomic(dir / "special_tokens_map.json", dump(special_map, "special_tokens_map.json"));
 }
 

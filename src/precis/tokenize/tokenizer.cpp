@@ -42,7 +42,7 @@ std::atomic<uint64_t> next_cache_key{1};
 // Python's str.replace for each pattern in turn, as transformers' clean_up_tokenization.
 std::string clean_up_tokenization(std::string text) {
   static const std::pair<std::string_view, std::string_view> kRules[] = {
-      {" .", "."},      {" ?", "?"},      {" !", "!"},      {" ,", ","},      {" ' ", "'"},
+      {" .", "."},     {" ?", "?"},   {" !", "!"},   {" ,", ","},     {" ' ", "'"},
       {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
   for (const auto& [from, to] : kRules) {
     if (text.find(from) == std::string::npos) continue;
@@ -155,8 +155,7 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, const EncodeOption
   }
   std::vector<int32_t> ids;
   ids.reserve(text.size() / 3 + post_.added() + 1);
-  if (options.add_special_tokens)
-    ids.insert(ids.end(), post_.prefix.begin(), post_.prefix.end());
+  if (options.add_special_tokens) ids.insert(ids.end(), post_.prefix.begin(), post_.prefix.end());
   size_t content_start = ids.size();
   for (const Segment& s : segments) {
     if (s.id >= 0) {
@@ -208,7 +207,8 @@ std::string Tokenizer::decode(std::span<const int32_t> ids, const DecodeOptions&
     }
   }
   if (byte_level_decoder_) text = utf8_lossy(text);
-  bool clean = options.clean_up_tokenization_spaces.value_or(settings_.clean_up_tokenization_spaces);
+  bool clean =
+      options.clean_up_tokenization_spaces.value_or(settings_.clean_up_tokenization_spaces);
   return clean ? clean_up_tokenization(std::move(text)) : text;
 }
 

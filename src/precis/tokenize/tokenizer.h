@@ -37,8 +37,8 @@ struct DecodeOptions {
 
 // transformers' special-token attributes, by content; nullopt where a checkpoint has none.
 struct SpecialTokens {
-  std::optional<std::string> bos = "<s>", eos = "</s>", unk = "<unk>", sep = "</s>",
-                             pad = "<pad>", cls = "<s>", mask = "<mask>";
+  std::optional<std::string> bos = "<s>", eos = "</s>", unk = "<unk>", sep = "</s>", pad = "<pad>",
+                             cls = "<s>", mask = "<mask>";
   std::vector<std::string> additional;
 };
 
@@ -102,7 +102,7 @@ class Tokenizer {
   int32_t special_id(const std::optional<std::string>& token, const char* name) const;
 
   std::optional<Bpe> bpe_;
-  std::vector<AddedToken> added_;  // ordered by id
+  std::vector<AddedToken> added_;         // ordered by id
   AddedTokenMatcher raw_matcher_;         // added tokens with normalized == false
   AddedTokenMatcher normalized_matcher_;  // the others
   bool use_regex_ = true;
