@@ -37,4 +37,11 @@ void activation_forward(Activation kind, const Tensor& x, const Tensor& y) {
   cpu::activation_forward(kind, x.f32(), y.f32(), x.numel());
 }
 
+void activation_backward(Activation kind, const Tensor& x, const Tensor& dy, const Tensor& dx) {
+  check(x.shape == dy.shape && dx.shape == x.shape, "activation backward: input " +
+                                                        x.describe() + ", dy " + dy.describe() +
+                                                        ", dx " + dx.describe());
+  cpu::activation_backward(kind, x.f32(), dy.f32(), dx.f32(), x.numel());
+}
+
 }  // namespace precis

@@ -16,4 +16,8 @@ std::string activation_name(Activation a);
 // y = act(x), elementwise; x and y may be the same tensor.
 void activation_forward(Activation kind, const Tensor& x, const Tensor& y);
 
+// dx = dy * act'(x), with x the activation's input. dx may alias dy (not x unless dy is x).
+// relu'(0) = 0 as in torch.
+void activation_backward(Activation kind, const Tensor& x, const Tensor& dy, const Tensor& dx);
+
 }  // namespace precis

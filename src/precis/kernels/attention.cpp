@@ -4,23 +4,58 @@
 
 namespace precis {
 
+namespace {
+
+cpu::AttentionShape attention_shape(const Tensor& q, const Tensor& k, const Tensor& v,
+                                    int64_t heads, const Tensor& out) {
+  check(q.rank() == 3 && k.rank() == 3 && v.shape == k.shape && out.shape == q.shape &&
+            heads > 0 && q.size(0) == k.size(0) && q.size(2) == k.size(2) &&
+            q.size(2) % heads == 0,
+        "attention: q " + q.describe() + ", k " + k.describe() + ", v " + v.describe() +
+            ", out " + out.describe() + ", " + std::to_string(heads) + " heads");
+  return {q.size(0), heads, q.size(1), k.size(1), q.size(2) / heads,
+          q.size(2), k.size(2), v.size(2), out.size(2)};
+}
+
+cpu::DropoutRange dropout_range(const DropoutSpec& d) {
+  check(d.p >= 0 && d.p <= 1, "attention dropout probability " + std::to_string(d.p) +
+                                  " is outside [0, 1]");
+  if (!d.active()) return {};
+  return {true, dropout_threshold(d.p), d.p >= 1 ? 0.0f : 1.0f / float(1.0 - double(d.p)), d.seed,
+          d.stream};
+}
+
+}  // namespace
+
 void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_t heads,
                        float scale, const AttentionMask& mask, const Tensor& out,
-                       const Tensor& probs) {
-  check(q.rank() == 3 && k.rank() == 3 && v.shape == k.shape && out.shape == q.shape &&
-            q.size(0) == k.size(0) && q.size(2) == k.size(2) && q.size(2) % heads == 0,
-        "attention: q " + q.describe() + ", k " + k.describe() + ", v " + v.describe());
-  cpu::AttentionShape s{q.size(0), heads, q.size(1), k.size(1), q.size(2) / heads,
-                        q.size(2),  k.size(2), v.size(2), out.size(2)};
+                       const Tensor& probs, const DropoutSpec& dropout) {
+  cpu::AttentionShape s = attention_shape(q, k, v, heads, out);
   if (probs.ptr) check(probs.shape == Shape({s.batch, heads, s.q_len, s.k_len}),
                        "attention: probs " + probs.describe());
   if (mask.key_padding.ptr)
     check(mask.key_padding.shape == Shape({s.batch, s.k_len}),
           "attention: key padding mask " + mask.key_padding.describe() + " for keys " +
               k.describe());
+  if (q.numel() == 0) return;
   cpu::attention_forward(s, q.f32(), k.f32(), v.f32(),
                          mask.key_padding.ptr ? mask.key_padding.i32() : nullptr, mask.causal,
-                         mask.past, scale, out.f32(), probs.ptr ? probs.f32() : nullptr);
+                         mask.past, scale, out.f32(), probs.ptr ? probs.f32() : nullptr,
+                         dropout_range(dropout));
+}
+
+void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v,
+                        const Tensor& probs, int64_t heads, float scale, const DropoutSpec& dropout,
+                        const Tensor& dq, const Tensor& dk, const Tensor& dv) {
+  cpu::AttentionShape s = attention_shape(q, k, v, heads, dout);
+  check(probs.shape == Shape({s.batch, heads, s.q_len, s.k_len}),
+        "attention backward: probs " + probs.describe() + " (the forward must keep them)");
+  check(dq.shape == q.shape && dk.shape == k.shape && dv.shape == v.shape,
+        "attention backward: dq " + dq.describe() + ", dk " + dk.describe() + ", dv " +
+            dv.describe());
+  if (q.numel() == 0) return;
+  cpu::attention_backward(s, dout.f32(), q.f32(), k.f32(), v.f32(), probs.f32(), scale,
+                          dropout_range(dropout), dq.f32(), dk.f32(), dv.f32());
 }
 
 }  // namespace precis

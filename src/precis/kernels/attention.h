@@ -6,6 +6,7 @@
 #pragma once
 
 #include "precis/core/tensor.h"
+#include "precis/kernels/dropout.h"
 
 namespace precis {
 
@@ -17,8 +18,22 @@ struct AttentionMask {
 
 // q (B, Tq, H*hd); k, v (B, Tk, H*hd); out (B, Tq, H*hd).
 // probs (B, H, Tq, Tk): the softmax, kept for the backward; may be undefined (inference).
+// With dropout (attention_dropout), out = dropout(probs) · v; probs keeps the softmax BEFORE
+// dropout, and the mask is element (b, h, i, j) of the flat (B, H, Tq, Tk) index space of
+// the spec's (seed, stream), so the backward redraws it.
 void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_t heads,
                        float scale, const AttentionMask& mask, const Tensor& out,
-                       const Tensor& probs);
+                       const Tensor& probs, const DropoutSpec& dropout = {});
+
+// Given dout (B, Tq, H*hd), with P = probs, D = dropout(P) and S = scale · q·kᵀ + mask:
+//   dv = Dᵀ · dout                      (=)
+//   dP = keep/(1-p) ∘ (dout · vᵀ)
+//   dS = P ∘ (dP - rowsum(dP ∘ P))      (softmax backward; masked keys have P = 0)
+//   dq = scale · dS · k,  dk = scale · dSᵀ · q   (=)
+// dq, dk, dv have the shapes of q, k, v. Each (batch, head) writes its own columns, so the
+// result does not depend on the thread count.
+void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v,
+                        const Tensor& probs, int64_t heads, float scale, const DropoutSpec& dropout,
+                        const Tensor& dq, const Tensor& dk, const Tensor& dv);
 
 }  // namespace precis

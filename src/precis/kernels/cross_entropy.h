@@ -18,4 +18,12 @@ struct CrossEntropyResult {
 CrossEntropyResult cross_entropy_forward(const Tensor& logits, const Tensor& labels,
                                          const Tensor& losses, float label_smoothing = 0.0f);
 
+// dlogits = d(loss_scale * Σ_counted loss_i) / d logits (=). With p = softmax(logits_i), the
+// per-position loss (1-ε)·(-log p[y]) + ε·mean_v(-log p[v]) has gradient
+//   p[v] - (1-ε)·[v == y] - ε/V.
+// Rows labelled -100 get zeros. loss_scale is 1/counted for the mean (the model's loss and
+// LabelSmoother's), or 1/(counted over the accumulation group). dlogits may alias logits.
+void cross_entropy_backward(const Tensor& logits, const Tensor& labels, float label_smoothing,
+                            float loss_scale, const Tensor& dlogits);
+
 }  // namespace precis

@@ -10,4 +10,11 @@ void add(const Tensor& a, const Tensor& b, const Tensor& out) {
   cpu::add(a.f32(), b.f32(), out.f32(), a.numel());
 }
 
+void add_into(const Tensor& x, const Tensor& out) {
+  check(x.numel() == out.numel(), "add_into: " + x.describe() + " into " + out.describe());
+  cpu::add_into(x.f32(), out.f32(), x.numel());
+}
+
+void scale_in_place(const Tensor& x, float s) { cpu::scale_in_place(x.f32(), s, x.numel()); }
+
 }  // namespace precis

@@ -8,4 +8,10 @@ namespace precis {
 // out = a + b (same shapes; out may alias a or b).
 void add(const Tensor& a, const Tensor& b, const Tensor& out);
 
+// out += x (same element count): the residual stream's gradient gathering its branches.
+void add_into(const Tensor& x, const Tensor& out);
+
+// x *= s.
+void scale_in_place(const Tensor& x, float s);
+
 }  // namespace precis

@@ -12,4 +12,13 @@ void embedding_forward(const Tensor& ids, const Tensor& table, float scale, cons
 // x[b, t] += positions[first_row + t]. x (B, T, d); positions (P, d).
 void add_position_embeddings(const Tensor& x, const Tensor& positions, int64_t first_row);
 
+// dtable[ids[b, t]] += dout[b, t] * scale. dout (B, T, d). Positions whose id equals
+// padding_idx add nothing, as nn.Embedding(padding_idx=...) (padding_idx < 0: none).
+// Repeated ids add up in token order, whatever the thread count.
+void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int64_t padding_idx,
+                        const Tensor& dtable);
+
+// dpositions[first_row + t] += Σ_b dx[b, t]. dx (B, T, d); dpositions (P, d).
+void position_embeddings_backward(const Tensor& dx, int64_t first_row, const Tensor& dpositions);
+
 }  // namespace precis

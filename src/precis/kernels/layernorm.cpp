@@ -14,4 +14,17 @@ void layernorm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias
                          cols, eps);
 }
 
+void layernorm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& mean,
+                        const Tensor& rstd, const Tensor& dx, const Tensor& dweight,
+                        const Tensor& dbias) {
+  int64_t cols = weight.numel(), rows = x.numel() / cols;
+  check(x.shape[-1] == cols && dy.shape == x.shape && dx.shape == x.shape &&
+            dweight.numel() == cols && dbias.numel() == cols && mean.numel() == rows &&
+            rstd.numel() == rows,
+        "layernorm backward: dy " + dy.describe() + ", x " + x.describe() + ", weight " +
+            weight.describe() + ", dx " + dx.describe());
+  cpu::layernorm_backward(dy.f32(), x.f32(), weight.f32(), mean.f32(), rstd.f32(), dx.f32(),
+                          dweight.f32(), dbias.f32(), rows, cols);
+}
+
 }  // namespace precis

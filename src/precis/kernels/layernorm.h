@@ -10,4 +10,13 @@ namespace precis {
 void layernorm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
                        const Tensor& y, const Tensor& mean, const Tensor& rstd);
 
+// With x̂ = (x - mean) * rstd and y = x̂ * weight + bias, given dy (..., C):
+//   dx      = rstd * (g - mean_c(g) - x̂ * mean_c(g * x̂)),  g = dy * weight   (=)
+//   dweight += Σ_rows dy * x̂                                              (+=)
+//   dbias   += Σ_rows dy                                                  (+=)
+// mean and rstd are the forward's. dx may alias dy. Row sums run in a fixed order.
+void layernorm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& mean,
+                        const Tensor& rstd, const Tensor& dx, const Tensor& dweight,
+                        const Tensor& dbias);
+
 }  // namespace precis

@@ -13,4 +13,21 @@ void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, c
                       x.numel() / in, in, out);
 }
 
+void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& dx,
+                     const Tensor& dweight, const Tensor& dbias) {
+  int64_t in = weight.size(1), out = weight.size(0), rows = x.numel() / in;
+  check(x.shape[-1] == in && dy.shape[-1] == out && dy.numel() / out == rows,
+        "linear backward: dy " + dy.describe() + ", x " + x.describe() + ", weight " +
+            weight.describe());
+  check(dx.ptr == nullptr || dx.shape == x.shape, "linear backward: dx " + dx.describe() +
+                                                      " for x " + x.describe());
+  check(dweight.ptr == nullptr || dweight.shape == weight.shape,
+        "linear backward: dweight " + dweight.describe() + " for weight " + weight.describe());
+  check(dbias.ptr == nullptr || dbias.numel() == out, "linear backward: dbias " + dbias.describe());
+  if (rows == 0) return;
+  cpu::linear_backward(dy.f32(), x.f32(), weight.f32(), dx.ptr ? dx.f32() : nullptr,
+                       dweight.ptr ? dweight.f32() : nullptr, dbias.ptr ? dbias.f32() : nullptr,
+                       rows, in, out);
+}
+
 }  // namespace precis

@@ -35,12 +35,13 @@ void masked_softmax_row(float* row, int64_t n, const int32_t* key_mask, int64_t 
 
 void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v,
                        const int32_t* key_mask, bool causal, int64_t past, float scale,
-                       float* out, float* probs) {
-  const int64_t pairs = s.batch * s.heads;
+                       float* out, float* probs, const DropoutRange& dropout) {
+  const int64_t pairs = s.batch * s.heads, plane = s.q_len * s.k_len;
   // One (batch, head) pair per task; inside a parallel region OpenBLAS runs single-threaded.
 #pragma omp parallel
   {
-    std::vector<float> scratch(probs ? 0 : size_t(s.q_len * s.k_len));
+    std::vector<float> scores_scratch(probs ? 0 : size_t(plane));
+    std::vector<float> dropped(dropout.active ? size_t(plane) : 0);
 #pragma omp for schedule(static)
     for (int64_t p = 0; p < pairs; ++p) {
       int64_t b = p / s.heads, h = p % s.heads;
@@ -48,7 +49,7 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
       const float* kb = k + b * s.k_len * s.k_stride + h * s.head_dim;
       const float* vb = v + b * s.k_len * s.v_stride + h * s.head_dim;
       float* ob = out + b * s.q_len * s.out_stride + h * s.head_dim;
-      float* scores = probs ? probs + p * s.q_len * s.k_len : scratch.data();
+      float* scores = probs ? probs + p * plane : scores_scratch.data();
       // scores (Tq, Tk) = scale * q_bh · k_bhᵀ
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(s.q_len), int(s.k_len),
                   int(s.head_dim), scale, qb, int(s.q_stride), kb, int(s.k_stride), 0.0f, scores,
@@ -58,10 +59,77 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
         int64_t limit = causal ? i + past : s.k_len;
         masked_softmax_row(scores + i * s.k_len, s.k_len, row_mask, limit);
       }
-      // out_bh (Tq, hd) = probs · v_bh
+      // attention_dropout on the probabilities; `scores` keeps them undropped.
+      const float* weights = scores;
+      if (dropout.active) {
+        dropout_range(scores, dropped.data(), plane, uint64_t(p * plane), dropout.threshold,
+                      dropout.scale, dropout.seed, dropout.stream);
+        weights = dropped.data();
+      }
+      // out_bh (Tq, hd) = weights · v_bh
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.q_len), int(s.head_dim),
-                  int(s.k_len), 1.0f, scores, int(s.k_len), vb, int(s.v_stride), 0.0f, ob,
+                  int(s.k_len), 1.0f, weights, int(s.k_len), vb, int(s.v_stride), 0.0f, ob,
                   int(s.out_stride));
+    }
+  }
+}
+
+void attention_backward(const AttentionShape& s, const float* dout, const float* q, const float* k,
+                        const float* v, const float* probs, float scale,
+                        const DropoutRange& dropout, float* dq, float* dk, float* dv) {
+  const int64_t pairs = s.batch * s.heads, plane = s.q_len * s.k_len;
+  // dq, dk, dv have the strides of q, k, v; each pair writes only its own head's columns.
+#pragma omp parallel
+  {
+    std::vector<float> dprobs(static_cast<size_t>(plane));
+    std::vector<float> dropped(dropout.active ? size_t(plane) : 0);
+#pragma omp for schedule(static)
+    for (int64_t p = 0; p < pairs; ++p) {
+      int64_t b = p / s.heads, h = p % s.heads;
+      int64_t head = h * s.head_dim;
+      const float* qb = q + b * s.q_len * s.q_stride + head;
+      const float* kb = k + b * s.k_len * s.k_stride + head;
+      const float* vb = v + b * s.k_len * s.v_stride + head;
+      const float* dob = dout + b * s.q_len * s.out_stride + head;
+      const float* pb = probs + p * plane;
+      float* dP = dprobs.data();
+      // The weights the forward multiplied v by: the probabilities, dropped out.
+      const float* weights = pb;
+      if (dropout.active) {
+        dropout_range(pb, dropped.data(), plane, uint64_t(p * plane), dropout.threshold,
+                      dropout.scale, dropout.seed, dropout.stream);
+        weights = dropped.data();
+      }
+      // out = weights · v  =>  dv (Tk, hd) = weightsᵀ · dout
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(s.k_len), int(s.head_dim),
+                  int(s.q_len), 1.0f, weights, int(s.k_len), dob, int(s.out_stride), 0.0f,
+                  dv + b * s.k_len * s.v_stride + head, int(s.v_stride));
+      //                    d weights (Tq, Tk) = dout · vᵀ
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(s.q_len), int(s.k_len),
+                  int(s.head_dim), 1.0f, dob, int(s.out_stride), vb, int(s.v_stride), 0.0f, dP,
+                  int(s.k_len));
+      // weights = probs ∘ keep/(1-p)  =>  dprobs = d weights ∘ keep/(1-p) (the same mask)
+      if (dropout.active)
+        dropout_range(dP, dP, plane, uint64_t(p * plane), dropout.threshold, dropout.scale,
+                      dropout.seed, dropout.stream);
+      // Softmax: dscores_j = P_j · (dP_j - Σ_l P_l·dP_l). Masked keys have P = 0 and get 0.
+      for (int64_t i = 0; i < s.q_len; ++i) {
+        const float* pr = pb + i * s.k_len;
+        float* dr = dP + i * s.k_len;
+        double dot = 0.0;
+        for (int64_t j = 0; j < s.k_len; ++j) dot += double(pr[j]) * dr[j];
+        float fdot = float(dot);
+#pragma omp simd
+        for (int64_t j = 0; j < s.k_len; ++j) dr[j] = pr[j] * (dr[j] - fdot);
+      }
+      // scores = scale · q·kᵀ  =>  dq (Tq, hd) = scale · dscores · k
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.q_len), int(s.head_dim),
+                  int(s.k_len), scale, dP, int(s.k_len), kb, int(s.k_stride), 0.0f,
+                  dq + b * s.q_len * s.q_stride + head, int(s.q_stride));
+      //                         dk (Tk, hd) = scale · dscoresᵀ · q
+      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(s.k_len), int(s.head_dim),
+                  int(s.q_len), scale, dP, int(s.k_len), qb, int(s.q_stride), 0.0f,
+                  dk + b * s.k_len * s.k_stride + head, int(s.k_stride));
     }
   }
 }

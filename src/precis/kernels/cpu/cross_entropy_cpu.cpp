@@ -36,4 +36,31 @@ double cross_entropy_forward(const float* logits, const int32_t* labels, float* 
   return total;
 }
 
+void cross_entropy_backward(const float* logits, const int32_t* labels, float* dlogits, int64_t n,
+                            int64_t vocab, float label_smoothing, float loss_scale) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    const float* row = logits + i * vocab;
+    float* drow = dlogits + i * vocab;  // may be `row` itself: each element is read, then written
+    if (labels[i] == kIgnoreIndex) {
+      for (int64_t j = 0; j < vocab; ++j) drow[j] = 0.0f;
+      continue;
+    }
+    float max = row[0];
+    for (int64_t j = 1; j < vocab; ++j) max = row[j] > max ? row[j] : max;
+    double sum = 0.0;
+    for (int64_t j = 0; j < vocab; ++j) sum += std::exp(double(row[j] - max));
+    // p_j = exp(l_j - max) / sum, scaled by loss_scale in the same multiplication.
+    float p_scale = float(double(loss_scale) / sum);
+    // loss = (1-ε)·(log Z - l_y) + ε·(log Z - mean_v l_v)
+    //   d/dl_j = p_j                  (log Z, weight (1-ε) + ε = 1)
+    //          - (1-ε)·[j == y]       (the label's logit)
+    //          - ε/V                  (the mean over the vocabulary)
+    float uniform = loss_scale * label_smoothing / float(vocab);
+#pragma omp simd
+    for (int64_t j = 0; j < vocab; ++j) drow[j] = std::exp(row[j] - max) * p_scale - uniform;
+    drow[labels[i]] -= loss_scale * (1.0f - label_smoothing);
+  }
+}
+
 }  // namespace precis::cpu

@@ -1,6 +1,13 @@
+#include <algorithm>
+
 #include "precis/kernels/cpu/kernels_cpu.h"
 
 namespace precis::cpu {
+
+namespace {
+// Columns per task of the reductions over rows; rows are always summed in order.
+constexpr int64_t kColumnBlock = 64;
+}  // namespace
 
 void embedding_forward(const int32_t* ids, const float* table, float* out, int64_t n, int64_t dim,
                        int64_t, float scale) {
@@ -23,6 +30,39 @@ void add_position_embeddings(float* x, const float* positions, int64_t batch, in
 #pragma omp simd
       for (int64_t c = 0; c < dim; ++c) o[c] += p[c];
     }
+}
+
+
+void embedding_backward(const float* dout, const int32_t* ids, float* dtable, int64_t n,
+                        int64_t dim, float scale, int64_t padding_idx) {
+  // out[i] = table[ids[i]]·scale  =>  dtable[ids[i]] += dout[i]·scale. Threads split the
+  // columns, never the tokens, so a row hit by several tokens adds them in token order.
+  const int64_t blocks = (dim + kColumnBlock - 1) / kColumnBlock;
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    int64_t c0 = blk * kColumnBlock, width = std::min(kColumnBlock, dim - c0);
+    for (int64_t i = 0; i < n; ++i) {
+      if (ids[i] == padding_idx) continue;  // nn.Embedding(padding_idx): no gradient
+      float* row = dtable + int64_t(ids[i]) * dim + c0;
+      const float* g = dout + i * dim + c0;
+#pragma omp simd
+      for (int64_t c = 0; c < width; ++c) row[c] += g[c] * scale;
+    }
+  }
+}
+
+void position_embeddings_backward(const float* dx, float* dpositions, int64_t batch, int64_t len,
+                                  int64_t dim, int64_t first_row) {
+  // x[b, t] += positions[first_row + t]  =>  dpositions[first_row + t] += Σ_b dx[b, t]
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < len; ++t) {
+    float* o = dpositions + (first_row + t) * dim;
+    for (int64_t b = 0; b < batch; ++b) {
+      const float* g = dx + (b * len + t) * dim;
+#pragma omp simd
+      for (int64_t c = 0; c < dim; ++c) o[c] += g[c];
+    }
+  }
 }
 
 }  // namespace precis::cpu

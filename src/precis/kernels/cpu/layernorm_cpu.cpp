@@ -1,8 +1,14 @@
+#include <algorithm>
 #include <cmath>
 
 #include "precis/kernels/cpu/kernels_cpu.h"
 
 namespace precis::cpu {
+
+namespace {
+// Columns per task of the reductions over rows; rows are always summed in order.
+constexpr int64_t kColumnBlock = 64;
+}  // namespace
 
 void layernorm_forward(const float* x, const float* weight, const float* bias, float* y,
                        float* mean, float* rstd, int64_t rows, int64_t cols, float eps) {
@@ -24,6 +30,57 @@ void layernorm_forward(const float* x, const float* weight, const float* bias, f
     for (int64_t c = 0; c < cols; ++c) yr[c] = (xr[c] - m) * s * weight[c] + bias[c];
     mean[r] = m;
     rstd[r] = s;
+  }
+}
+
+
+void layernorm_backward(const float* dy, const float* x, const float* weight, const float* mean,
+                        const float* rstd, float* dx, float* dweight, float* dbias, int64_t rows,
+                        int64_t cols) {
+  // Parameter gradients first (dx may alias dy): columns split across threads, each sums
+  // its columns over the rows in order, so the result is independent of the thread count.
+  const int64_t blocks = (cols + kColumnBlock - 1) / kColumnBlock;
+#pragma omp parallel for schedule(static)
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    int64_t c0 = blk * kColumnBlock, width = std::min(kColumnBlock, cols - c0);
+    double dw[kColumnBlock] = {}, db[kColumnBlock] = {};
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* dyr = dy + r * cols + c0;
+      const float* xr = x + r * cols + c0;
+      float m = mean[r], s = rstd[r];
+#pragma omp simd
+      for (int64_t c = 0; c < width; ++c) {
+        dw[c] += dyr[c] * ((xr[c] - m) * s);  // dL/dweight += dy · x̂
+        db[c] += dyr[c];                      // dL/dbias   += dy
+      }
+    }
+    for (int64_t c = 0; c < width; ++c) {
+      dweight[c0 + c] += float(dw[c]);
+      dbias[c0 + c] += float(db[c]);
+    }
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* dyr = dy + r * cols;
+    const float* xr = x + r * cols;
+    float* dxr = dx + r * cols;
+    float m = mean[r], s = rstd[r];
+    // With g = dy·w: mean_c(g) and mean_c(g·x̂), the two terms the normalisation feeds back.
+    double g_sum = 0.0, gx_sum = 0.0;
+    for (int64_t c = 0; c < cols; ++c) {
+      float g = dyr[c] * weight[c];
+      g_sum += g;
+      gx_sum += double(g) * ((xr[c] - m) * s);
+    }
+    float g_mean = float(g_sum / double(cols)), gx_mean = float(gx_sum / double(cols));
+#pragma omp simd
+    for (int64_t c = 0; c < cols; ++c) {
+      float xhat = (xr[c] - m) * s;
+      // dx = rstd · (g            direct path through x̂
+      //              - mean(g)    through the mean
+      //              - x̂·mean(g·x̂))  through the variance
+      dxr[c] = s * (dyr[c] * weight[c] - g_mean - xhat * gx_mean);
+    }
   }
 }
 

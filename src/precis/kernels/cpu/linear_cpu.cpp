@@ -1,10 +1,43 @@
 #include <cblas.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "precis/kernels/cpu/kernels_cpu.h"
 
 namespace precis::cpu {
+
+namespace {
+
+// C (m, n) = alpha · op(A) · op(B) + beta · C, row-major, computed as a fixed grid of
+// kTile x kTile tiles of C, one single-threaded sgemm per tile (OpenBLAS runs
+// single-threaded inside an OpenMP region). OpenBLAS's own threading changes how a product
+// is split with the thread count, and so its rounding; here the tiles, and therefore the
+// bits, depend on the shapes alone.
+constexpr int64_t kTile = 256;
+
+void gemm_tiled(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                int64_t ldc) {
+  const int64_t row_tiles = (m + kTile - 1) / kTile, col_tiles = (n + kTile - 1) / kTile;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t rt = 0; rt < row_tiles; ++rt)
+    for (int64_t ct = 0; ct < col_tiles; ++ct) {
+      int64_t r0 = rt * kTile, c0 = ct * kTile;
+      int64_t rows = std::min(kTile, m - r0), cols = std::min(kTile, n - c0);
+      // Rows r0.. of op(A): A's rows (no transpose) or columns (transposed); likewise B.
+      const float* at = trans_a ? a + r0 : a + r0 * lda;
+      const float* bt = trans_b ? b + c0 * ldb : b + c0;
+      cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+                  trans_b ? CblasTrans : CblasNoTrans, int(rows), int(cols), int(k), alpha, at,
+                  int(lda), bt, int(ldb), beta, c + r0 * ldc + c0, int(ldc));
+    }
+}
+
+// Columns per task of the bias sum; the rows are always summed in order 0..n-1.
+constexpr int64_t kColumnBlock = 64;
+
+}  // namespace
 
 void linear_forward(const float* x, const float* w, const float* b, float* y, int64_t n, int64_t in,
                     int64_t out) {
@@ -15,8 +48,31 @@ void linear_forward(const float* x, const float* w, const float* b, float* y, in
     for (int64_t i = 0; i < n; ++i) std::memcpy(y + i * out, b, sizeof(float) * out);
     beta = 1.0f;
   }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(n), int(out), int(in), 1.0f, x, int(in),
-              w, int(in), beta, y, int(out));
+  // y (n, out) = x · wᵀ
+  gemm_tiled(false, true, n, out, in, 1.0f, x, in, w, in, beta, y, out);
+}
+
+void linear_backward(const float* dy, const float* x, const float* w, float* dx, float* dw,
+                     float* db, int64_t n, int64_t in, int64_t out) {
+  // y = x·wᵀ + b  =>  dL/dx (n, in) = dy · w
+  if (dx) gemm_tiled(false, false, n, in, out, 1.0f, dy, out, w, in, 0.0f, dx, in);
+  //                   dL/dw (out, in) += dyᵀ · x   (beta = 1 accumulates)
+  if (dw) gemm_tiled(true, false, out, in, n, 1.0f, dy, out, x, in, 1.0f, dw, in);
+  //                   dL/db (out) += Σ_rows dy, in double, rows in order
+  if (db) {
+    const int64_t blocks = (out + kColumnBlock - 1) / kColumnBlock;
+#pragma omp parallel for schedule(static)
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      int64_t c0 = blk * kColumnBlock, width = std::min(kColumnBlock, out - c0);
+      double acc[kColumnBlock] = {};
+      for (int64_t r = 0; r < n; ++r) {
+        const float* row = dy + r * out + c0;
+#pragma omp simd
+        for (int64_t c = 0; c < width; ++c) acc[c] += row[c];
+      }
+      for (int64_t c = 0; c < width; ++c) db[c0 + c] += float(acc[c]);
+    }
+  }
 }
 
 }  // namespace precis::cpu

@@ -1,0 +1,35 @@
+#include "precis/kernels/dropout.h"
+
+#include <cstring>
+#include <string>
+
+#include "precis/kernels/cpu/kernels_cpu.h"
+
+namespace precis {
+
+namespace {
+
+void apply_dropout(const Tensor& x, const DropoutSpec& d, const Tensor& y, const char* what) {
+  check(x.numel() == y.numel(), std::string(what) + ": " + x.describe() + " -> " + y.describe());
+  check(d.p >= 0 && d.p <= 1,
+        std::string(what) + ": probability " + std::to_string(d.p) + " is outside [0, 1]");
+  if (!d.active()) {
+    if (x.ptr != y.ptr) std::memcpy(y.f32(), x.f32(), x.nbytes());
+    return;
+  }
+  float scale = d.p >= 1 ? 0.0f : 1.0f / float(1.0 - double(d.p));
+  cpu::dropout(x.f32(), y.f32(), x.numel(), dropout_threshold(d.p), scale, d.seed, d.stream);
+}
+
+}  // namespace
+
+void dropout_forward(const Tensor& x, const DropoutSpec& d, const Tensor& y) {
+  apply_dropout(x, d, y, "dropout");
+}
+
+void dropout_backward(const Tensor& dy, const DropoutSpec& d, const Tensor& dx) {
+  // y = x·keep/(1-p)  =>  dx = dy·keep/(1-p): the forward applied to dy with the same mask.
+  apply_dropout(dy, d, dx, "dropout backward");
+}
+
+}  // namespace precis

@@ -1,0 +1,36 @@
+// Inverted dropout (torch.nn.functional.dropout in training mode): keep an element with
+// probability 1-p and scale what is kept by 1/(1-p). The keep decision for element i is a
+// pure function of (seed, stream, i) (core/rng.h), the same on every device and thread
+// count: element i is kept iff random_bits(seed, stream, i) >= dropout_threshold(p).
+// The scale is computed as torch does, in float: 1 / float(1 - p). p >= 1 drops everything.
+// How callers pick `stream`: see dropout_stream() in core/rng.h.
+#pragma once
+
+#include <cstdint>
+
+#include "precis/core/rng.h"
+#include "precis/core/tensor.h"
+
+namespace precis {
+
+struct DropoutSpec {
+  float p = 0;  // drop probability; 0: identity
+  uint64_t seed = 0;
+  uint64_t stream = 0;
+  bool active() const { return p > 0; }
+};
+
+// round(p · 2^32), saturated: P(bits < threshold) = p to within 2^-32.
+inline uint64_t dropout_threshold(float p) {
+  if (p <= 0) return 0;
+  if (p >= 1) return uint64_t(1) << 32;
+  return uint64_t(double(p) * 4294967296.0 + 0.5);
+}
+
+// y = x * keep / (1-p); y may alias x. Flat index i runs over x's elements.
+void dropout_forward(const Tensor& x, const DropoutSpec& d, const Tensor& y);
+
+// dx = dy * keep / (1-p), the same mask as the forward; dx may alias dy.
+void dropout_backward(const Tensor& dy, const DropoutSpec& d, const Tensor& dx);
+
+}  // namespace precis

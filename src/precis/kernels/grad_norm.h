@@ -1,0 +1,13 @@
+// The squared L2 norm of a gradient buffer, for clip_grad_norm_ (spec §3.7):
+// total = sqrt(Σ over parameters of sum_of_squares(grad)).
+#pragma once
+
+#include "precis/core/tensor.h"
+
+namespace precis {
+
+// Σ x², accumulated in double. Elements are summed in fixed blocks whose partial sums are
+// added in block order, so the value depends on the data only, never on the thread count.
+double sum_of_squares(const Tensor& x);
+
+}  // namespace precis

@@ -1,0 +1,21 @@
+// AdamW exactly as torch.optim.AdamW (torch 1.13, `_single_tensor_adamw`, the non-foreach
+// path), over a flat range of n floats. Per element, with step t counted from 1:
+//   param *= 1 - lr·wd                                  (decoupled decay first)
+//   m      = β1·m + (1-β1)·g
+//   v      = β2·v + (1-β2)·g²
+//   denom  = sqrt(v) / sqrt(1 - β2^t) + eps
+//   param -= (lr / (1 - β1^t)) · m / denom
+// Scalars are formed in double and rounded to float once, as torch does with Python floats;
+// the element math is float. Elementwise, so the result never depends on the thread count.
+#pragma once
+
+#include "precis/core/tensor.h"
+
+namespace precis {
+
+// params, grads, exp_avg, exp_avg_sq: the same number of F32 elements (any shapes).
+void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
+                  const Tensor& exp_avg_sq, float lr, float beta1, float beta2, float eps,
+                  float weight_decay, int64_t step);
+
+}  // namespace precis
