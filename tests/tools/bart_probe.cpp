@@ -4,6 +4,8 @@
 //   bart_probe forward MODEL_DIR BATCH.safetensors OUT.safetensors
 //       BATCH holds input_ids, attention_mask, decoder_input_ids (any int dtype) and
 //       optionally labels; OUT gets logits, encoder_output and (with labels) loss.
+//   bart_probe grad MODEL_DIR BATCH.safetensors OUT.safetensors [LABEL_SMOOTHING]
+//       the gradient of the mean loss for every parameter (by HF name) and the loss.
 //   bart_probe resave MODEL_DIR OUT_DIR [MAX_SHARD_BYTES]
 //       loads the model and saves it again (config.json + safetensors).
 #include <cstdio>
@@ -49,12 +51,46 @@ int forward(const std::string& model_dir, const std::string& batch_path, const s
   return 0;
 }
 
+int grad(const std::string& model_dir, const std::string& batch_path, const std::string& out_path,
+         float label_smoothing) {
+  BartModel model = BartModel::load(model_dir);
+  SafetensorsReader file = SafetensorsReader::open(batch_path);
+  Arena inputs(64 << 20);
+  Seq2SeqBatch batch;
+  batch.input_ids = read_ids(file, "input_ids", inputs);
+  batch.attention_mask = read_ids(file, "attention_mask", inputs);
+  batch.decoder_input_ids = read_ids(file, "decoder_input_ids", inputs);
+  batch.labels = read_ids(file, "labels", inputs);
+  int64_t B = batch.input_ids.size(0), S = batch.input_ids.size(1), T = batch.decoder_input_ids.size(1);
+  Arena measure = Arena::measuring();
+  allocate_activations(model.config, measure, B, S, T, true);
+  allocate_grad_scratch(model.config, measure, B, S, T);
+  Arena arena(measure.used());
+  BartActivations acts = allocate_activations(model.config, arena, B, S, T, true);
+  BartGradScratch scratch = allocate_grad_scratch(model.config, arena, B, S, T);
+  BartModel grads = BartModel::allocate(model.config);
+  bart_forward(model.config, model.params, batch, acts);
+  CrossEntropyResult ce = bart_loss(batch, acts, label_smoothing);
+  float loss_value = float(ce.mean());
+  bart_backward(model.config, model.params, batch, acts, {}, label_smoothing, float(1.0 / double(ce.counted)),
+                grads.params, scratch);
+  std::vector<NamedTensor> out;
+  visit_parameters(grads.config, grads.params, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer) out.push_back({name, t});
+  });
+  out.push_back({"loss", Tensor{&loss_value, Shape{}, DType::F32, Device::CPU}});
+  write_safetensors(out_path, out);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     std::string cmd = argc > 1 ? argv[1] : "";
     if (cmd == "forward" && argc == 5) return forward(argv[2], argv[3], argv[4]);
+    if (cmd == "grad" && (argc == 5 || argc == 6))
+      return grad(argv[2], argv[3], argv[4], argc == 6 ? std::stof(argv[5]) : 0.0f);
     if (cmd == "resave" && (argc == 4 || argc == 5)) {
       BartModel model = BartModel::load(argv[2]);
       model.save(argv[3], argc == 5 ? std::stoull(argv[4]) : 5'000'000'000ull);

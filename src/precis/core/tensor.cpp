@@ -43,6 +43,13 @@ Tensor Tensor::view(Shape s) const {
   return t;
 }
 
+Tensor Tensor::prefix(Shape s) const {
+  check(s.numel() <= numel(), "cannot take " + s.str() + " from " + describe());
+  Tensor t = *this;
+  t.shape = s;
+  return t;
+}
+
 Tensor Tensor::slice(int64_t begin, int64_t end) const {
   check(rank() >= 1 && 0 <= begin && begin <= end && end <= shape[0],
         "slice [" + std::to_string(begin) + ", " + std::to_string(end) + ") out of " + describe());

@@ -44,6 +44,8 @@ struct Tensor {
 
   // The same memory seen with another shape of equal element count.
   Tensor view(Shape s) const;
+  // The first shape.numel() elements seen with `shape` (scratch buffers sized for the largest use).
+  Tensor prefix(Shape s) const;
   // Rows [begin, end) of the first dimension.
   Tensor slice(int64_t begin, int64_t end) const;
 

@@ -1,5 +1,9 @@
 #include "precis/model/bart.h"
 
+#include "precis/model/bart_dropout.h"
+
+#include <algorithm>
+
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/embedding.h"
 #include "precis/kernels/linear.h"
@@ -67,8 +71,21 @@ void check_batch(const Seq2SeqBatch& b, const BartActivations& a) {
 
 }  // namespace
 
+BartGradScratch allocate_grad_scratch(const BartConfig& c, Arena& arena, int64_t B, int64_t S,
+                                      int64_t T) {
+  const int64_t L = std::max(S, T), d = c.d_model;
+  BartGradScratch s;
+  s.d_hidden = arena.alloc({B, L, d});
+  s.d_branch = arena.alloc({B, L, d});
+  s.d_ffn = arena.alloc({B, L, std::max(c.encoder_ffn_dim, c.decoder_ffn_dim)});
+  s.d_encoder_output = arena.alloc({B, S, d});
+  s.attention = allocate_attention_grads(arena, B, L, L, d);
+  return s;
+}
+
 void bart_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& batch,
-                  BartActivations& a) {
+                  BartActivations& a, const BartDropoutContext& ctx) {
+  namespace drop = bart_dropout;
   check_batch(batch, a);
   const float eps = BartConfig::kLayerNormEps;
 
@@ -77,16 +94,20 @@ void bart_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& 
   add_position_embeddings(a.encoder_embedded, p.encoder_positions, BartConfig::kPositionOffset);
   layer_norm_forward(p.encoder_layernorm_embedding, a.encoder_embedded, eps,
                      a.encoder_layernorm_embedding);
+  dropout_forward(a.encoder_layernorm_embedding.out, drop::embedding(c, ctx, drop::kEncoderEmbedding),
+                  a.encoder_layernorm_embedding.out);
   AttentionMask source_mask{batch.attention_mask, false, 0};
   const Tensor* h = &a.encoder_layernorm_embedding.out;
   for (size_t i = 0; i < a.encoder_layers.size(); ++i) {
     const auto& lp = p.encoder_layers[i];
     auto& la = a.encoder_layers[i];
+    const uint32_t id = uint32_t(i);
     attention_block_forward(lp.self_attn, *h, *h, c.encoder_attention_heads, source_mask,
-                            la.self_attn);
+                            drop::attention(c, ctx, id), la.self_attn);
     add(*h, la.self_attn.out, la.residual1);
     layer_norm_forward(lp.self_attn_layer_norm, la.residual1, eps, la.self_attn_layer_norm);
-    feed_forward_forward(lp.ffn, c.activation, la.self_attn_layer_norm.out, la.ffn);
+    feed_forward_forward(lp.ffn, c.activation, la.self_attn_layer_norm.out,
+                         drop::feed_forward(c, ctx, id), la.ffn);
     add(la.self_attn_layer_norm.out, la.ffn.fc2, la.residual2);
     layer_norm_forward(lp.final_layer_norm, la.residual2, eps, la.final_layer_norm);
     h = &la.final_layer_norm.out;
@@ -98,19 +119,25 @@ void bart_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& 
   add_position_embeddings(a.decoder_embedded, p.decoder_positions, BartConfig::kPositionOffset);
   layer_norm_forward(p.decoder_layernorm_embedding, a.decoder_embedded, eps,
                      a.decoder_layernorm_embedding);
+  dropout_forward(a.decoder_layernorm_embedding.out, drop::embedding(c, ctx, drop::kDecoderEmbedding),
+                  a.decoder_layernorm_embedding.out);
   AttentionMask causal{Tensor{}, true, 0};
   h = &a.decoder_layernorm_embedding.out;
   for (size_t i = 0; i < a.decoder_layers.size(); ++i) {
     const auto& lp = p.decoder_layers[i];
     auto& la = a.decoder_layers[i];
-    attention_block_forward(lp.self_attn, *h, *h, c.decoder_attention_heads, causal, la.self_attn);
+    const uint32_t id = drop::kDecoder + uint32_t(i);
+    attention_block_forward(lp.self_attn, *h, *h, c.decoder_attention_heads, causal,
+                            drop::attention(c, ctx, id), la.self_attn);
     add(*h, la.self_attn.out, la.residual1);
     layer_norm_forward(lp.self_attn_layer_norm, la.residual1, eps, la.self_attn_layer_norm);
     attention_block_forward(lp.encoder_attn, la.self_attn_layer_norm.out, encoder_out,
-                            c.decoder_attention_heads, source_mask, la.encoder_attn);
+                            c.decoder_attention_heads, source_mask,
+                            drop::attention(c, ctx, id, true), la.encoder_attn);
     add(la.self_attn_layer_norm.out, la.encoder_attn.out, la.residual2);
     layer_norm_forward(lp.encoder_attn_layer_norm, la.residual2, eps, la.encoder_attn_layer_norm);
-    feed_forward_forward(lp.ffn, c.activation, la.encoder_attn_layer_norm.out, la.ffn);
+    feed_forward_forward(lp.ffn, c.activation, la.encoder_attn_layer_norm.out,
+                         drop::feed_forward(c, ctx, id), la.ffn);
     add(la.encoder_attn_layer_norm.out, la.ffn.fc2, la.residual3);
     layer_norm_forward(lp.final_layer_norm, la.residual3, eps, la.final_layer_norm);
     h = &la.final_layer_norm.out;

@@ -47,14 +47,42 @@ struct BartActivations {
   const Tensor& decoder_output() const;  // (B, T, d)
 };
 
+// Training-mode dropout: masks are a pure function of (seed, step, micro-batch, layer, site),
+// so a step is reproducible on any device and thread count, and the backward regenerates them.
+struct BartDropoutContext {
+  bool training = false;
+  uint64_t seed = 0;
+  uint64_t step = 0;
+  uint32_t micro_batch = 0;
+};
+
+// Gradient scratch for one step: activation gradients, reused layer after layer.
+struct BartGradScratch {
+  Tensor d_hidden;         // (B, max(S, T), d) gradient of the running hidden state
+  Tensor d_branch;         // (B, max(S, T), d) gradient of a block's output branch
+  Tensor d_ffn;            // (B, max(S, T), max ffn)
+  Tensor d_encoder_output; // (B, S, d) summed over the decoder's cross-attentions
+  AttentionGradScratch attention;
+};
+
 // Lays out the activations for a (batch, source_len, target_len) step; `training` keeps
 // what the backward needs (attention probabilities). Use a measuring arena to size it.
 BartActivations allocate_activations(const BartConfig& config, Arena& arena, int64_t batch,
                                      int64_t source_len, int64_t target_len, bool training);
 
+BartGradScratch allocate_grad_scratch(const BartConfig& config, Arena& arena, int64_t batch,
+                                      int64_t source_len, int64_t target_len);
+
 // Encoder, decoder and LM head: fills `acts` up to acts.logits.
 void bart_forward(const BartConfig& config, const BartParams& params, const Seq2SeqBatch& batch,
-                  BartActivations& acts);
+                  BartActivations& acts, const BartDropoutContext& dropout = {});
+
+// Backward of loss_scale * Σ per-token loss (loss_scale = 1 / counted tokens gives the
+// gradient of the mean). Parameter gradients accumulate into `grads` (+=); acts.logits is
+// overwritten with its gradient. `dropout` must be the context the forward ran with.
+void bart_backward(const BartConfig& config, const BartParams& params, const Seq2SeqBatch& batch,
+                   BartActivations& acts, const BartDropoutContext& dropout, float label_smoothing,
+                   float loss_scale, BartParams& grads, BartGradScratch& scratch);
 
 // Cross-entropy of acts.logits against batch.labels (torch's mean over non-ignored tokens).
 CrossEntropyResult bart_loss(const Seq2SeqBatch& batch, BartActivations& acts,

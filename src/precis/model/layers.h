@@ -1,19 +1,22 @@
 // Layer functions shared by BART's encoder, decoder and cross-attention (and later T5):
-// each takes its parameters, its inputs and the activation struct it fills for the backward.
+// each takes its parameters, its inputs and the activation struct it fills; the backward
+// beside it takes the same struct. Dropout is applied in place where the backward does not
+// need the value before it, and recomputed from the counter-based RNG in the backward.
 #pragma once
 
 #include "precis/core/arena.h"
 #include "precis/kernels/activation.h"
 #include "precis/kernels/attention.h"
+#include "precis/kernels/dropout.h"
 #include "precis/model/bart_params.h"
 
 namespace precis {
 
 struct AttentionActivations {
   Tensor q, k, v;  // (B, Tq, d), (B, Tk, d), (B, Tk, d): projections, heads packed
-  Tensor probs;    // (B, H, Tq, Tk) softmax, for the backward (undefined in inference)
+  Tensor probs;    // (B, H, Tq, Tk) softmax before dropout, for the backward (undefined in inference)
   Tensor context;  // (B, Tq, d) heads concatenated: input of out_proj
-  Tensor out;      // (B, Tq, d) out_proj output
+  Tensor out;      // (B, Tq, d) out_proj output, after residual dropout when training
 };
 
 struct LayerNormActivations {
@@ -23,27 +26,64 @@ struct LayerNormActivations {
 
 struct FeedForwardActivations {
   Tensor fc1;  // (B, T, ffn) before the activation
-  Tensor act;  // (B, T, ffn) after it
-  Tensor fc2;  // (B, T, d)
+  Tensor act;  // (B, T, ffn) after it, and after activation dropout when training
+  Tensor fc2;  // (B, T, d), after residual dropout when training
 };
 
-// Allocation of one block's activations from an arena (measuring or real).
+// Dropout of one block: attention probabilities, activation, residual branch.
+struct BlockDropout {
+  DropoutSpec attention, activation, residual;
+};
+
+// Gradient scratch for one attention block, sized for the largest use.
+struct AttentionGradScratch {
+  Tensor dq, dk, dv;  // (B, Tq|Tk, d)
+  Tensor dcontext;    // (B, Tq, d)
+  Tensor tmp;         // (B, max(Tq, Tk), d)
+};
+
 AttentionActivations allocate_attention(Arena& arena, int64_t batch, int64_t q_len, int64_t k_len,
                                         int64_t d, int64_t heads, bool keep_probs);
 LayerNormActivations allocate_layer_norm(Arena& arena, int64_t batch, int64_t len, int64_t d);
 FeedForwardActivations allocate_feed_forward(Arena& arena, int64_t batch, int64_t len, int64_t d,
                                              int64_t ffn);
+AttentionGradScratch allocate_attention_grads(Arena& arena, int64_t batch, int64_t q_len,
+                                              int64_t k_len, int64_t d);
 
 // BART attention: q = (x·Wq + bq) * head_dim^-0.5, k/v from `kv` (x itself for
-// self-attention, the encoder output for cross-attention).
+// self-attention, the encoder output for cross-attention); out = dropout(out_proj(...)).
 void attention_block_forward(const AttentionParams& p, const Tensor& x, const Tensor& kv,
-                             int64_t heads, const AttentionMask& mask, AttentionActivations& a);
+                             int64_t heads, const AttentionMask& mask, const BlockDropout& dropout,
+                             AttentionActivations& a);
+// Inference (no dropout).
+inline void attention_block_forward(const AttentionParams& p, const Tensor& x, const Tensor& kv,
+                                    int64_t heads, const AttentionMask& mask, AttentionActivations& a) {
+  attention_block_forward(p, x, kv, heads, mask, BlockDropout{}, a);
+}
+// d_out: gradient of the block's output (after its dropout); overwritten.
+// dx = (x's share), written; dkv += (kv's share) when kv is a different tensor from x,
+// added into dx when `self_attention`.
+void attention_block_backward(const AttentionParams& p, const Tensor& x, const Tensor& kv,
+                              int64_t heads, const BlockDropout& dropout, AttentionActivations& a,
+                              const Tensor& d_out, AttentionGradScratch& s, AttentionParams& grads,
+                              const Tensor& dx, const Tensor& dkv, bool self_attention);
 
 void layer_norm_forward(const LayerNormParams& p, const Tensor& x, float eps,
                         LayerNormActivations& a);
+void layer_norm_backward(const LayerNormParams& p, const Tensor& x, const LayerNormActivations& a,
+                         const Tensor& d_out, LayerNormParams& grads, const Tensor& dx);
 
-// fc2(act(fc1(x))).
+// dropout(fc2(dropout(act(fc1(x))))).
 void feed_forward_forward(const FeedForwardParams& p, Activation act, const Tensor& x,
-                          FeedForwardActivations& a);
+                          const BlockDropout& dropout, FeedForwardActivations& a);
+inline void feed_forward_forward(const FeedForwardParams& p, Activation act, const Tensor& x,
+                                 FeedForwardActivations& a) {
+  feed_forward_forward(p, act, x, BlockDropout{}, a);
+}
+// d_out (B, T, d) overwritten; d_hidden (B, T, ffn) scratch; dx written.
+void feed_forward_backward(const FeedForwardParams& p, Activation act, const Tensor& x,
+                           const BlockDropout& dropout, FeedForwardActivations& a,
+                           const Tensor& d_out, const Tensor& d_hidden, FeedForwardParams& grads,
+                           const Tensor& dx);
 
 }  // namespace precis
