@@ -1,0 +1,78 @@
+"""BART training step on CPU: precis against transformers + PyTorch, same model and batch shape.
+
+A bart-base-sized random BartForConditionalGeneration (d_model 768, 6+6 layers, 12 heads,
+FFN 3072, vocabulary 50265, dropout 0.1 as bart-base) is saved once; each side then runs
+forward + backward + gradient clipping + AdamW on batch 4, source 256, target 64 (default),
+in its own process with the same thread count. Prints tokens/s (source + target tokens per
+second), the ratio, and each process's peak resident memory.
+
+    .venv/bin/python bench/train_step.py [--threads N] [--iterations K]
+"""
+import argparse
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+HF_STEP = r"""
+import json, resource, sys, time, torch
+from transformers import BartForConditionalGeneration
+model_dir, B, S, T, iters, threads = sys.argv[1], *map(int, sys.argv[2:7])
+torch.set_num_threads(threads)
+model = BartForConditionalGeneration.from_pretrained(model_dir).train()
+opt = torch.optim.AdamW(model.parameters(), lr=1e-5, weight_decay=0.01, foreach=False)
+g = torch.Generator().manual_seed(0)
+ids = torch.randint(4, model.config.vocab_size, (B, S), generator=g)
+labels = torch.randint(4, model.config.vocab_size, (B, T), generator=g)
+times = []
+for i in range(iters + 1):
+    t = time.perf_counter()
+    loss = model(input_ids=ids, attention_mask=torch.ones_like(ids), labels=labels).loss
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step(); opt.zero_grad()
+    if i: times.append(time.perf_counter() - t)
+times.sort()
+med = times[len(times) // 2]
+print(json.dumps({"median_s": med, "tokens_per_s": B * (S + T) / med,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--iterations", type=int, default=3)
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--source", type=int, default=256)
+    ap.add_argument("--target", type=int, default=64)
+    ap.add_argument("--build", default=str(pathlib.Path(__file__).parents[1] / "build"))
+    args = ap.parse_args()
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
+
+    import torch
+    from transformers import BartConfig, BartForConditionalGeneration
+    torch.manual_seed(0)
+    config = BartConfig(vocab_size=50265, d_model=768, encoder_layers=6, decoder_layers=6,
+                        encoder_attention_heads=12, decoder_attention_heads=12, encoder_ffn_dim=3072,
+                        decoder_ffn_dim=3072, max_position_embeddings=1024, dropout=0.1)
+    shape = [str(args.batch), str(args.source), str(args.target), str(args.iterations)]
+    with tempfile.TemporaryDirectory() as tmp:
+        BartForConditionalGeneration(config).save_pretrained(tmp)
+        ours = json.loads(subprocess.run([str(pathlib.Path(args.build) / "bench" / "bart_train_bench"), tmp, *shape],
+                                         check=True, capture_output=True, text=True, env=env).stdout)
+        hf = json.loads(subprocess.run([sys.executable, "-c", HF_STEP, tmp, *shape, str(args.threads)],
+                                       check=True, capture_output=True, text=True, env=env).stdout)
+    print(f"machine: {os.cpu_count()} cores, threads {args.threads}; torch {torch.__version__}; bart-base shape, "
+          f"batch {args.batch}, source {args.source}, target {args.target}; median of {args.iterations} steps")
+    print(f"transformers+pytorch: {hf['tokens_per_s']:8.0f} tokens/s  ({hf['median_s']:.2f} s/step, "
+          f"peak RSS {hf['peak_rss_mb']:.0f} MB)")
+    print(f"precis:               {ours['tokens_per_s']:8.0f} tokens/s  ({ours['median_s']:.2f} s/step, "
+          f"peak RSS {ours['peak_rss_mb']:.0f} MB)")
+    print(f"ratio (precis / transformers): {ours['tokens_per_s'] / hf['tokens_per_s']:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+#include "precis/train/batch_sampler.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "precis/core/error.h"
+#include "precis/core/rng.h"
+
+namespace precis::train {
+
+namespace {
+
+constexpr uint64_t kSamplerStream = 0x5A3B'1E00'0000'0000ull;  // apart from dropout streams
+
+// Uniform integer in [0, bound) by rejection, drawing from (seed, stream) at *counter.
+uint64_t uniform_below(uint64_t bound, uint64_t seed, uint64_t stream, uint64_t* counter) {
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+  while (true) {
+    uint64_t hi = random_bits(seed, stream, (*counter)++);
+    uint64_t lo = random_bits(seed, stream, (*counter)++);
+    uint64_t r = (hi << 32) | lo;
+    if (r < limit) return r % bound;
+  }
+}
+
+void shuffle(std::vector<int64_t>& v, uint64_t seed, uint64_t stream) {
+  uint64_t counter = 0;
+  for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[uniform_below(i, seed, stream, &counter)]);
+}
+
+std::vector<Batch> cut(const std::vector<int64_t>& order, int64_t batch_size, bool drop_last) {
+  std::vector<Batch> batches;
+  for (size_t i = 0; i < order.size(); i += size_t(batch_size)) {
+    size_t end = std::min(order.size(), i + size_t(batch_size));
+    if (drop_last && end - i < size_t(batch_size)) break;
+    batches.emplace_back(order.begin() + i, order.begin() + end);
+  }
+  return batches;
+}
+
+}  // namespace
+
+std::vector<int64_t> epoch_permutation(int64_t n, uint64_t seed, int64_t epoch) {
+  std::vector<int64_t> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), 0);
+  shuffle(v, seed, kSamplerStream + uint64_t(epoch));
+  return v;
+}
+
+std::vector<Batch> epoch_batches(const std::vector<int64_t>& lengths, const SamplerOptions& o,
+                                 int64_t epoch) {
+  check(o.batch_size > 0, "per_device_train_batch_size must be positive");
+  const int64_t n = int64_t(lengths.size());
+  if (o.max_tokens_per_batch > 0) {
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return lengths[size_t(a)] < lengths[size_t(b)]; });
+    std::vector<Batch> batches;
+    Batch current;
+    int64_t longest = 0;
+    for (int64_t i : order) {
+      int64_t len = std::max<int64_t>(1, lengths[size_t(i)]);
+      check(len <= o.max_tokens_per_batch,
+            "an example of " + std::to_string(len) + " tokens does not fit max_tokens_per_batch " +
+                std::to_string(o.max_tokens_per_batch));
+      int64_t longer = std::max(longest, len);
+      if (!current.empty() && longer * int64_t(current.size() + 1) > o.max_tokens_per_batch) {
+        batches.push_back(std::move(current));
+        current.clear();
+        longer = len;
+      }
+      current.push_back(i);
+      longest = longer;
+    }
+    if (!current.empty()) batches.push_back(std::move(current));
+    std::vector<int64_t> batch_order = epoch_permutation(int64_t(batches.size()), o.seed, epoch);
+    std::vector<Batch> shuffled;
+    for (int64_t b : batch_order) shuffled.push_back(std::move(batches[size_t(b)]));
+    return shuffled;
+  }
+  std::vector<int64_t> order = epoch_permutation(n, o.seed, epoch);
+  if (o.group_by_length) {
+    // LengthGroupedSampler: megabatches of 50 batches, sorted by length, longest first.
+    const size_t mega = size_t(50 * o.batch_size);
+    for (size_t i = 0; i < order.size(); i += mega) {
+      auto end = order.begin() + std::min(order.size(), i + mega);
+      std::stable_sort(order.begin() + i, end, [&](int64_t a, int64_t b) {
+        return lengths[size_t(a)] > lengths[size_t(b)];
+      });
+    }
+    // The megabatch holding the longest example comes first (its first element swapped in).
+    size_t longest = 0;
+    for (size_t i = 0; i < order.size(); i += mega)
+      if (lengths[size_t(order[i])] > lengths[size_t(order[longest])]) longest = i;
+    if (!order.empty()) std::swap(order[0], order[longest]);
+  }
+  return cut(order, o.batch_size, o.drop_last);
+}
+
+}  // namespace precis::train

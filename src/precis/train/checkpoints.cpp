@@ -1,0 +1,62 @@
+#include "precis/train/checkpoints.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace precis::train {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::optional<int64_t> checkpoint_step(const fs::path& dir) {
+  std::string name = dir.filename().string();
+  std::string prefix = kCheckpointPrefix;
+  if (name.rfind(prefix, 0) != 0 || name.size() == prefix.size()) return std::nullopt;
+  std::string digits = name.substr(prefix.size());
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return std::stoll(digits);
+}
+}  // namespace
+
+std::vector<fs::path> list_checkpoints(const fs::path& output_dir) {
+  std::vector<std::pair<int64_t, fs::path>> found;
+  std::error_code ec;
+  if (!fs::is_directory(output_dir, ec)) return {};
+  for (const auto& entry : fs::directory_iterator(output_dir, ec))
+    if (entry.is_directory())
+      if (auto step = checkpoint_step(entry.path())) found.push_back({*step, entry.path()});
+  std::sort(found.begin(), found.end());
+  std::vector<fs::path> paths;
+  for (auto& f : found) paths.push_back(f.second);
+  return paths;
+}
+
+std::optional<fs::path> last_checkpoint(const fs::path& output_dir) {
+  auto all = list_checkpoints(output_dir);
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    bool complete = fs::exists(*it / "trainer_state.json") &&
+                    (fs::exists(*it / "model.safetensors") || fs::exists(*it / "model.safetensors.index.json"));
+    if (complete) return *it;
+    std::fprintf(stderr, "precis: warning: %s is incomplete; looking at an older checkpoint\n",
+                 it->string().c_str());
+  }
+  return std::nullopt;
+}
+
+void rotate_checkpoints(const fs::path& output_dir, int64_t limit, const std::optional<fs::path>& keep) {
+  if (limit <= 0) return;
+  auto all = list_checkpoints(output_dir);
+  // As HF: with a best checkpoint to keep and limit 1, keep 2 so the newest survives too.
+  if (keep && limit == 1 && !all.empty() && all.back() != *keep) limit = 2;
+  int64_t excess = int64_t(all.size()) - limit;
+  for (const auto& dir : all) {
+    if (excess <= 0) break;
+    if (keep && fs::equivalent(dir, *keep)) continue;
+    fs::remove_all(dir);
+    --excess;
+  }
+}
+
+}  // namespace precis::train

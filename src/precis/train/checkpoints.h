@@ -1,0 +1,25 @@
+// checkpoint-N/ directories: what Trainer._save_checkpoint writes (weights, config,
+// tokenizer, optimizer and scheduler state, trainer_state.json, training_args.json), each
+// directory appearing whole or not at all, rotated by save_total_limit.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+namespace precis::train {
+
+constexpr const char* kCheckpointPrefix = "checkpoint-";
+
+// checkpoint-N directories in `output_dir`, by N ascending.
+std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& output_dir);
+
+// The newest checkpoint that is complete (has trainer_state.json and weights), as
+// get_last_checkpoint finds it; nullopt when there is none.
+std::optional<std::filesystem::path> last_checkpoint(const std::filesystem::path& output_dir);
+
+// Deletes the oldest checkpoints beyond `limit`, never `keep` (the best model's checkpoint).
+void rotate_checkpoints(const std::filesystem::path& output_dir, int64_t limit,
+                        const std::optional<std::filesystem::path>& keep);
+
+}  // namespace precis::train

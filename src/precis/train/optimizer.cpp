@@ -1,0 +1,104 @@
+#include "precis/train/optimizer.h"
+
+#include <cmath>
+
+#include "precis/kernels/copy.h"
+#include "precis/kernels/elementwise.h"
+#include "precis/kernels/grad_norm.h"
+#include "precis/kernels/optimizer.h"
+#include "precis/model/safetensors.h"
+
+namespace precis::train {
+
+namespace {
+
+// Visits the trainable tensors of two parameter-shaped structs side by side.
+template <class F>
+void zip_trainable(const BartConfig& c, BartParams& a, BartParams& b, F f) {
+  std::vector<Tensor*> second;
+  visit_parameters(c, b, [&](const std::string&, Tensor& t, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer) second.push_back(&t);
+  });
+  size_t i = 0;
+  visit_parameters(c, a, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer) f(name, t, *second[i++], role);
+  });
+}
+
+}  // namespace
+
+AdamW::AdamW(const BartConfig& config, const AdamWSettings& settings)
+    : config_(config), settings_(settings), arena_(2 * parameter_bytes(config)) {
+  allocate_parameters(config_, exp_avg_, arena_);
+  allocate_parameters(config_, exp_avg_sq_, arena_);
+}
+
+void AdamW::step(BartParams& params, BartParams& grads, double lr) {
+  ++step_;
+  std::vector<Tensor*> m, v;
+  visit_parameters(config_, exp_avg_, [&](const std::string&, Tensor& t, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer) m.push_back(&t);
+  });
+  visit_parameters(config_, exp_avg_sq_, [&](const std::string&, Tensor& t, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer) v.push_back(&t);
+  });
+  size_t i = 0;
+  zip_trainable(config_, params, grads, [&](const std::string&, Tensor& p, Tensor& g, ParamRole role) {
+    double decay = role == ParamRole::Trainable ? settings_.weight_decay : 0.0;
+    adamw_update(p, g, *m[i], *v[i], float(lr), float(settings_.beta1), float(settings_.beta2),
+                 float(settings_.epsilon), float(decay), step_);
+    ++i;
+  });
+}
+
+void AdamW::save(const std::filesystem::path& file) const {
+  std::vector<NamedTensor> tensors;
+  BartParams m = exp_avg_, v = exp_avg_sq_;
+  visit_parameters(config_, m, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer) tensors.push_back({name + ".exp_avg", t});
+  });
+  visit_parameters(config_, v, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer) tensors.push_back({name + ".exp_avg_sq", t});
+  });
+  write_safetensors(file, tensors, {{"step", std::to_string(step_)}, {"optimizer", "adamw"}});
+}
+
+void AdamW::load(const std::filesystem::path& file) {
+  SafetensorsReader reader = SafetensorsReader::open(file);
+  visit_parameters(config_, exp_avg_, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer) reader.read(name + ".exp_avg", t);
+  });
+  visit_parameters(config_, exp_avg_sq_, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer) reader.read(name + ".exp_avg_sq", t);
+  });
+  auto it = reader.metadata().find("step");
+  check(it != reader.metadata().end(), file.string() + ": no \"step\" in the metadata");
+  try {
+    step_ = std::stoll(it->second);
+  } catch (const std::exception&) {
+    throw Error(file.string() + ": metadata \"step\" is not a number: " + it->second);
+  }
+}
+
+double clip_grad_norm(const BartConfig& c, BartParams& grads, double max_norm) {
+  double sum = 0.0;
+  visit_parameters(c, grads, [&](const std::string&, Tensor& g, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer) sum += sum_of_squares(g);
+  });
+  double norm = std::sqrt(sum);
+  if (max_norm > 0) {
+    double coef = max_norm / (norm + 1e-6);
+    if (coef < 1.0) {
+      visit_parameters(c, grads, [&](const std::string&, Tensor& g, Shape, ParamRole role) {
+        if (role != ParamRole::Buffer) scale_in_place(g, float(coef));
+      });
+    }
+  }
+  return norm;
+}
+
+void zero_grads(const BartConfig& c, BartParams& grads) {
+  visit_parameters(c, grads, [&](const std::string&, Tensor& g, Shape, ParamRole) { zero(g); });
+}
+
+}  // namespace precis::train

@@ -1,0 +1,45 @@
+// AdamW over BART's parameters with Hugging Face's parameter groups (weight decay for
+// everything but biases and LayerNorm weights), torch.optim.AdamW's math, and global-norm
+// clipping as torch.nn.utils.clip_grad_norm_. Its state has the layout of the parameters,
+// so it saves by parameter name and resumes on any world size.
+#pragma once
+
+#include <filesystem>
+
+#include "precis/model/bart_params.h"
+
+namespace precis::train {
+
+struct AdamWSettings {
+  double learning_rate = 5e-5;
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8, weight_decay = 0.0;
+};
+
+class AdamW {
+ public:
+  AdamW(const BartConfig& config, const AdamWSettings& settings);
+
+  // One update with learning rate `lr` (the schedule's value for this step).
+  void step(BartParams& params, BartParams& grads, double lr);
+  int64_t steps_taken() const { return step_; }
+
+  // optimizer.safetensors: "<param>.exp_avg", "<param>.exp_avg_sq", metadata {"step": N}.
+  void save(const std::filesystem::path& file) const;
+  void load(const std::filesystem::path& file);
+
+ private:
+  BartConfig config_;
+  AdamWSettings settings_;
+  Arena arena_;
+  BartParams exp_avg_, exp_avg_sq_;
+  int64_t step_ = 0;
+};
+
+// The global L2 norm of every trainable gradient (before clipping), then, when max_norm > 0,
+// scales the gradients by min(1, max_norm / (norm + 1e-6)). Returns the norm.
+double clip_grad_norm(const BartConfig& config, BartParams& grads, double max_norm);
+
+// Sets every gradient to zero.
+void zero_grads(const BartConfig& config, BartParams& grads);
+
+}  // namespace precis::train

@@ -1,0 +1,367 @@
+#include "precis/train/trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <unistd.h>
+
+#include "precis/core/atomic_file.h"
+#include "precis/core/progress.h"
+#include "precis/data/collator.h"
+#include "precis/data/dataset.h"
+#include "precis/eval/loss_evaluation.h"
+#include "precis/model/bart.h"
+#include "precis/model/bart_model.h"
+#include "precis/tokenize/tokenizer.h"
+#include "precis/train/batch_sampler.h"
+#include "precis/train/checkpoints.h"
+#include "precis/train/lr_schedule.h"
+#include "precis/train/optimizer.h"
+#include "precis/train/trainer_state.h"
+
+namespace precis::train {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+double round_to(double v, int digits) {
+  double s = std::pow(10.0, digits);
+  return std::round(v * s) / s;
+}
+
+void write_json(const fs::path& file, const nlohmann::json& j) {
+  write_file_atomic(file, j.dump(4) + "\n");
+}
+
+std::vector<data::SummarizationExample> load_split(const TrainingArguments& a, const std::string& file,
+                                                   std::optional<int64_t> max_samples,
+                                                   int64_t max_target_length,
+                                                   const tokenize::Tokenizer& tokenizer) {
+  data::ReadOptions read = data::columns_for("", a.text_column.value_or(""), a.summary_column.value_or(""));
+  read.skip_bad_records = a.skip_bad_records;
+  if (max_samples) read.max_samples = size_t(*max_samples);
+  data::Dataset ds = data::read_dataset(file, read);
+  if (ds.stats.dropped_empty || ds.stats.skipped_bad)
+    std::fprintf(stderr, "precis: %s: %zu records dropped (empty text or summary), %zu skipped as malformed\n",
+                 file.c_str(), ds.stats.dropped_empty, ds.stats.skipped_bad);
+  check(!ds.records.empty(), file + ": no usable records");
+  return data::preprocess(ds.records, tokenizer,
+                          {a.source_prefix.value_or(""), size_t(a.max_source_length),
+                           size_t(max_target_length), a.pad_to_max_length});
+}
+
+// Everything one training run holds.
+struct TrainingRun {
+  const TrainingArguments& args;
+  BartModel model;
+  tokenize::Tokenizer tokenizer;
+  BartParams grads;
+  Arena grad_arena;
+  AdamW optimizer;
+  TrainerState state;
+  data::CollatorOptions collator;
+
+  TrainingRun(const TrainingArguments& a, BartModel m, tokenize::Tokenizer t)
+      : args(a),
+        model(std::move(m)),
+        tokenizer(std::move(t)),
+        grad_arena(parameter_bytes(model.config)),
+        optimizer(model.config, {a.learning_rate, a.adam_beta1, a.adam_beta2, a.adam_epsilon, a.weight_decay}),
+        collator{model.config.pad_token_id, model.config.decoder_start_token_id, 1} {
+    allocate_parameters(model.config, grads, grad_arena);
+  }
+
+  void save_model(const fs::path& dir) const {
+    model.save(dir);
+    tokenizer.save(dir);
+    write_json(dir / "training_args.json", to_json(args));
+  }
+
+  void save_checkpoint(const fs::path& output_dir) {
+    fs::path final_dir = output_dir / (kCheckpointPrefix + std::to_string(state.global_step));
+    AtomicDirectory dir(final_dir);
+    save_model(dir.staging());
+    optimizer.save(dir.staging() / "optimizer.safetensors");
+    state.save(dir.staging() / "trainer_state.json");
+    dir.commit();
+    rotate_checkpoints(output_dir, args.save_total_limit.value_or(0),
+                       state.best_model_checkpoint ? std::optional<fs::path>(*state.best_model_checkpoint)
+                                                   : std::nullopt);
+  }
+
+  void resume_from(const fs::path& checkpoint) {
+    std::fprintf(stderr, "precis: resuming from %s\n", checkpoint.string().c_str());
+    BartModel loaded = BartModel::load(checkpoint);
+    check(loaded.config.d_model == model.config.d_model && loaded.config.vocab_size == model.config.vocab_size,
+          checkpoint.string() + ": the checkpoint's model differs from " + args.model_name_or_path);
+    model = std::move(loaded);
+    optimizer.load(checkpoint / "optimizer.safetensors");
+    state = TrainerState::load(checkpoint / "trainer_state.json");
+  }
+};
+
+struct LossSum {
+  double sum = 0.0;
+  int64_t steps = 0;
+};
+
+}  // namespace
+
+void run_training_job(const TrainingArguments& a) {
+  const auto job_start = Clock::now();
+  check(!a.model_name_or_path.empty(),
+        "model_name_or_path is required: a local Hugging Face checkpoint directory");
+  if (a.fp16) throw Error("--fp16 needs the CUDA backend; on the CPU precis trains in fp32 (drop --fp16)");
+  const fs::path output_dir = a.output_dir;
+  std::string warning = ignored_options_warning(a);
+  if (!warning.empty()) std::fprintf(stderr, "precis: warning: %s\n", warning.c_str());
+
+  // Where to resume from: an explicit checkpoint, or the last one in output_dir (HF's
+  // get_last_checkpoint), unless overwrite_output_dir.
+  std::optional<fs::path> resume;
+  if (a.do_train) {
+    check(!output_dir.empty(), "output_dir is required with do_train");
+    if (a.resume_from_checkpoint && *a.resume_from_checkpoint != "false" && *a.resume_from_checkpoint != "False") {
+      std::string r = *a.resume_from_checkpoint;
+      if (r == "true" || r == "True") {
+        resume = last_checkpoint(output_dir);
+        check(resume.has_value(), "resume_from_checkpoint: no valid checkpoint found in " + output_dir.string());
+      } else {
+        resume = fs::path(r);
+        check(fs::is_directory(*resume), "resume_from_checkpoint: " + r + " is not a directory");
+      }
+    } else if (!a.overwrite_output_dir && fs::is_directory(output_dir)) {
+      resume = last_checkpoint(output_dir);
+      if (!resume && !fs::is_empty(output_dir) && !list_checkpoints(output_dir).empty())
+        throw Error("Output directory (" + output_dir.string() +
+                    ") holds only incomplete checkpoints. Use --overwrite_output_dir to start again.");
+      if (!resume && !fs::is_empty(output_dir) && fs::exists(output_dir / "trainer_state.json"))
+        throw Error("Output directory (" + output_dir.string() +
+                    ") already exists and is not empty. Use --overwrite_output_dir to overcome.");
+    }
+  }
+
+  BartModel model = BartModel::load(a.model_name_or_path);
+  tokenize::Tokenizer tokenizer =
+      tokenize::Tokenizer::from_directory(a.tokenizer_name.value_or(a.model_name_or_path));
+  check(int64_t(tokenizer.size()) <= model.config.vocab_size,
+        "the tokenizer has " + std::to_string(tokenizer.size()) + " tokens but the model only " +
+            std::to_string(model.config.vocab_size) + " embedding rows");
+  TrainingRun run(a, std::move(model), std::move(tokenizer));
+  const BartConfig& config = run.model.config;
+  nlohmann::json all_results = nlohmann::json::object();
+
+  std::vector<data::SummarizationExample> eval_examples;
+  if (a.do_eval || a.eval_strategy != IntervalStrategy::kNo) {
+    check(a.validation_file.has_value(), "do_eval requires a validation_file");
+    eval_examples = load_split(a, *a.validation_file, a.max_eval_samples, a.val_max_target_length, run.tokenizer);
+  }
+  auto evaluate = [&](const char* prefix) {
+    eval::LossEvaluation r = eval::evaluate_loss(run.model, eval_examples, a.per_device_eval_batch_size, run.collator);
+    nlohmann::json m;
+    m[std::string(prefix) + "_loss"] = r.eval_loss;
+    m[std::string(prefix) + "_runtime"] = round_to(r.runtime_s, 4);
+    m[std::string(prefix) + "_samples_per_second"] = round_to(double(r.samples) / r.runtime_s, 3);
+    m[std::string(prefix) + "_steps_per_second"] = round_to(double(r.steps) / r.runtime_s, 3);
+    return std::pair(m, r);
+  };
+
+  if (a.do_train) {
+    check(a.train_file.has_value(), "do_train requires a train_file (dataset_name cannot download offline)");
+    auto train = load_split(a, *a.train_file, a.max_train_samples, a.max_target_length, run.tokenizer);
+    std::vector<int64_t> lengths;
+    for (const auto& e : train) lengths.push_back(int64_t(std::max(e.input_ids.size(), e.labels.size())));
+    SamplerOptions sampler{a.per_device_train_batch_size, a.group_by_length, a.max_tokens_per_batch,
+                           a.dataloader_drop_last, uint64_t(a.data_seed.value_or(a.seed))};
+    const int64_t batches_per_epoch = int64_t(epoch_batches(lengths, sampler, 0).size());
+    check(batches_per_epoch > 0, "the training data makes no batch (dataloader_drop_last with too few examples?)");
+    const int64_t updates_per_epoch = num_update_steps_per_epoch(batches_per_epoch, a);
+    const int64_t total_steps = total_train_steps(updates_per_epoch, a);
+    const int64_t epochs = num_train_epochs_to_run(updates_per_epoch, a);
+    const int64_t warmup = warmup_steps(a, total_steps);
+    const int64_t GA = a.gradient_accumulation_steps;
+    run.state.max_steps = total_steps;
+    run.state.num_train_epochs = epochs;
+    run.state.train_batch_size = a.per_device_train_batch_size;
+    run.state.logging_steps = interval_steps(a.logging_steps, total_steps);
+    run.state.save_steps = interval_steps(a.save_steps, total_steps);
+    run.state.eval_steps = interval_steps(a.eval_steps.value_or(a.logging_steps), total_steps);
+    if (resume) run.resume_from(*resume);
+
+    // One arena for the largest batch shape of any epoch order (shapes depend only on
+    // which examples share a batch; the maximum over all examples bounds them).
+    int64_t max_batch = a.per_device_train_batch_size, max_source = 1, max_target = 1;
+    for (const auto& e : train) {
+      max_source = std::max<int64_t>(max_source, int64_t(e.input_ids.size()));
+      max_target = std::max<int64_t>(max_target, int64_t(e.labels.size()));
+    }
+    if (a.max_tokens_per_batch > 0) max_batch = std::max<int64_t>(1, a.max_tokens_per_batch);
+    Arena measure = Arena::measuring();
+    allocate_activations(config, measure, max_batch, max_source, max_target, true);
+    allocate_grad_scratch(config, measure, max_batch, max_source, max_target);
+    const size_t per_batch_bytes = measure.used() + size_t(16 * max_batch * (max_source + max_target)) + 8 * Arena::kAlignment;
+    check(a.max_tokens_per_batch == 0 || per_batch_bytes < (size_t(64) << 30),
+          "max_tokens_per_batch " + std::to_string(a.max_tokens_per_batch) + " needs too much memory on the CPU");
+    Arena arena(per_batch_bytes);
+
+    std::fprintf(stderr,
+                 "precis: %zu training examples, %lld batches per epoch, %lld optimizer steps (%lld epochs, "
+                 "batch %lld x accumulation %lld), warmup %lld\n",
+                 train.size(), (long long)batches_per_epoch, (long long)total_steps, (long long)epochs,
+                 (long long)a.per_device_train_batch_size, (long long)GA, (long long)warmup);
+    const int64_t first_step = run.state.global_step;
+    const int64_t epochs_done = first_step / updates_per_epoch;
+    const int64_t micro_batches_to_skip = (first_step % updates_per_epoch) * GA;
+
+    LossSum logged;
+    int64_t last_logged_step = first_step, samples_seen = 0, tokens_seen = 0;
+    double step_loss = 0.0, run_loss_sum = 0.0;
+    int64_t micro_in_step = 0;
+    int64_t total_batched = epochs_done * batches_per_epoch + micro_batches_to_skip;
+    const auto train_start = Clock::now();
+    Progress progress("train", total_steps - first_step, "steps");
+    fs::create_directories(output_dir);
+    std::ofstream train_log(output_dir / "train_log.jsonl", std::ios::app);
+    check(bool(train_log), (output_dir / "train_log.jsonl").string() + ": cannot open for writing");
+    bool stop = false;
+    std::optional<fs::path> last_saved;
+    zero_grads(config, run.grads);
+    for (int64_t epoch = epochs_done; epoch < epochs && !stop; ++epoch) {
+      std::vector<Batch> batches = epoch_batches(lengths, sampler, epoch);
+      const int64_t steps_in_epoch = int64_t(batches.size());
+      int64_t start_batch = epoch == epochs_done ? micro_batches_to_skip : 0;
+      for (int64_t b = start_batch; b < steps_in_epoch && !stop; ++b) {
+        ++total_batched;
+        arena.reset();
+        std::vector<const data::SummarizationExample*> chunk;
+        for (int64_t i : batches[size_t(b)]) chunk.push_back(&train[size_t(i)]);
+        Seq2SeqBatch batch = data::collate(chunk, run.collator, arena);
+        const int64_t B = batch.batch_size(), S = batch.input_ids.size(1), T = batch.labels.size(1);
+        BartActivations acts = allocate_activations(config, arena, B, S, T, true);
+        BartGradScratch scratch = allocate_grad_scratch(config, arena, B, S, T);
+        BartDropoutContext dropout{true, uint64_t(a.seed), uint64_t(run.state.global_step), uint32_t(micro_in_step)};
+        bart_forward(config, run.model.params, batch, acts, dropout);
+        // The micro-batch loss: LabelSmoother or the model's mean cross-entropy, divided by
+        // the accumulation steps (accelerator.backward in HF 4.44).
+        CrossEntropyResult ce = bart_loss(batch, acts, float(a.label_smoothing_factor));
+        check(ce.counted > 0, "a training batch has no label tokens (all -100)");
+        step_loss += ce.mean() / double(GA);
+        bart_backward(config, run.model.params, batch, acts, dropout, float(a.label_smoothing_factor),
+                      float(1.0 / (double(ce.counted) * double(GA))), run.grads, scratch);
+        samples_seen += B;
+        for (const auto* e : chunk) tokens_seen += int64_t(e->input_ids.size() + e->labels.size());
+        ++micro_in_step;
+        bool update = total_batched % GA == 0 || (steps_in_epoch <= GA && b + 1 == steps_in_epoch);
+        if (!update) continue;
+
+        const double lr = learning_rate_at(a, run.state.global_step, total_steps, warmup);
+        const double grad_norm = clip_grad_norm(config, run.grads, a.max_grad_norm);
+        run.optimizer.step(run.model.params, run.grads, lr);
+        zero_grads(config, run.grads);
+        run.state.global_step += 1;
+        run.state.epoch = double(epoch) + double(b + 1) / double(steps_in_epoch);
+        logged.sum += step_loss;
+        logged.steps += 1;
+        run_loss_sum += step_loss;
+        const double logged_step_loss = step_loss;
+        if (!std::isfinite(step_loss))
+          std::fprintf(stderr, "precis: warning: step %lld has a non-finite loss\n", (long long)run.state.global_step);
+        char note[96];
+        std::snprintf(note, sizeof note, "loss %.4f lr %.3g", step_loss, lr);
+        progress.advance(1, note);
+        step_loss = 0.0;
+        micro_in_step = 0;
+
+        const int64_t step = run.state.global_step;
+        {
+          // Every step, unrounded, in output_dir/train_log.jsonl (the progress line's numbers).
+          nlohmann::json line = {{"step", step}, {"epoch", run.state.epoch}, {"loss", logged_step_loss},
+                                 {"grad_norm", grad_norm}, {"learning_rate", lr},
+                                 {"elapsed_s", seconds_since(train_start)}};
+          train_log << line.dump() << "\n" << std::flush;
+        }
+        const bool log_now = (a.logging_strategy == IntervalStrategy::kSteps && step % run.state.logging_steps == 0) ||
+                             (a.logging_first_step && step == 1);
+        if (log_now) {
+          nlohmann::json entry;
+          entry["loss"] = round_to(logged.sum / double(step - last_logged_step), 4);
+          entry["grad_norm"] = grad_norm;
+          entry["learning_rate"] = learning_rate_at(a, step, total_steps, warmup);
+          entry["epoch"] = run.state.epoch;
+          entry["step"] = step;
+          run.state.log_history.push_back(entry);
+          if (!isatty(2)) std::fprintf(stderr, "%s\n", entry.dump().c_str());
+          logged = {};
+          last_logged_step = step;
+        }
+        if (a.eval_strategy == IntervalStrategy::kSteps && step % run.state.eval_steps == 0) {
+          auto [metrics, r] = evaluate("eval");
+          metrics["epoch"] = run.state.epoch;
+          metrics["step"] = step;
+          run.state.log_history.push_back(metrics);
+          if (a.load_best_model_at_end && (!run.state.best_metric || r.eval_loss < *run.state.best_metric)) {
+            run.state.best_metric = r.eval_loss;
+            run.state.best_model_checkpoint = (output_dir / (kCheckpointPrefix + std::to_string(step))).string();
+          }
+        }
+        stop = step >= total_steps ||
+               (a.max_train_time_s > 0 && seconds_since(job_start) >= a.max_train_time_s);
+        if ((a.save_strategy == IntervalStrategy::kSteps && step % run.state.save_steps == 0) ||
+            (stop && a.save_strategy != IntervalStrategy::kNo && a.max_train_time_s > 0)) {
+          run.save_checkpoint(output_dir);
+          last_saved = output_dir / (kCheckpointPrefix + std::to_string(step));
+        }
+      }
+      if (a.save_strategy == IntervalStrategy::kEpoch && !stop) run.save_checkpoint(output_dir);
+    }
+    progress.finish();
+    const double train_runtime = seconds_since(train_start);
+    if (a.load_best_model_at_end && run.state.best_model_checkpoint) {
+      std::fprintf(stderr, "precis: loading the best model from %s\n", run.state.best_model_checkpoint->c_str());
+      run.model = BartModel::load(*run.state.best_model_checkpoint);
+    }
+    nlohmann::json summary;
+    summary["epoch"] = run.state.epoch;
+    summary["step"] = run.state.global_step;
+    summary["train_runtime"] = round_to(train_runtime, 4);
+    summary["train_samples_per_second"] = round_to(double(samples_seen) / train_runtime, 3);
+    summary["train_steps_per_second"] = round_to(double(run.state.global_step - first_step) / train_runtime, 3);
+    summary["train_tokens_per_second"] = round_to(double(tokens_seen) / train_runtime, 3);
+    summary["total_flos"] = 0;
+    // As HF: the sum of this run's step losses over global_step (which counts resumed steps).
+    summary["train_loss"] = run_loss_sum / double(std::max<int64_t>(1, run.state.global_step));
+    run.state.log_history.push_back(summary);
+
+    fs::create_directories(output_dir);
+    run.save_model(output_dir);
+    run.state.save(output_dir / "trainer_state.json");
+    nlohmann::json train_results = summary;
+    train_results.erase("step");
+    train_results["train_samples"] = int64_t(train.size());
+    write_json(output_dir / "train_results.json", train_results);
+    all_results.update(train_results);
+  }
+
+  if (a.do_eval) {
+    auto [metrics, r] = evaluate("eval");
+    metrics["eval_samples"] = r.samples;
+    if (a.do_train) metrics["epoch"] = run.state.epoch;
+    if (!output_dir.empty()) {
+      fs::create_directories(output_dir);
+      write_json(output_dir / "eval_results.json", metrics);
+    }
+    all_results.update(metrics);
+    std::printf("%s\n", metrics.dump(2).c_str());
+  }
+  if (!output_dir.empty() && !all_results.empty()) write_json(output_dir / "all_results.json", all_results);
+}
+
+}  // namespace precis::train
