@@ -97,11 +97,30 @@ TEST(TrainingArguments, StructDefaults) {
 }
 
 TEST(TrainingArguments, CommandLineForms) {
-  TrainingArguments a = parse_training_arguments(
-      {"--learning_rate", "3e-4", "--num_train_epochs=1.5", "--do_train", "--fp16", "false",
-       "--max_steps", "-1", "--no_remove_unused_columns", "--eval-strategy", "epoch",
-       "--output_dir", "o", "--train_file", "t.jsonl", "--validation_file", "v.csv",
-       "--model_name_or_path", "m", "--save_total_limit", "2", "--seed=7", "--val_max_target_length", "64"});
+  TrainingArguments a = parse_training_arguments({"--learning_rate",
+                                                  "3e-4",
+                                                  "--num_train_epochs=1.5",
+                                                  "--do_train",
+                                                  "--fp16",
+                                                  "false",
+                                                  "--max_steps",
+                                                  "-1",
+                                                  "--no_remove_unused_columns",
+                                                  "--eval-strategy",
+                                                  "epoch",
+                                                  "--output_dir",
+                                                  "o",
+                                                  "--train_file",
+                                                  "t.jsonl",
+                                                  "--validation_file",
+                                                  "v.csv",
+                                                  "--model_name_or_path",
+                                                  "m",
+                                                  "--save_total_limit",
+                                                  "2",
+                                                  "--seed=7",
+                                                  "--val_max_target_length",
+                                                  "64"});
   EXPECT_EQ(a.learning_rate, 3e-4);
   EXPECT_EQ(a.num_train_epochs, 1.5);
   EXPECT_TRUE(a.do_train);
@@ -118,11 +137,32 @@ TEST(TrainingArguments, CommandLineForms) {
 
 TEST(TrainingArguments, SageMakerStrings) {
   // SageMaker passes every hyperparameter as a string.
-  TrainingArguments a = parse_training_arguments(
-      {"--learning_rate", "5e-5", "--do_train", "True", "--do_eval", "False", "--num_train_epochs",
-       "3", "--per_device_train_batch_size", "4", "--fp16", "1", "--warmup_ratio", "0.1",
-       "--model_name_or_path", "m", "--output_dir", "o", "--train_file", "t.json", "--device",
-       "cuda", "--generation_num_beams", "None", "--num_beams", "None"});
+  TrainingArguments a = parse_training_arguments({"--learning_rate",
+                                                  "5e-5",
+                                                  "--do_train",
+                                                  "True",
+                                                  "--do_eval",
+                                                  "False",
+                                                  "--num_train_epochs",
+                                                  "3",
+                                                  "--per_device_train_batch_size",
+                                                  "4",
+                                                  "--fp16",
+                                                  "1",
+                                                  "--warmup_ratio",
+                                                  "0.1",
+                                                  "--model_name_or_path",
+                                                  "m",
+                                                  "--output_dir",
+                                                  "o",
+                                                  "--train_file",
+                                                  "t.json",
+                                                  "--device",
+                                                  "cuda",
+                                                  "--generation_num_beams",
+                                                  "None",
+                                                  "--num_beams",
+                                                  "None"});
   EXPECT_EQ(a.learning_rate, 5e-5);
   EXPECT_TRUE(a.do_train);
   EXPECT_FALSE(a.do_eval);
@@ -222,8 +262,7 @@ TEST(TrainingArguments, UnknownOptionSuggestion) {
             "unknown option --per_device_batch_size (did you mean --per_device_eval_batch_size?)");
   EXPECT_EQ(error_of({"--frobnicate", "1"}),
             "unknown option --frobnicate (see precis train --help)");
-  EXPECT_EQ(error_of({"stray"}),
-            "unexpected argument \"stray\": options are written --name value");
+  EXPECT_EQ(error_of({"stray"}), "unexpected argument \"stray\": options are written --name value");
 }
 
 TEST(TrainingArguments, BadValueMessages) {
@@ -245,7 +284,8 @@ TEST(TrainingArguments, BadValueMessages) {
             "--optim: precis implements AdamW: adamw_torch, adamw_torch_fused or adamw_hf, not "
             "\"adafactor\"");
   EXPECT_EQ(error_of({"--learning_rate"}), "--learning_rate: expected a value");
-  EXPECT_EQ(error_of({"--device", "tpu"}), "--device: expected one of auto, cpu, cuda, found \"tpu\"");
+  EXPECT_EQ(error_of({"--device", "tpu"}),
+            "--device: expected one of auto, cpu, cuda, found \"tpu\"");
 }
 
 TEST(TrainingArguments, OptimAliasesAccepted) {
@@ -264,14 +304,14 @@ TEST(TrainingArguments, HuggingFaceValidation) {
   EXPECT_EQ(error_of({"--load_best_model_at_end", "--eval_strategy", "epoch"}),
             "--load_best_model_at_end requires the save and eval strategy to match, but found "
             "evaluation strategy epoch and save strategy steps");
-  EXPECT_EQ(error_of({"--load_best_model_at_end", "--eval_strategy", "steps", "--eval_steps",
-                      "300", "--save_steps", "500"}),
+  EXPECT_EQ(error_of({"--load_best_model_at_end", "--eval_strategy", "steps", "--eval_steps", "300",
+                      "--save_steps", "500"}),
             "--load_best_model_at_end requires the saving steps to be a round multiple of the "
             "evaluation steps, but found 500, which is not a round multiple of 300.");
   EXPECT_EQ(error_of({"--do_train", "--model_name_or_path", "m", "--train_file", "t.json"}),
             "--output_dir is required: where checkpoints and results are written");
-  EXPECT_EQ(error_of({"--do_eval", "--model_name_or_path", "m", "--output_dir", "o",
-                      "--train_file", "t.json"}),
+  EXPECT_EQ(error_of({"--do_eval", "--model_name_or_path", "m", "--output_dir", "o", "--train_file",
+                      "t.json"}),
             "--do_eval requires a validation dataset (--validation_file)");
   EXPECT_NE(error_of({"--train_file", "t.parquet"}).find(".jsonl"), std::string::npos);
   EXPECT_EQ(error_of({"--adafactor"}),
@@ -285,8 +325,8 @@ TEST(TrainingArguments, HuggingFaceValidation) {
 TEST(TrainingArguments, HuggingFaceDerivedDefaults) {
   // An eval strategy turns do_eval on, which needs a model, an output and a validation file.
   auto with_eval = [](std::vector<std::string> argv) {
-    for (const char* s : {"--model_name_or_path", "m", "--output_dir", "o", "--validation_file",
-                          "v.jsonl"})
+    for (const char* s :
+         {"--model_name_or_path", "m", "--output_dir", "o", "--validation_file", "v.jsonl"})
       argv.push_back(s);
     return parse_training_arguments(argv);
   };

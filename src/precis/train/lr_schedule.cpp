@@ -32,7 +32,8 @@ int64_t warmup_steps(const TrainingArguments& args, int64_t total) {
 double lr_lambda(SchedulerType type, int64_t step, int64_t total, int64_t warmup) {
   double k = double(step);
   switch (type) {
-    case SchedulerType::kConstant: return 1.0;
+    case SchedulerType::kConstant:
+      return 1.0;
     case SchedulerType::kConstantWithWarmup:
       if (step < warmup) return k / std::max(1.0, double(warmup));
       return 1.0;
@@ -43,8 +44,7 @@ double lr_lambda(SchedulerType type, int64_t step, int64_t total, int64_t warmup
       if (step < warmup) return k / double(std::max<int64_t>(1, warmup));
       const double num_cycles = 0.5;
       double progress = double(step - warmup) / double(std::max<int64_t>(1, total - warmup));
-      return std::max(0.0,
-                      0.5 * (1.0 + std::cos(std::numbers::pi * num_cycles * 2.0 * progress)));
+      return std::max(0.0, 0.5 * (1.0 + std::cos(std::numbers::pi * num_cycles * 2.0 * progress)));
     }
   }
   return 1.0;

@@ -37,7 +37,6 @@ double lr_lambda(SchedulerType type, int64_t step, int64_t total, int64_t warmup
 
 // Learning rate of the optimizer update number `step` (0-based: the first update uses
 // step 0, as LambdaLR is stepped after each update): learning_rate * lr_lambda(...).
-double learning_rate_at(const TrainingArguments& args, int64_t step, int64_t total,
-                        int64_t warmup);
+double learning_rate_at(const TrainingArguments& args, int64_t step, int64_t total, int64_t warmup);
 
 }  // namespace precis::train

@@ -53,7 +53,8 @@ const std::vector<Option>& options() {
       {"resize_position_embeddings", &Args::resize_position_embeddings, Group::kModel,
        "Resize the position embeddings when max_source_length exceeds them"},
       // DataTrainingArguments
-      {"lang", &Args::lang, Group::kData, "Language id for summarization (multilingual tokenizers)"},
+      {"lang", &Args::lang, Group::kData,
+       "Language id for summarization (multilingual tokenizers)"},
       {"dataset_name", &Args::dataset_name, Group::kData,
        "Hub dataset name: not downloadable offline, use --train_file etc. instead"},
       {"dataset_config_name", &Args::dataset_config_name, Group::kData,
@@ -454,12 +455,14 @@ SchedulerType to_scheduler_type(const json& v, const Origin& at) {
   if (s == "cosine") return SchedulerType::kCosine;
   if (s == "constant") return SchedulerType::kConstant;
   if (s == "constant_with_warmup") return SchedulerType::kConstantWithWarmup;
-  static const std::set<std::string> kHfOnly = {
-      "cosine_with_restarts", "polynomial", "inverse_sqrt", "reduce_lr_on_plateau",
-      "cosine_with_min_lr", "warmup_stable_decay"};
+  static const std::set<std::string> kHfOnly = {"cosine_with_restarts", "polynomial",
+                                                "inverse_sqrt",         "reduce_lr_on_plateau",
+                                                "cosine_with_min_lr",   "warmup_stable_decay"};
   if (kHfOnly.count(s))
-    throw Error(at.label + ": precis implements the schedules linear, cosine, constant and "
-                           "constant_with_warmup, not \"" + s + "\"");
+    throw Error(at.label +
+                ": precis implements the schedules linear, cosine, constant and "
+                "constant_with_warmup, not \"" +
+                s + "\"");
   bad_value(at, "one of linear, cosine, constant, constant_with_warmup", v);
 }
 
@@ -486,8 +489,9 @@ void assign(Args& args, const Option& option, const json& v, const Origin& at) {
           field = to_double(v, at);
         } else if constexpr (std::is_same_v<Field, std::string>) {
           if (option.name == "optim")
-            field = to_choice(v, at, {"adamw_torch", "adamw_torch_fused", "adamw_hf"},
-                              "precis implements AdamW: adamw_torch, adamw_torch_fused or adamw_hf");
+            field =
+                to_choice(v, at, {"adamw_torch", "adamw_torch_fused", "adamw_hf"},
+                          "precis implements AdamW: adamw_torch, adamw_torch_fused or adamw_hf");
           else if (option.name == "device")
             field = to_choice(v, at, {"auto", "cpu", "cuda"});
           else
@@ -531,10 +535,14 @@ json normalise_ignored(const IgnoredOption& option, const json& v, const Origin&
   bool none = v.is_null() || (option.kind != Kind::kString && is_none_text(v));
   if (none) return nullptr;
   switch (option.kind) {
-    case Kind::kBool: return to_bool(v, at);
-    case Kind::kInt: return to_int(v, at);
-    case Kind::kFloat: return to_double(v, at);
-    case Kind::kString: return to_text(v, at);
+    case Kind::kBool:
+      return to_bool(v, at);
+    case Kind::kInt:
+      return to_int(v, at);
+    case Kind::kFloat:
+      return to_double(v, at);
+    case Kind::kString:
+      return to_text(v, at);
     case Kind::kList:
       if (v.is_array()) return v;
       return json::array({to_text(v, at)});
@@ -609,7 +617,8 @@ std::string normalise_name(std::string_view name) {
 json yaml_to_json(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined: return nullptr;
+    case YAML::NodeType::Undefined:
+      return nullptr;
     case YAML::NodeType::Scalar: {
       // Plain (unquoted) null spellings are null; everything else stays text and is
       // converted per option type, as a SageMaker string would be.
@@ -636,8 +645,7 @@ json yaml_to_json(const YAML::Node& node) {
 // positions in its DOM).
 size_t json_key_line(const std::string& text, const std::string& key) {
   std::string quoted = json(key).dump();
-  for (size_t pos = text.find(quoted); pos != std::string::npos;
-       pos = text.find(quoted, pos + 1)) {
+  for (size_t pos = text.find(quoted); pos != std::string::npos; pos = text.find(quoted, pos + 1)) {
     size_t after = pos + quoted.size();
     while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after]))) ++after;
     if (after < text.size() && text[after] == ':')
@@ -797,8 +805,7 @@ void validate(Args& a, const std::set<std::string>& given) {
                 format_steps(a.logging_steps));
   if (a.eval_strategy == IntervalStrategy::kSteps && *a.eval_steps > 1 &&
       *a.eval_steps != std::floor(*a.eval_steps))
-    throw Error("--eval_steps must be an integer if bigger than 1: " +
-                format_steps(*a.eval_steps));
+    throw Error("--eval_steps must be an integer if bigger than 1: " + format_steps(*a.eval_steps));
   if (a.save_strategy == IntervalStrategy::kSteps && a.save_steps > 1 &&
       a.save_steps != std::floor(a.save_steps))
     throw Error("--save_steps must be an integer if bigger than 1: " + format_steps(a.save_steps));
@@ -807,8 +814,8 @@ void validate(Args& a, const std::set<std::string>& given) {
     if (a.eval_strategy != a.save_strategy)
       throw Error(
           "--load_best_model_at_end requires the save and eval strategy to match, but found "
-          "evaluation strategy " + to_string(a.eval_strategy) + " and save strategy " +
-          to_string(a.save_strategy));
+          "evaluation strategy " +
+          to_string(a.eval_strategy) + " and save strategy " + to_string(a.save_strategy));
     if (a.eval_strategy == IntervalStrategy::kSteps &&
         std::fmod(a.save_steps, *a.eval_steps) != 0) {
       double eval = *a.eval_steps, save = a.save_steps;
@@ -817,19 +824,19 @@ void validate(Args& a, const std::set<std::string>& given) {
           throw Error(
               "--load_best_model_at_end requires the saving steps to be a multiple of the "
               "evaluation steps, which cannot get guaranteed when mixing ratio and absolute steps "
-              "for save_steps " + format_steps(save) + " and eval_steps " + format_steps(eval) +
-              ".");
+              "for save_steps " +
+              format_steps(save) + " and eval_steps " + format_steps(eval) + ".");
         // HF works around floating-point error by scaling both by 1e6.
         if (std::fmod(save * 1000000, eval * 1000000) != 0)
           throw Error(
               "--load_best_model_at_end requires the saving steps to be a multiple of the "
-              "evaluation steps, but found " + format_steps(save) +
-              ", which is not a multiple of " + format_steps(eval) + ".");
+              "evaluation steps, but found " +
+              format_steps(save) + ", which is not a multiple of " + format_steps(eval) + ".");
       }
       throw Error(
           "--load_best_model_at_end requires the saving steps to be a round multiple of the "
-          "evaluation steps, but found " + format_steps(save) +
-          ", which is not a round multiple of " + format_steps(eval) + ".");
+          "evaluation steps, but found " +
+          format_steps(save) + ", which is not a round multiple of " + format_steps(eval) + ".");
     }
   }
   if (a.load_best_model_at_end && !a.metric_for_best_model) a.metric_for_best_model = "loss";
@@ -837,8 +844,7 @@ void validate(Args& a, const std::set<std::string>& given) {
     a.greater_is_better = !a.metric_for_best_model->ends_with("loss");
   if (!a.run_name && !a.output_dir.empty()) a.run_name = a.output_dir;
   if (a.fp16 && a.bf16) throw Error("At most one of fp16 and bf16 can be True, but not both");
-  if (a.warmup_ratio < 0 || a.warmup_ratio > 1)
-    throw Error("warmup_ratio must lie in range [0,1]");
+  if (a.warmup_ratio < 0 || a.warmup_ratio > 1) throw Error("warmup_ratio must lie in range [0,1]");
   if (a.warmup_steps < 0)
     throw Error("warmup_steps must be of type int and must be 0 or a positive integer.");
 
@@ -850,14 +856,16 @@ void validate(Args& a, const std::set<std::string>& given) {
   if (const json* v = ignored("adafactor"); v && *v == true)
     throw Error("--adafactor: precis implements AdamW only (--optim adamw_torch)");
   if (const json* v = ignored("lr_scheduler_kwargs");
-      v && !v->is_null() && !(v->is_object() && v->empty()) && !(v->is_string() && trim(v->get<std::string>()).empty()))
+      v && !v->is_null() && !(v->is_object() && v->empty()) &&
+      !(v->is_string() && trim(v->get<std::string>()).empty()))
     throw Error("--lr_scheduler_kwargs: precis's schedules take no extra arguments, found " +
                 found_text(*v));
   if (const json* v = ignored("neftune_noise_alpha"); v && !v->is_null())
     throw Error("--neftune_noise_alpha: NEFTune embedding noise is not implemented in precis");
   if (const json* v = ignored("generation_config"); v && !v->is_null())
-    throw Error("--generation_config: precis generates with the model's generation_config.json "
-                "and generation_max_length / generation_num_beams");
+    throw Error(
+        "--generation_config: precis generates with the model's generation_config.json "
+        "and generation_max_length / generation_num_beams");
   for (const char* cpu_flag : {"use_cpu", "no_cuda"}) {
     if (const json* v = ignored(cpu_flag); v && *v == true) {
       if (a.device == "cuda")
@@ -868,8 +876,9 @@ void validate(Args& a, const std::set<std::string>& given) {
 
   // Checks of precis's own, where HF would fail later or misbehave.
   auto positive = [](int64_t v, const char* name) {
-    if (v < 1) throw Error(std::string("--") + name + ": expected a positive integer, found " +
-                           std::to_string(v));
+    if (v < 1)
+      throw Error(std::string("--") + name + ": expected a positive integer, found " +
+                  std::to_string(v));
   };
   positive(a.per_device_train_batch_size, "per_device_train_batch_size");
   positive(a.per_device_eval_batch_size, "per_device_eval_batch_size");
@@ -904,7 +913,8 @@ void validate(Args& a, const std::set<std::string>& given) {
     if (!a.train_file && !a.validation_file && !a.test_file)
       throw Error("Need either a dataset name or a training, validation, or test file.");
   }
-  if (a.do_train && !a.train_file) throw Error("--do_train requires a train dataset (--train_file)");
+  if (a.do_train && !a.train_file)
+    throw Error("--do_train requires a train dataset (--train_file)");
   if (a.do_eval && !a.validation_file)
     throw Error("--do_eval requires a validation dataset (--validation_file)");
   if (a.do_predict && !a.test_file)
@@ -975,19 +985,26 @@ std::string default_text(const Member& member) {
 
 std::string to_string(IntervalStrategy strategy) {
   switch (strategy) {
-    case IntervalStrategy::kNo: return "no";
-    case IntervalStrategy::kSteps: return "steps";
-    case IntervalStrategy::kEpoch: return "epoch";
+    case IntervalStrategy::kNo:
+      return "no";
+    case IntervalStrategy::kSteps:
+      return "steps";
+    case IntervalStrategy::kEpoch:
+      return "epoch";
   }
   return "no";
 }
 
 std::string to_string(SchedulerType type) {
   switch (type) {
-    case SchedulerType::kLinear: return "linear";
-    case SchedulerType::kCosine: return "cosine";
-    case SchedulerType::kConstant: return "constant";
-    case SchedulerType::kConstantWithWarmup: return "constant_with_warmup";
+    case SchedulerType::kLinear:
+      return "linear";
+    case SchedulerType::kCosine:
+      return "cosine";
+    case SchedulerType::kConstant:
+      return "constant";
+    case SchedulerType::kConstantWithWarmup:
+      return "constant_with_warmup";
   }
   return "linear";
 }
@@ -1019,8 +1036,8 @@ nlohmann::json to_json(const TrainingArguments& args) {
   for (const auto& o : options()) out[std::string(o.name)] = member_json(args, o.member);
   for (const auto& o : ignored_options_table()) {
     auto it = args.ignored_options.find(std::string(o.name));
-    out[std::string(o.name)] = it != args.ignored_options.end() ? it->second
-                                                                : json::parse(o.hf_default);
+    out[std::string(o.name)] =
+        it != args.ignored_options.end() ? it->second : json::parse(o.hf_default);
   }
   out["evaluation_strategy"] = nullptr;  // HF's deprecated alias, folded into eval_strategy
   // Secrets never reach training_args.json or a model card: HF's to_dict() masks every
@@ -1065,8 +1082,20 @@ std::string training_arguments_help() {
   out << "\nAccepted for compatibility with Hugging Face and ignored (adafactor, "
          "lr_scheduler_kwargs,\nneftune_noise_alpha and generation_config only at their "
          "defaults; use_cpu/no_cuda mean --device cpu;\n--evaluation_strategy is "
-         "--eval_strategy):\n  "
-      << join(ignored, ", ") << "\n";
+         "--eval_strategy):\n";
+  // The ignored names, wrapped at 100 columns.
+  size_t column = 1;
+  out << " ";
+  for (size_t i = 0; i < ignored.size(); ++i) {
+    std::string item = ignored[i] + (i + 1 < ignored.size() ? "," : "");
+    if (column + 1 + item.size() > 100) {
+      out << "\n ";
+      column = 1;
+    }
+    out << " " << item;
+    column += 1 + item.size();
+  }
+  out << "\n";
   return out.str();
 }
 

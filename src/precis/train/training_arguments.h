@@ -110,7 +110,8 @@ struct TrainingArguments {
   bool group_by_length = false;
   std::string length_column_name = "length";
   std::optional<std::string> resume_from_checkpoint;
-  std::optional<std::string> hub_model_id;  // used by the model card; publishing is `precis publish`
+  std::optional<std::string>
+      hub_model_id;  // used by the model card; publishing is `precis publish`
   std::optional<std::string> hub_token;
   bool hub_private_repo = false;
   bool gradient_checkpointing = false;
