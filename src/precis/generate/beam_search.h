@@ -1,0 +1,93 @@
+// Beam search bookkeeping exactly as transformers 4.44's BeamSearchScorer and BeamHypotheses
+// (generation/beam_search.py; spec §4.5). Scores of candidates are float32 (torch's); the
+// length-normalised hypothesis scores are doubles (Python floats), as there.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "precis/generate/generation_config.h"
+
+namespace precis::generate {
+
+// The n-best finished hypotheses of one input.
+class BeamHypotheses {
+ public:
+  struct Hypothesis {
+    double score;                 // sum_logprobs / generated_len ** length_penalty
+    std::vector<int32_t> tokens;  // without the EOS that finished it
+  };
+
+  BeamHypotheses(int64_t num_beams, double length_penalty, EarlyStopping early_stopping,
+                 int64_t max_length)
+      : num_beams_(num_beams),
+        length_penalty_(length_penalty),
+        early_stopping_(early_stopping),
+        max_length_(max_length) {}
+
+  // Keeps the hypothesis if fewer than num_beams are stored or it beats the worst; then
+  // drops the worst when there are num_beams + 1.
+  void add(std::vector<int32_t> tokens, float sum_logprobs, int64_t generated_len);
+
+  // Whether no running beam can still enter the list (see spec §4.5 for the three modes).
+  bool is_done(float best_sum_logprobs, int64_t cur_len, int64_t decoder_prompt_len) const;
+
+  size_t size() const { return beams_.size(); }
+  double worst_score() const { return worst_score_; }
+  // In insertion order, as Python's list (finalize sorts them stably).
+  const std::vector<Hypothesis>& hypotheses() const { return beams_; }
+
+ private:
+  int64_t num_beams_;
+  double length_penalty_;
+  EarlyStopping early_stopping_;
+  int64_t max_length_;
+  std::vector<Hypothesis> beams_;
+  double worst_score_ = 1e9;
+};
+
+// One step's choice for every running row: the token it appends, its new cumulative score,
+// and the row (beam) it continues.
+struct BeamStep {
+  std::vector<float> scores;       // (B*K)
+  std::vector<int32_t> tokens;     // (B*K)
+  std::vector<int32_t> source_rows;  // (B*K), indices into the B*K running rows
+};
+
+// The beam-search state of a batch: B inputs x K beams.
+class BeamSearchScorer {
+ public:
+  BeamSearchScorer(int64_t batch, const ResolvedGeneration& generation);
+
+  // BeamSearchScorer.process. `running` holds the B*K running sequences (cur_len tokens each);
+  // candidate_scores/tokens/beams are the top 2K (or more) candidates per input in descending
+  // score order, (B, n) flattened, beams being 0..K-1 within the input.
+  BeamStep process(std::span<const std::vector<int32_t>> running,
+                   std::span<const float> candidate_scores,
+                   std::span<const int32_t> candidate_tokens,
+                   std::span<const int32_t> candidate_beams, int64_t candidates_per_input);
+
+  bool is_done() const;
+  bool input_done(int64_t i) const { return done_[size_t(i)]; }
+
+  // BeamSearchScorer.finalize: the best num_return_sequences hypotheses per input as rows
+  // of equal width, EOS after a shorter hypothesis, then pad.
+  struct Output {
+    int64_t rows = 0, width = 0;
+    std::vector<int32_t> sequences;  // rows * width
+    std::vector<double> scores;      // rows
+  };
+  Output finalize(std::span<const std::vector<int32_t>> running,
+                  std::span<const float> running_scores);
+
+  const std::vector<BeamHypotheses>& hypotheses() const { return hyps_; }
+
+ private:
+  int64_t batch_, beams_;
+  ResolvedGeneration g_;
+  std::vector<BeamHypotheses> hyps_;
+  std::vector<bool> done_;
+};
+
+}  // namespace precis::generate

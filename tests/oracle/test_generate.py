@@ -1,0 +1,244 @@
+"""`precis generate` against transformers' model.generate() on tiny random checkpoints.
+
+Every case runs batches of inputs of unequal length (right-padded, with the encoder key
+mask) and requires the generated ids to be EQUAL to Hugging Face's, row for row, padding
+included. The models are make_bart's configurations with weights re-drawn with more spread
+(unit-gain projections, embeddings that give logits of a few units, an EOS bias), so that
+outputs depend on the input, beams finish by EOS as well as at max_length, and near-ties
+between candidates are rare.
+"""
+import json
+import math
+
+import pytest
+import torch
+from safetensors.torch import load_file
+from transformers import AutoTokenizer, BartForConditionalGeneration, GenerationConfig
+
+from bart_models import make_bart
+from conftest import run_precis, train_tiny_bpe
+
+TEXTS = [
+    "Amanda: I baked cookies. Do you want some?\nJerry: Sure!\nAmanda: I'll bring you tomorrow :-)",
+    "Hello world",
+    "The quick brown fox jumps over the lazy dog.",
+    "Summaries are short; dialogues are long and have many turns between speakers.",
+    "precis fine-tunes sequence-to-sequence transformers for summarization. The quick brown fox.",
+    "Café déjà vu, naïve façade, Zoë's résumé.",
+    "I'm sure you'll see they've done it, isn't it? We'd say it's John's.",
+]
+
+# bart-large-cnn's generation settings with the lengths scaled down to a tiny model
+# (max_length 142 -> 30, min_length 56 -> 12), as legacy keys of config.json plus the
+# generation_config.json that save_pretrained derives from them (as on the Hub).
+CNN = dict(num_beams=4, length_penalty=2.0, max_length=30, min_length=12, no_repeat_ngram_size=3,
+           early_stopping=True, forced_bos_token_id=0, forced_eos_token_id=2)
+
+# Inputs are truncated as run_summarization's max_source_length does (silu-positions has 40
+# positions; the longest text is 42 tokens).
+MAX_SOURCE = 40
+
+# (make_bart configuration, seed): models whose outputs mix EOS-finished and max-length rows.
+MODELS = [("narrow-gelu", 0), ("narrow-gelu", 1), ("deep-gelunew-untied", 0), ("silu-positions", 0),
+          ("wide-relu-scaled", 1)]
+
+
+def spread_weights(model, seed, eos_bias=4.0):
+    """Re-draws the weights: projections with unit gain, LayerNorms near identity, embeddings
+    of std 2/sqrt(d) (logits of a few units), a random final_logits_bias plus an EOS bias."""
+    g = torch.Generator().manual_seed(seed + 1000)
+    emb_std = 2.0 / math.sqrt(model.config.d_model)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.dim() == 2 and ("embed" in name or "shared" in name or "lm_head" in name):
+                p.copy_(torch.randn(p.shape, generator=g) * emb_std)
+            elif p.dim() == 2:
+                p.copy_(torch.randn(p.shape, generator=g) / math.sqrt(p.shape[1]))
+            elif "layer_norm" in name or "layernorm" in name:
+                base = 1.0 if name.endswith("weight") else 0.0
+                p.copy_(base + torch.randn(p.shape, generator=g) * 0.1)
+            else:
+                p.copy_(torch.randn(p.shape, generator=g) * 0.1)
+        model.final_logits_bias.copy_(torch.randn(model.final_logits_bias.shape, generator=g) * 0.5)
+        model.final_logits_bias[0, 2] += eos_bias
+    return model
+
+
+@pytest.fixture(scope="module")
+def tokenizer_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("generate_tokenizer")
+    train_tiny_bpe(d)
+    return d
+
+
+@pytest.fixture(scope="module")
+def input_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("generate_inputs") / "inputs.jsonl"
+    with open(path, "w") as f:
+        for text in TEXTS:
+            f.write(json.dumps({"text": text}) + "\n")
+    return path
+
+
+def save_model(tokenizer_dir, out_dir, name, seed, **config):
+    """A spread-weight model saved with the tokenizer; returns HF's reload of it."""
+    import shutil
+    shutil.copytree(tokenizer_dir, out_dir, dirs_exist_ok=True)
+    tok = AutoTokenizer.from_pretrained(out_dir)
+    model = spread_weights(make_bart(name, len(tok), seed=seed, **config), seed)
+    model.save_pretrained(out_dir)
+    return BartForConditionalGeneration.from_pretrained(out_dir).eval(), tok
+
+
+def cli_args(kwargs):
+    args = []
+    for key, value in kwargs.items():
+        if key == "do_sample":
+            args.append("--do_sample" if value else "--do_sample=false")
+        elif isinstance(value, bool):
+            args.extend([f"--{key}", str(value).lower()])
+        elif isinstance(value, list):
+            args.extend([f"--{key}", json.dumps(value)])
+        else:
+            args.extend([f"--{key}", str(value)])
+    return args
+
+
+def precis_generate(model_dir, input_file, batch_size, kwargs, *extra):
+    result = run_precis("generate", "--model", model_dir, "--input", input_file, "--text_column", "text",
+                        "--per_device_eval_batch_size", batch_size, "--max_source_length", MAX_SOURCE, *cli_args(kwargs), *extra)
+    return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+
+
+def hf_generate(model, tok, batch_size, kwargs, **extra):
+    rows = []
+    for begin in range(0, len(TEXTS), batch_size):
+        enc = tok(TEXTS[begin:begin + batch_size], padding=True, truncation=True, max_length=MAX_SOURCE,
+                  return_tensors="pt")
+        with torch.no_grad():
+            out = model.generate(**enc, **kwargs, **extra)
+        rows.append(out)
+    return rows
+
+
+def assert_equal_ids(ours, theirs, tok):
+    hf_rows = [row for batch in theirs for row in batch.tolist()]
+    assert len(ours) == len(hf_rows)
+    for i, (o, h) in enumerate(zip(ours, hf_rows)):
+        assert o["ids"] == h, f"row {i}:\n ours {o['ids']}\n hf   {h}"
+        assert o["summary_text"] == tok.decode(h, skip_special_tokens=True)
+
+
+CASES = {
+    "cnn-beam": {},
+    "cnn-greedy": dict(num_beams=1),
+    "early-stopping-false": dict(early_stopping=False),
+    "early-stopping-never": dict(early_stopping="never"),
+    "never-negative-length-penalty": dict(early_stopping="never", length_penalty=-0.5),
+    "return-3-of-4": dict(num_return_sequences=3),
+    "return-3-never": dict(num_return_sequences=3, early_stopping="never", length_penalty=1.0),
+    "min-new-tokens": dict(min_length=0, min_new_tokens=8),
+    "max-new-tokens": dict(max_new_tokens=12, min_length=0),
+    "repetition-penalty-beam": dict(repetition_penalty=1.5, no_repeat_ngram_size=0),
+    "repetition-penalty-greedy": dict(num_beams=1, repetition_penalty=1.3, no_repeat_ngram_size=0),
+    "no-repeat-2": dict(no_repeat_ngram_size=2, min_length=0),
+    "forced-bos-7-eos-9": dict(forced_bos_token_id=7, forced_eos_token_id=9),
+    "six-beams-no-min": dict(num_beams=6, min_length=0, length_penalty=1.0, early_stopping=False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("name,seed", MODELS)
+def test_generate_equals_transformers(tmp_path, tokenizer_dir, input_file, name, seed, case):
+    model, tok = save_model(tokenizer_dir, tmp_path / "model", name, seed, **CNN)
+    kwargs = CASES[case]
+    batch_size = 3
+    ours = precis_generate(tmp_path / "model", input_file, batch_size, kwargs)
+    assert_equal_ids(ours, hf_generate(model, tok, batch_size, kwargs), tok)
+
+
+@pytest.mark.parametrize("num_beams", [1, 4])
+@pytest.mark.parametrize("name,seed", MODELS[:3])
+def test_bad_words_equal_transformers(tmp_path, tokenizer_dir, input_file, name, seed, num_beams):
+    """Bans a token and a bigram the unconstrained run generates, so the ban changes the output."""
+    model, tok = save_model(tokenizer_dir, tmp_path / "model", name, seed, **CNN)
+    base = [row for batch in hf_generate(model, tok, 4, dict(num_beams=num_beams)) for row in batch.tolist()]
+    content = [t for row in base for t in row[2:] if t > 3]
+    frequent = max(set(content), key=content.count)
+    row = next(r for r in base if len([t for t in r[2:] if t > 3 and t != frequent]) >= 2)
+    rest = [t for t in row[2:] if t > 3 and t != frequent]
+    i = row.index(rest[0])
+    bigram = [row[i], row[i + 1]] if row[i + 1] != frequent else [row[i - 1], row[i]]
+    kwargs = dict(num_beams=num_beams, bad_words_ids=[[frequent], bigram, [2]])
+    ours = precis_generate(tmp_path / "model", input_file, 4, kwargs)
+    theirs = hf_generate(model, tok, 4, kwargs)
+    assert_equal_ids(ours, theirs, tok)
+    flat = [r for batch in theirs for r in batch.tolist()]
+    assert flat != base and all(frequent not in r for r in flat)
+
+
+def test_generation_config_json_wins_over_legacy_keys(tmp_path, tokenizer_dir, input_file):
+    """A generation_config.json written on purpose (not _from_model_config) overrides config.json."""
+    model, tok = save_model(tokenizer_dir, tmp_path / "model", "narrow-gelu", 0, **CNN)
+    GenerationConfig(num_beams=3, max_length=18, min_length=5, length_penalty=0.8, no_repeat_ngram_size=2,
+                     bos_token_id=0, eos_token_id=2, pad_token_id=1, decoder_start_token_id=2,
+                     forced_eos_token_id=2).save_pretrained(tmp_path / "model")
+    model = BartForConditionalGeneration.from_pretrained(tmp_path / "model").eval()
+    assert model.generation_config.num_beams == 3
+    ours = precis_generate(tmp_path / "model", input_file, 4, {})
+    assert_equal_ids(ours, hf_generate(model, tok, 4, {}), tok)
+
+
+def test_step_logits_match_transformers_and_full_forward(tmp_path, tokenizer_dir, input_file):
+    """KV-cached step logits: against HF's output_logits (greedy and beam, so after cache
+    reorders) and against the full forward over the generated ids (<= 1e-4)."""
+    model, tok = save_model(tokenizer_dir, tmp_path / "model", "deep-gelunew-untied", 0, **CNN)
+    batch_size = 4
+    for num_beams in (1, 4):
+        kwargs = dict(num_beams=num_beams)
+        ours_ids = precis_generate(tmp_path / "model", input_file, batch_size, kwargs,
+                                   "--output_logits", tmp_path / "logits.safetensors")
+        ours = load_file(str(tmp_path / "logits.safetensors"))
+        theirs = hf_generate(model, tok, batch_size, kwargs, output_logits=True, return_dict_in_generate=True)
+        assert_equal_ids(ours_ids, [t.sequences for t in theirs], tok)
+        for b, t in enumerate(theirs):
+            steps = ours[f"logits.{b}"]
+            assert steps.shape[0] == len(t.logits)
+            for s, ref in enumerate(t.logits):
+                diff = (steps[s] - ref).abs().max().item()
+                assert diff <= 1e-4, f"batch {b} step {s}: max abs diff {diff}"
+            if num_beams == 1:
+                enc = tok(TEXTS[b * batch_size:(b + 1) * batch_size], padding=True, truncation=True,
+                          max_length=MAX_SOURCE, return_tensors="pt")
+                with torch.no_grad():
+                    full = model(**enc, decoder_input_ids=t.sequences[:, :-1]).logits
+                diff = (steps.transpose(0, 1) - full).abs().max().item()
+                assert diff <= 1e-4, f"batch {b}: cached vs full forward max abs diff {diff}"
+
+
+def test_sampling_is_deterministic_per_seed_and_top_k_1_is_greedy(tmp_path, tokenizer_dir, input_file):
+    model, tok = save_model(tokenizer_dir, tmp_path / "model", "narrow-gelu", 0, **CNN)
+    sample = dict(num_beams=1, do_sample=True, top_k=0, temperature=1.5, num_return_sequences=2)
+    a = precis_generate(tmp_path / "model", input_file, 3, {**sample, "seed": 11})
+    b = precis_generate(tmp_path / "model", input_file, 3, {**sample, "seed": 11})
+    c = precis_generate(tmp_path / "model", input_file, 3, {**sample, "seed": 12})
+    assert a == b and a != c and len(a) == 2 * len(TEXTS)
+    # top_k = 1 keeps only the argmax (and ties with it): sampling is then greedy search.
+    greedy = precis_generate(tmp_path / "model", input_file, 3, dict(num_beams=1, do_sample=True, top_k=1, seed=3))
+    assert_equal_ids(greedy, hf_generate(model, tok, 3, dict(num_beams=1)), tok)
+
+
+def test_text_option_and_errors(tmp_path, tokenizer_dir):
+    model, tok = save_model(tokenizer_dir, tmp_path / "model", "narrow-gelu", 0, **CNN)
+    result = run_precis("generate", "--model", tmp_path / "model", "--text", TEXTS[0], "--num_beams", 1)
+    line = json.loads(result.stdout)
+    enc = tok([TEXTS[0]], return_tensors="pt")
+    with torch.no_grad():
+        ref = model.generate(**enc, num_beams=1)
+    assert line["ids"] == ref[0].tolist()
+    bad = run_precis("generate", "--model", tmp_path / "model", "--text", "x", "--num_return_sequences", 5,
+                     check=False)
+    assert bad.returncode == 1 and "num_return_sequences" in bad.stderr
+    bad = run_precis("generate", "--model", tmp_path / "model", "--text", "x", "--early_stopping", "maybe",
+                     check=False)
+    assert bad.returncode == 1 and "early_stopping" in bad.stderr
