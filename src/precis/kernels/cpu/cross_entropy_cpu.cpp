@@ -48,8 +48,9 @@ void cross_entropy_backward(const float* logits, const int32_t* labels, float* d
     }
     float max = row[0];
     for (int64_t j = 1; j < vocab; ++j) max = row[j] > max ? row[j] : max;
+    // exp in float (as torch's softmax), summed in double.
     double sum = 0.0;
-    for (int64_t j = 0; j < vocab; ++j) sum += std::exp(double(row[j] - max));
+    for (int64_t j = 0; j < vocab; ++j) sum += std::exp(row[j] - max);
     // p_j = exp(l_j - max) / sum, scaled by loss_scale in the same multiplication.
     float p_scale = float(double(loss_scale) / sum);
     // loss = (1-ε)·(log Z - l_y) + ε·(log Z - mean_v l_v)
