@@ -4,14 +4,18 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <unistd.h>
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/progress.h"
 #include "precis/data/collator.h"
 #include "precis/data/dataset.h"
+#include "precis/eval/generation_evaluation.h"
 #include "precis/eval/loss_evaluation.h"
+#include "precis/generate/generation_config.h"
 #include "precis/model/bart.h"
+#include "precis/model/bart_init.h"
 #include "precis/model/bart_model.h"
 #include "precis/tokenize/tokenizer.h"
 #include "precis/train/batch_sampler.h"
@@ -81,8 +85,28 @@ struct TrainingRun {
 
   void save_model(const fs::path& dir) const {
     model.save(dir);
+    write_generation_config(dir);
     tokenizer.save(dir);
     write_json(dir / "training_args.json", to_json(args));
+  }
+
+  // generation_config.json as save_pretrained writes it: the source checkpoint's, or the one
+  // GenerationConfig.from_model_config derives from config.json.
+  void write_generation_config(const fs::path& dir) const {
+    fs::path source = fs::path(args.model_name_or_path) / "generation_config.json";
+    if (!args.model_name_or_path.empty() && fs::exists(source)) {
+      std::ifstream in(source, std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      write_file_atomic(dir / "generation_config.json", bytes);
+      return;
+    }
+    const BartConfig& c = model.config;
+    nlohmann::json j = {{"_from_model_config", true}, {"bos_token_id", c.bos_token_id},
+                        {"decoder_start_token_id", c.decoder_start_token_id}, {"eos_token_id", c.eos_token_id},
+                        {"pad_token_id", c.pad_token_id}, {"transformers_version", "4.44.2"}};
+    if (c.forced_eos_token_id) j["forced_eos_token_id"] = *c.forced_eos_token_id;
+    if (c.forced_bos_token_id) j["forced_bos_token_id"] = *c.forced_bos_token_id;
+    write_file_atomic(dir / "generation_config.json", j.dump(2) + "\n");
   }
 
   void save_checkpoint(const fs::path& output_dir) {
@@ -107,6 +131,39 @@ struct TrainingRun {
     state = TrainerState::load(checkpoint / "trainer_state.json");
   }
 };
+
+// run_summarization's model set-up: weights from model_name_or_path (with config_name's
+// config when given), or a fresh model from config_name (a preset or config.json) with HF's
+// initialisation; then resize_token_embeddings when the tokenizer has more tokens.
+std::pair<BartModel, tokenize::Tokenizer> load_model_and_tokenizer(const TrainingArguments& a) {
+  check(!a.model_name_or_path.empty() || a.config_name,
+        "give model_name_or_path (a local Hugging Face checkpoint directory) or config_name (" +
+            bart_preset_names() + ", or a config.json) to train from scratch");
+  std::string tokenizer_dir = a.tokenizer_name.value_or(a.model_name_or_path);
+  check(!tokenizer_dir.empty(), "training from config_name needs tokenizer_name (a tokenizer directory)");
+  tokenize::Tokenizer tokenizer = tokenize::Tokenizer::from_directory(tokenizer_dir);
+  BartModel model;
+  if (!a.model_name_or_path.empty()) {
+    model = BartModel::load(a.model_name_or_path);
+  } else {
+    BartConfig config = bart_config_from(*a.config_name);
+    config.vocab_size = int64_t(tokenizer.size());
+    config.pad_token_id = tokenizer.pad_token_id();
+    config.bos_token_id = tokenizer.bos_token_id();
+    config.eos_token_id = config.decoder_start_token_id = tokenizer.eos_token_id();
+    config.forced_eos_token_id = tokenizer.eos_token_id();
+    model = BartModel::allocate(config);
+    initialize_bart(model, uint64_t(a.seed));
+    std::fprintf(stderr, "precis: new %s model (%lld parameters), initialised with seed %lld\n",
+                 a.config_name->c_str(), (long long)parameter_count(config), (long long)a.seed);
+  }
+  if (int64_t(tokenizer.size()) > model.config.vocab_size) {
+    std::fprintf(stderr, "precis: resizing the embeddings from %lld to %zu rows to fit the tokenizer\n",
+                 (long long)model.config.vocab_size, tokenizer.size());
+    model = resize_token_embeddings(model, int64_t(tokenizer.size()), uint64_t(a.seed));
+  }
+  return {std::move(model), std::move(tokenizer)};
+}
 
 struct LossSum {
   double sum = 0.0;
@@ -149,12 +206,7 @@ void run_training_job(const TrainingArguments& a) {
     }
   }
 
-  BartModel model = BartModel::load(a.model_name_or_path);
-  tokenize::Tokenizer tokenizer =
-      tokenize::Tokenizer::from_directory(a.tokenizer_name.value_or(a.model_name_or_path));
-  check(int64_t(tokenizer.size()) <= model.config.vocab_size,
-        "the tokenizer has " + std::to_string(tokenizer.size()) + " tokens but the model only " +
-            std::to_string(model.config.vocab_size) + " embedding rows");
+  auto [model, tokenizer] = load_model_and_tokenizer(a);
   TrainingRun run(a, std::move(model), std::move(tokenizer));
   const BartConfig& config = run.model.config;
   nlohmann::json all_results = nlohmann::json::object();
@@ -164,14 +216,39 @@ void run_training_job(const TrainingArguments& a) {
     check(a.validation_file.has_value(), "do_eval requires a validation_file");
     eval_examples = load_split(a, *a.validation_file, a.max_eval_samples, a.val_max_target_length, run.tokenizer);
   }
-  auto evaluate = [&](const char* prefix) {
-    eval::LossEvaluation r = eval::evaluate_loss(run.model, eval_examples, a.per_device_eval_batch_size, run.collator);
+  // Seq2SeqTrainer's generation settings: the model's generation config, with max_length and
+  // num_beams from generation_max_length / generation_num_beams when given.
+  generate::GenerationConfig generation =
+      a.model_name_or_path.empty()
+          ? generate::GenerationConfig::from_model_config(config.to_json(), config, "config")
+          : generate::GenerationConfig::from_model_directory(a.model_name_or_path, config);
+  if (a.generation_max_length) generation.max_length = *a.generation_max_length;
+  if (a.generation_num_beams) generation.num_beams = *a.generation_num_beams;
+  // Returns the metrics (HF's names with `prefix`) and, with predict_with_generate, the
+  // decoded predictions.
+  auto evaluate = [&](const std::string& prefix, const std::vector<data::SummarizationExample>& examples,
+                      std::vector<std::string>* predictions) {
     nlohmann::json m;
-    m[std::string(prefix) + "_loss"] = r.eval_loss;
-    m[std::string(prefix) + "_runtime"] = round_to(r.runtime_s, 4);
-    m[std::string(prefix) + "_samples_per_second"] = round_to(double(r.samples) / r.runtime_s, 3);
-    m[std::string(prefix) + "_steps_per_second"] = round_to(double(r.steps) / r.runtime_s, 3);
-    return std::pair(m, r);
+    double runtime = 0;
+    int64_t samples = 0, steps = 0;
+    if (a.predict_with_generate) {
+      eval::GenerationEvaluation r = eval::evaluate_with_generation(
+          run.model, run.tokenizer, examples, a.per_device_eval_batch_size, run.collator, generation,
+          uint32_t(a.seed));
+      m = r.scores.metrics(prefix);
+      m[prefix + "_loss"] = r.loss;
+      runtime = r.runtime_s, samples = r.samples, steps = r.steps;
+      if (predictions) *predictions = r.scores.predictions;
+    } else {
+      eval::LossEvaluation r = eval::evaluate_loss(run.model, examples, a.per_device_eval_batch_size, run.collator);
+      m[prefix + "_loss"] = r.eval_loss;
+      runtime = r.runtime_s, samples = r.samples, steps = r.steps;
+    }
+    m[prefix + "_runtime"] = round_to(runtime, 4);
+    m[prefix + "_samples_per_second"] = round_to(double(samples) / runtime, 3);
+    m[prefix + "_steps_per_second"] = round_to(double(steps) / runtime, 3);
+    m[prefix + "_samples"] = samples;
+    return m;
   };
 
   if (a.do_train) {
@@ -303,12 +380,18 @@ void run_training_job(const TrainingArguments& a) {
           last_logged_step = step;
         }
         if (a.eval_strategy == IntervalStrategy::kSteps && step % run.state.eval_steps == 0) {
-          auto [metrics, r] = evaluate("eval");
+          nlohmann::json metrics = evaluate("eval", eval_examples, nullptr);
+          metrics.erase("eval_samples");
           metrics["epoch"] = run.state.epoch;
           metrics["step"] = step;
           run.state.log_history.push_back(metrics);
-          if (a.load_best_model_at_end && (!run.state.best_metric || r.eval_loss < *run.state.best_metric)) {
-            run.state.best_metric = r.eval_loss;
+          const std::string key = "eval_" + a.metric_for_best_model.value_or("loss");
+          check(metrics.contains(key), "metric_for_best_model: evaluation reports no \"" + key + "\"");
+          const double value = metrics[key].get<double>();
+          const bool greater = a.greater_is_better.value_or(false);
+          if (a.load_best_model_at_end &&
+              (!run.state.best_metric || (greater ? value > *run.state.best_metric : value < *run.state.best_metric))) {
+            run.state.best_metric = value;
             run.state.best_model_checkpoint = (output_dir / (kCheckpointPrefix + std::to_string(step))).string();
           }
         }
@@ -351,12 +434,27 @@ void run_training_job(const TrainingArguments& a) {
   }
 
   if (a.do_eval) {
-    auto [metrics, r] = evaluate("eval");
-    metrics["eval_samples"] = r.samples;
+    nlohmann::json metrics = evaluate("eval", eval_examples, nullptr);
     if (a.do_train) metrics["epoch"] = run.state.epoch;
     if (!output_dir.empty()) {
       fs::create_directories(output_dir);
       write_json(output_dir / "eval_results.json", metrics);
+    }
+    all_results.update(metrics);
+    std::printf("%s\n", metrics.dump(2).c_str());
+  }
+  if (a.do_predict) {
+    check(a.test_file.has_value(), "do_predict requires a test_file");
+    check(!output_dir.empty(), "do_predict needs an output_dir for its results");
+    auto test = load_split(a, *a.test_file, a.max_predict_samples, a.val_max_target_length, run.tokenizer);
+    std::vector<std::string> predictions;
+    nlohmann::json metrics = evaluate("predict", test, &predictions);
+    fs::create_directories(output_dir);
+    write_json(output_dir / "predict_results.json", metrics);
+    if (a.predict_with_generate) {
+      std::string text;
+      for (size_t i = 0; i < predictions.size(); ++i) text += (i ? "\n" : "") + predictions[i];
+      write_file_atomic(output_dir / "generated_predictions.txt", text);
     }
     all_results.update(metrics);
     std::printf("%s\n", metrics.dump(2).c_str());

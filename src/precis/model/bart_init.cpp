@@ -1,0 +1,111 @@
+#include "precis/model/bart_init.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "precis/core/rng.h"
+#include "precis/kernels/copy.h"
+
+namespace precis {
+
+namespace {
+
+constexpr uint64_t kInitStream = 0x1417'0000'0000'0000ull;
+
+// Standard normal number `index` of stream `stream` (Box-Muller on two 32-bit draws).
+float normal(uint64_t seed, uint64_t stream, uint64_t index) {
+  uint32_t a = random_bits(seed, stream, 2 * index), b = random_bits(seed, stream, 2 * index + 1);
+  double u1 = (double(a) + 1.0) / 4294967296.0;  // (0, 1]
+  double u2 = double(b) / 4294967296.0;
+  return float(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
+}
+
+void fill_normal(const Tensor& t, double std, uint64_t seed, uint64_t stream, int64_t first = 0) {
+  float* p = t.f32();
+  for (int64_t i = first; i < t.numel(); ++i) p[i] = float(std * normal(seed, stream, uint64_t(i)));
+}
+
+void fill(const Tensor& t, float value) {
+  float* p = t.f32();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = value;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::optional<BartConfig> bart_preset(const std::string& name) {
+  BartConfig c;
+  auto shape = [&](int64_t d, int64_t layers, int64_t heads, int64_t ffn, int64_t positions) {
+    c.d_model = d;
+    c.encoder_layers = c.decoder_layers = layers;
+    c.encoder_attention_heads = c.decoder_attention_heads = heads;
+    c.encoder_ffn_dim = c.decoder_ffn_dim = ffn;
+    c.max_position_embeddings = positions;
+    return c;
+  };
+  if (name == "bart-tiny") return shape(128, 2, 4, 512, 512);
+  if (name == "bart-small") return shape(256, 3, 4, 1024, 1024);
+  if (name == "bart-base") return shape(768, 6, 12, 3072, 1024);
+  if (name == "bart-large") return shape(1024, 12, 16, 4096, 1024);
+  return std::nullopt;
+}
+
+std::string bart_preset_names() { return "bart-tiny, bart-small, bart-base, bart-large"; }
+
+BartConfig bart_config_from(const std::string& name_or_path) {
+  if (auto preset = bart_preset(name_or_path)) return *preset;
+  std::filesystem::path p(name_or_path);
+  if (std::filesystem::is_directory(p)) p /= "config.json";
+  check(std::filesystem::exists(p) || ends_with(name_or_path, ".json"),
+        "config_name \"" + name_or_path + "\" is neither a preset (" + bart_preset_names() +
+            ") nor a config.json file or model directory");
+  return BartConfig::from_file(p);
+}
+
+void initialize_bart(BartModel& m, uint64_t seed) {
+  uint64_t stream = kInitStream;
+  visit_parameters(m.config, m.params, [&](const std::string& name, Tensor& t, Shape, ParamRole) {
+    ++stream;
+    if (name == "final_logits_bias" || ends_with(name, ".bias")) {
+      fill(t, 0.0f);
+    } else if (name.find("layer_norm") != std::string::npos || name.find("layernorm") != std::string::npos) {
+      fill(t, 1.0f);
+    } else {
+      fill_normal(t, m.config.init_std, seed, stream);
+    }
+  });
+  // nn.Embedding(padding_idx): the padding row starts at zero.
+  std::memset(m.params.shared.f32() + int64_t(m.config.pad_token_id) * m.config.d_model, 0,
+              sizeof(float) * size_t(m.config.d_model));
+}
+
+BartModel resize_token_embeddings(const BartModel& old, int64_t vocab_size, uint64_t seed) {
+  BartConfig c = old.config;
+  c.vocab_size = vocab_size;
+  BartModel m = BartModel::allocate(c);
+  const int64_t keep = std::min(old.config.vocab_size, vocab_size), d = c.d_model;
+  BartParams from = old.params;
+  std::vector<Tensor*> src;
+  visit_parameters(old.config, from, [&](const std::string&, Tensor& t, Shape, ParamRole) { src.push_back(&t); });
+  size_t i = 0;
+  uint64_t stream = kInitStream + 0x100000;
+  visit_parameters(c, m.params, [&](const std::string& name, Tensor& t, Shape, ParamRole) {
+    const Tensor& s = *src[i++];
+    if (t.shape == s.shape) return copy(s, t);
+    // A vocabulary-sized tensor: rows [0, keep) copied, the rest new.
+    const int64_t row = name == "final_logits_bias" ? 1 : d;
+    std::memcpy(t.f32(), s.f32(), sizeof(float) * size_t(keep * row));
+    if (name == "final_logits_bias")
+      std::memset(t.f32() + keep, 0, sizeof(float) * size_t(vocab_size - keep));
+    else
+      fill_normal(t, c.init_std, seed, ++stream, keep * row);
+  });
+  if (c.tie_word_embeddings) m.params.lm_head = m.params.shared;
+  return m;
+}
+
+}  // namespace precis
