@@ -174,8 +174,6 @@ struct LossSum {
 
 void run_training_job(const TrainingArguments& a) {
   const auto job_start = Clock::now();
-  check(!a.model_name_or_path.empty(),
-        "model_name_or_path is required: a local Hugging Face checkpoint directory");
   if (a.fp16) throw Error("--fp16 needs the CUDA backend; on the CPU precis trains in fp32 (drop --fp16)");
   const fs::path output_dir = a.output_dir;
   std::string warning = ignored_options_warning(a);

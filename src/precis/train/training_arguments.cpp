@@ -906,8 +906,10 @@ void validate(Args& a, const std::set<std::string>& given) {
   // What the run needs, where run_summarization would stop.
   bool something_to_do = a.do_train || a.do_eval || a.do_predict;
   if (something_to_do) {
-    if (a.model_name_or_path.empty())
-      throw Error("--model_name_or_path is required: the checkpoint directory to start from");
+    if (a.model_name_or_path.empty() && !a.config_name)
+      throw Error(
+          "--model_name_or_path is required: the checkpoint directory to start from (or --config_name "
+          "with a preset such as bart-small, plus --tokenizer_name, to train from scratch)");
     if (a.output_dir.empty())
       throw Error("--output_dir is required: where checkpoints and results are written");
     if (!a.train_file && !a.validation_file && !a.test_file)
