@@ -1,0 +1,53 @@
+// Times precis's generate() on already-tokenized inputs with the checkpoint's generation
+// config (bart-large-cnn's beam search when the checkpoint says so). Prints one JSON line:
+// the best wall time over ITERATIONS runs, the generated ids of the last run, and the decoder
+// steps taken. Driven by bench/generate.py, which runs transformers (and CTranslate2, when
+// installed) on the same model and inputs in the same run.
+//
+//   generate_bench MODEL_DIR INPUTS_JSON ITERATIONS
+//   INPUTS_JSON: {"inputs": [[ids...], ...]}
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "precis/core/error.h"
+#include "precis/generate/generate.h"
+#include "precis/model/bart_model.h"
+
+using namespace precis;
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: generate_bench MODEL_DIR INPUTS_JSON ITERATIONS\n");
+    return 2;
+  }
+  try {
+    BartModel model = BartModel::load(argv[1]);
+    generate::GenerationConfig config =
+        generate::GenerationConfig::from_model_directory(argv[1], model.config);
+    std::ifstream in(argv[2]);
+    check(bool(in), std::string(argv[2]) + ": cannot open");
+    nlohmann::json j = nlohmann::json::parse(in);
+    std::vector<std::vector<int32_t>> inputs = j.at("inputs").get<std::vector<std::vector<int32_t>>>();
+    const int iterations = std::max(1, std::stoi(argv[3]));
+    double best = 1e30;
+    generate::Generated out;
+    for (int i = 0; i < iterations; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      out = generate::generate(model, inputs, config);
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::vector<std::vector<int32_t>> sequences;
+    for (int64_t r = 0; r < out.rows; ++r) sequences.emplace_back(out.row(r).begin(), out.row(r).end());
+    nlohmann::json result = {{"seconds", best}, {"sequences", sequences}};
+    std::printf("%s\n", result.dump().c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "generate_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
