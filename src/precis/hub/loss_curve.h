@@ -1,0 +1,25 @@
+// The loss-curve picture of a model card: training loss per logged step as a line, validation
+// loss as points, on axes with ticks and labels. A self-contained SVG document (no scripts,
+// fonts or images from elsewhere), so the Hub renders it from the repository as it is.
+// The same points give the same bytes: coordinates are printed with fixed precision.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace precis::hub {
+
+struct CurvePoint {
+  double step = 0;
+  double loss = 0;
+};
+
+// Non-finite points are left out. Either series may be empty; with no finite point at all the
+// picture holds the axes and a "no losses logged" note.
+std::string loss_curve_svg(const std::vector<CurvePoint>& training, const std::vector<CurvePoint>& validation);
+
+// Tick positions for an axis covering [lo, hi]: multiples of a 1/2/5 x 10^k step, about
+// `target` of them, the first <= lo and the last >= hi. Exposed for tests.
+std::vector<double> nice_ticks(double lo, double hi, int target = 5);
+
+}  // namespace precis::hub

@@ -1,0 +1,631 @@
+#include "precis/hub/model_card.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "precis/core/atomic_file.h"
+#include "precis/core/error.h"
+#include "precis/hub/loss_curve.h"
+
+namespace precis::hub {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+constexpr const char* kDefaultLicense = "apache-2.0";
+constexpr const char* kExampleText =
+    "Amanda: I baked cookies. Do you want some?\n"
+    "Jerry: Sure!\n"
+    "Amanda: I'll bring you tomorrow :-)";
+
+// ---- reading the directory ----------------------------------------------------------------
+
+// The file's JSON object, or nullopt when the file does not exist.
+std::optional<json> read_json_object(const fs::path& file) {
+  if (!fs::exists(file)) return std::nullopt;
+  std::ifstream in(file, std::ios::binary);
+  check(bool(in), file.string() + ": cannot open for reading");
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  json j;
+  try {
+    j = json::parse(bytes);
+  } catch (const json::parse_error& e) {
+    throw Error(file.string() + ": malformed JSON (" + e.what() + ")");
+  }
+  check(j.is_object(), file.string() + ": expected a JSON object, found " + std::string(j.type_name()));
+  return j;
+}
+
+// Runs `f`, turning nlohmann's type errors (a field of the wrong type) into an Error naming
+// the file they came from.
+template <typename F>
+auto from_file(const fs::path& file, F&& f) {
+  try {
+    return f();
+  } catch (const json::exception& e) {
+    throw Error(file.string() + ": unexpected content (" + e.what() + ")");
+  }
+}
+
+struct ModelDirectory {
+  fs::path dir;
+  json config;
+  std::optional<json> args;     // training_args.json
+  std::optional<json> state;    // trainer_state.json
+  std::optional<json> eval;     // eval_results.json (validation split)
+  std::optional<json> predict;  // predict_results.json (test split)
+};
+
+ModelDirectory read_model_directory(const fs::path& dir) {
+  check(fs::is_directory(dir), dir.string() + ": not a directory");
+  ModelDirectory m;
+  m.dir = dir;
+  auto config = read_json_object(dir / "config.json");
+  check(config.has_value(), dir.string() + ": not a model directory (no config.json)");
+  m.config = *config;
+  m.args = read_json_object(dir / "training_args.json");
+  m.state = read_json_object(dir / "trainer_state.json");
+  m.eval = read_json_object(dir / "eval_results.json");
+  m.predict = read_json_object(dir / "predict_results.json");
+  return m;
+}
+
+// ---- formatting numbers and names as Python and YAML do -----------------------------------
+
+// Python's str() of a JSON value.
+std::string python_str(const json& v) {
+  if (v.is_number_float()) return python_float_repr(v.get<double>());
+  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "None";
+  return v.dump();
+}
+
+// transformers.modelcard._maybe_round: floats with more than 4 decimals as %.4f.
+std::string maybe_round(const json& v) {
+  std::string s = python_str(v);
+  if (!v.is_number_float()) return s;
+  const size_t dot = s.find('.');
+  if (dot != std::string::npos && s.size() - dot - 1 > 4) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4f", v.get<double>());
+    s = buf;
+  }
+  return s;
+}
+
+// A number PyYAML (YAML 1.1) reads back as the same number: floats need a '.' in the mantissa.
+std::string yaml_number(const json& v) {
+  if (!v.is_number_float()) return v.dump();
+  const double d = v.get<double>();
+  if (std::isnan(d)) return ".nan";
+  if (std::isinf(d)) return d > 0 ? ".inf" : "-.inf";
+  std::string s = python_float_repr(d);
+  const size_t e = s.find('e');
+  if (e != std::string::npos && s.find('.') == std::string::npos) s.insert(e, ".0");
+  return s;
+}
+
+// Python's str.capitalize on ASCII: first letter upper, the rest lower.
+std::string capitalize(std::string s) {
+  for (size_t i = 0; i < s.size(); ++i)
+    s[i] = char(i == 0 ? std::toupper((unsigned char)s[i]) : std::tolower((unsigned char)s[i]));
+  return s;
+}
+
+// HF's display name of a metric key without its prefix: "gen_len" -> "Gen Len",
+// "rougeLsum" -> "Rougelsum".
+std::string metric_display_name(const std::string& key) {
+  std::string out;
+  size_t start = 0;
+  while (true) {
+    const size_t end = key.find('_', start);
+    if (!out.empty() || start > 0) out += ' ';
+    out += capitalize(key.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+// Metric keys (prefix removed) in the order a reader expects them; unknown ones last, sorted.
+int metric_rank(const std::string& key) {
+  static const std::vector<std::string> order = {"loss", "rouge1", "rouge2", "rougeL", "rougeLsum", "gen_len"};
+  auto it = std::find(order.begin(), order.end(), key);
+  return it == order.end() ? int(order.size()) : int(it - order.begin());
+}
+
+bool is_timing_key(const std::string& key) {
+  return key == "runtime" || key == "samples_per_second" || key == "steps_per_second" || key == "samples" ||
+         key == "jit_compilation_time" || key == "epoch" || key == "step" || key == "total_flos";
+}
+
+// The scores of a results object with keys "<prefix>_<metric>", as (metric, value) in
+// metric_rank order, timings left out.
+std::vector<std::pair<std::string, json>> scores(const json& results, const std::string& prefix) {
+  std::vector<std::pair<std::string, json>> out;
+  for (const auto& [key, value] : results.items()) {
+    if (key.rfind(prefix + "_", 0) != 0 || !value.is_number()) continue;
+    const std::string metric = key.substr(prefix.size() + 1);
+    if (!is_timing_key(metric)) out.emplace_back(metric, value);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    const int ra = metric_rank(a.first), rb = metric_rank(b.first);
+    return ra != rb ? ra < rb : a.first < b.first;
+  });
+  return out;
+}
+
+// transformers.modelcard.make_markdown_table: centred columns padded to the widest cell.
+std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width(header.size());
+  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (size_t c = 0; c < width.size(); ++c) {
+      const std::string& v = c < cells.size() ? cells[c] : std::string();
+      s += "| " + v + std::string(width[c] - v.size() + 1, ' ');
+    }
+    return s + "|\n";
+  };
+  std::string table = line(header);
+  for (size_t w : width) table += "|:" + std::string(w, '-') + ":";
+  table += "|\n";
+  for (const auto& row : rows) table += line(row);
+  return table;
+}
+
+// ---- what the card says ------------------------------------------------------------------
+
+std::optional<std::string> string_arg(const json* args, const char* key) {
+  if (!args || !args->contains(key) || (*args)[key].is_null()) return std::nullopt;
+  std::string s = (*args)[key].get<std::string>();
+  if (s.empty()) return std::nullopt;
+  return s;
+}
+
+bool is_split_word(std::string s) {
+  for (char& ch : s) ch = char(std::tolower((unsigned char)ch));
+  static const std::set<std::string> words = {"train", "training", "validation", "valid", "val",
+                                              "dev", "eval", "test", "testing", "predict"};
+  return words.count(s) > 0;
+}
+
+// data/samsum/train.json -> "samsum"; cnn_train.jsonl -> "cnn_train".
+std::string dataset_from_file(const std::string& file) {
+  const fs::path p(file);
+  std::string stem = p.stem().string();
+  if (is_split_word(stem)) {
+    const std::string folder = p.parent_path().filename().string();
+    if (!folder.empty() && folder != "." && folder != "..") return folder;
+  }
+  return stem;
+}
+
+bool looks_like_hub_id(const std::string& s) {
+  const size_t slash = s.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == s.size() || s.find('/', slash + 1) != std::string::npos)
+    return false;
+  auto part_ok = [](std::string_view part) {
+    if (!std::isalnum((unsigned char)part.front())) return false;
+    for (char ch : part)
+      if (!std::isalnum((unsigned char)ch) && ch != '-' && ch != '_' && ch != '.') return false;
+    return part.size() < 97 && part.find("..") == std::string_view::npos;
+  };
+  const std::string_view sv(s);
+  return part_ok(sv.substr(0, slash)) && part_ok(sv.substr(slash + 1)) && !s.ends_with(".json");
+}
+
+struct SplitResults {
+  std::string split;    // Hub split name: validation, test
+  std::string dataset;  // dataset id
+  std::vector<std::pair<std::string, json>> metrics;
+  std::optional<int64_t> samples;
+};
+
+struct CardFacts {
+  std::string model_name;
+  std::string license;
+  std::vector<std::string> tags;
+  std::vector<std::string> datasets;
+  std::optional<std::string> dataset_config;
+  std::optional<std::string> base_model;
+  std::optional<std::string> scratch_config;  // config_name of a model trained from scratch
+  std::vector<SplitResults> results;
+};
+
+std::string directory_name(const fs::path& dir) {
+  fs::path p = fs::absolute(dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  const std::string name = p.filename().string();
+  return name.empty() ? "model" : name;
+}
+
+CardFacts card_facts(const ModelDirectory& m, const ModelCardOptions& o) {
+  CardFacts f;
+  f.model_name = o.model_name.value_or(directory_name(m.dir));
+  f.license = o.license.value_or(kDefaultLicense);
+  f.tags = o.tags.empty() ? std::vector<std::string>{"summarization", "generated_from_trainer", "precis"} : o.tags;
+
+  const json* args = m.args ? &*m.args : nullptr;
+  std::optional<std::string> train_ds, validation_ds, test_ds;
+  from_file(m.dir / "training_args.json", [&] {
+    if (auto name = string_arg(args, "dataset_name")) {
+      train_ds = validation_ds = test_ds = *name;
+      f.dataset_config = string_arg(args, "dataset_config_name");
+    } else {
+      if (auto file = string_arg(args, "train_file")) train_ds = dataset_from_file(*file);
+      if (auto file = string_arg(args, "validation_file")) validation_ds = dataset_from_file(*file);
+      if (auto file = string_arg(args, "test_file")) test_ds = dataset_from_file(*file);
+    }
+    const std::optional<std::string> model_path = string_arg(args, "model_name_or_path");
+    if (o.base_model) {
+      if (!o.base_model->empty()) f.base_model = *o.base_model;
+    } else if (model_path && looks_like_hub_id(*model_path)) {
+      f.base_model = *model_path;
+    }
+    if (!model_path) f.scratch_config = string_arg(args, "config_name");
+    return 0;
+  });
+  if (!o.datasets.empty()) {
+    f.datasets = o.datasets;
+    f.dataset_config.reset();
+    train_ds = validation_ds = test_ds = o.datasets.front();
+  } else {
+    for (const auto& ds : {train_ds, validation_ds, test_ds})
+      if (ds && std::find(f.datasets.begin(), f.datasets.end(), *ds) == f.datasets.end()) f.datasets.push_back(*ds);
+  }
+  const std::string fallback = f.datasets.empty() ? "unknown" : f.datasets.front();
+
+  auto add_split = [&](const std::optional<json>& results, const char* file, const char* prefix, const char* split,
+                       const std::optional<std::string>& dataset) {
+    if (!results) return;
+    from_file(m.dir / file, [&] {
+      SplitResults r{split, dataset.value_or(fallback), scores(*results, prefix), std::nullopt};
+      if (results->contains(std::string(prefix) + "_samples"))
+        r.samples = (*results)[std::string(prefix) + "_samples"].get<int64_t>();
+      if (!r.metrics.empty()) f.results.push_back(std::move(r));
+      return 0;
+    });
+  };
+  add_split(m.eval, "eval_results.json", "eval", "validation", validation_ds);
+  add_split(m.predict, "predict_results.json", "predict", "test", test_ds);
+  return f;
+}
+
+std::string front_matter(const CardFacts& f, const ModelCardOptions& o) {
+  std::string y = "---\n";
+  y += "language:\n- " + yaml_scalar(o.language) + "\n";
+  y += "license: " + yaml_scalar(f.license) + "\n";
+  y += "library_name: transformers\n";
+  if (f.base_model) y += "base_model: " + yaml_scalar(*f.base_model) + "\n";
+  if (!f.tags.empty()) {
+    y += "tags:\n";
+    for (const auto& t : f.tags) y += "- " + yaml_scalar(t) + "\n";
+  }
+  if (!f.datasets.empty()) {
+    y += "datasets:\n";
+    for (const auto& d : f.datasets) y += "- " + yaml_scalar(d) + "\n";
+  }
+  bool rouge = false;
+  for (const auto& r : f.results)
+    for (const auto& [metric, value] : r.metrics) rouge = rouge || metric.rfind("rouge", 0) == 0;
+  if (rouge) y += "metrics:\n- rouge\n";
+  y += "pipeline_tag: summarization\n";
+  if (o.widget_text) y += "widget:\n- text: " + yaml_scalar(*o.widget_text) + "\n";
+  y += "model-index:\n- name: " + yaml_scalar(f.model_name) + "\n";
+  if (f.results.empty()) {
+    y += "  results: []\n";
+  } else {
+    y += "  results:\n";
+    for (const auto& r : f.results) {
+      y += "  - task:\n      type: summarization\n      name: Summarization\n";
+      y += "    dataset:\n      name: " + yaml_scalar(r.dataset) + "\n      type: " + yaml_scalar(r.dataset) + "\n";
+      if (f.dataset_config) y += "      config: " + yaml_scalar(*f.dataset_config) + "\n";
+      y += "      split: " + r.split + "\n";
+      y += "    metrics:\n";
+      for (const auto& [metric, value] : r.metrics) {
+        const std::string type = metric.rfind("rouge", 0) == 0 ? "rouge" : metric;
+        y += "    - type: " + yaml_scalar(type) + "\n      value: " + yaml_number(value) +
+             "\n      name: " + yaml_scalar(metric_display_name(metric)) + "\n";
+      }
+    }
+  }
+  return y + "---\n";
+}
+
+std::string description(const ModelDirectory& m, const CardFacts& f) {
+  std::string s;
+  if (f.base_model)
+    s += "This model is a fine-tuned version of [" + *f.base_model + "](https://huggingface.co/" + *f.base_model +
+         ") on ";
+  else if (f.scratch_config)
+    s += "This model was trained from scratch (architecture `" + *f.scratch_config + "`) on ";
+  else
+    s += "This model was fine-tuned with precis on ";
+  if (f.datasets.empty()) {
+    s += "an unknown dataset.";
+  } else if (f.datasets.size() == 1) {
+    s += "the " + f.datasets[0] + " dataset.";
+  } else {
+    for (size_t i = 0; i + 1 < f.datasets.size(); ++i) s += (i ? ", the " : "the ") + f.datasets[i];
+    s += " and the " + f.datasets.back() + " datasets.";
+  }
+  // HF's summary of the evaluation set: eval_results.json, else the last evaluation logged.
+  std::vector<std::pair<std::string, json>> eval;
+  if (m.eval) eval = from_file(m.dir / "eval_results.json", [&] { return scores(*m.eval, "eval"); });
+  if (eval.empty() && m.state)
+    eval = from_file(m.dir / "trainer_state.json", [&] {
+      std::vector<std::pair<std::string, json>> last;
+      for (const json& entry : m.state->value("log_history", json::array()))
+        if (entry.contains("eval_loss")) last = scores(entry, "eval");
+      return last;
+    });
+  if (!eval.empty()) {
+    s += "\nIt achieves the following results on the evaluation set:\n";
+    for (const auto& [metric, value] : eval) s += "- " + metric_display_name(metric) + ": " + maybe_round(value) + "\n";
+  } else {
+    s += "\n";
+  }
+  // One line on the architecture, from config.json.
+  from_file(m.dir / "config.json", [&] {
+    const json& c = m.config;
+    std::string arch = c.contains("architectures") && c["architectures"].is_array() && !c["architectures"].empty()
+                           ? c["architectures"][0].get<std::string>()
+                           : c.value("model_type", std::string("seq2seq"));
+    s += "\nArchitecture: `" + arch + "`";
+    if (c.contains("encoder_layers") && c.contains("decoder_layers"))
+      s += ", " + c["encoder_layers"].dump() + " encoder and " + c["decoder_layers"].dump() + " decoder layers";
+    if (c.contains("d_model")) s += ", d_model " + c["d_model"].dump();
+    if (c.contains("vocab_size")) s += ", vocabulary of " + c["vocab_size"].dump() + " tokens";
+    s += ".\n";
+    return 0;
+  });
+  return s;
+}
+
+// Trainer.create_model_card's "Training hyperparameters" list.
+std::string hyperparameters(const json& a, const fs::path& file) {
+  std::string s = "\nThe following hyperparameters were used during training:\n";
+  auto add = [&s](const std::string& name, const std::string& value) { s += "- " + name + ": " + value + "\n"; };
+  auto num = [&](const char* key, double fallback) {
+    if (!a.contains(key)) return fallback;
+    check(a[key].is_number(), file.string() + ": \"" + key + "\" should be a number, found " + a[key].dump());
+    return a[key].get<double>();
+  };
+  auto str = [&](const char* key, double fallback) {
+    num(key, fallback);
+    return a.contains(key) ? python_str(a[key]) : python_float_repr(fallback);
+  };
+  const int64_t train_batch = a.value("per_device_train_batch_size", int64_t(8));
+  const int64_t accumulation = a.value("gradient_accumulation_steps", int64_t(1));
+  add("learning_rate", str("learning_rate", 5e-5));
+  add("train_batch_size", std::to_string(train_batch));
+  add("eval_batch_size", std::to_string(a.value("per_device_eval_batch_size", int64_t(8))));
+  add("seed", std::to_string(a.value("seed", int64_t(42))));
+  if (accumulation > 1) add("gradient_accumulation_steps", std::to_string(accumulation));
+  if (train_batch * accumulation != train_batch)
+    add("total_train_batch_size", std::to_string(train_batch * accumulation));
+  add("optimizer", "Adam with betas=(" + str("adam_beta1", 0.9) + "," + str("adam_beta2", 0.999) +
+                                  ") and epsilon=" + str("adam_epsilon", 1e-8));
+  add("lr_scheduler_type", a.value("lr_scheduler_type", std::string("linear")));
+  if (num("warmup_ratio", 0) != 0) add("lr_scheduler_warmup_ratio", str("warmup_ratio", 0));
+  if (num("warmup_steps", 0) != 0) add("lr_scheduler_warmup_steps", str("warmup_steps", 0));
+  if (a.value("max_steps", int64_t(-1)) != -1)
+    add("training_steps", std::to_string(a["max_steps"].get<int64_t>()));
+  else
+    add("num_epochs", str("num_train_epochs", 3.0));
+  if (a.value("fp16", false)) add("mixed_precision_training", "Native AMP");
+  if (num("label_smoothing_factor", 0) != 0) add("label_smoothing_factor", str("label_smoothing_factor", 0));
+  return s;
+}
+
+// log_history up to (not including) the final summary entry, as HF's parse_log_history reads it.
+std::vector<json> training_logs(const json& state) {
+  std::vector<json> out;
+  for (const json& entry : state.value("log_history", json::array())) {
+    if (entry.contains("train_runtime")) break;
+    out.push_back(entry);
+  }
+  return out;
+}
+
+// "### Training results": one row per evaluation (HF's table), or, with no evaluation during
+// training, one row per logged training loss.
+std::string training_results(const std::vector<json>& logs) {
+  std::vector<std::string> metric_keys;  // eval metrics other than loss, in rank order
+  bool any_eval = false;
+  for (const json& e : logs) {
+    if (!e.contains("eval_loss")) continue;
+    any_eval = true;
+    for (const auto& [metric, value] : scores(e, "eval"))
+      if (metric != "loss" && std::find(metric_keys.begin(), metric_keys.end(), metric) == metric_keys.end())
+        metric_keys.push_back(metric);
+  }
+  std::stable_sort(metric_keys.begin(), metric_keys.end(), [](const std::string& a, const std::string& b) {
+    const int ra = metric_rank(a), rb = metric_rank(b);
+    return ra != rb ? ra < rb : a < b;
+  });
+  std::vector<std::string> header = {"Training Loss", "Epoch", "Step"};
+  std::vector<std::vector<std::string>> rows;
+  auto cell = [](const json& e, const std::string& key) { return e.contains(key) ? maybe_round(e[key]) : "-"; };
+  if (any_eval) {
+    header.push_back("Validation Loss");
+    for (const auto& k : metric_keys) header.push_back(metric_display_name(k));
+    std::string training_loss = "No log";
+    for (const json& e : logs) {
+      if (e.contains("loss")) training_loss = maybe_round(e["loss"]);
+      if (!e.contains("eval_loss")) continue;
+      std::vector<std::string> row = {training_loss, cell(e, "epoch"), cell(e, "step"), cell(e, "eval_loss")};
+      for (const auto& k : metric_keys) row.push_back(cell(e, "eval_" + k));
+      rows.push_back(std::move(row));
+    }
+  } else {
+    for (const json& e : logs)
+      if (e.contains("loss")) rows.push_back({maybe_round(e["loss"]), cell(e, "epoch"), cell(e, "step")});
+  }
+  if (rows.empty()) return "";
+  return "\n### Training results\n\n" + markdown_table(header, rows);
+}
+
+std::pair<std::vector<CurvePoint>, std::vector<CurvePoint>> loss_points(const std::vector<json>& logs) {
+  std::vector<CurvePoint> training, validation;
+  for (const json& e : logs) {
+    if (!e.contains("step")) continue;
+    const double step = e["step"].get<double>();
+    if (e.contains("loss") && e["loss"].is_number()) training.push_back({step, e["loss"].get<double>()});
+    if (e.contains("eval_loss") && e["eval_loss"].is_number()) validation.push_back({step, e["eval_loss"].get<double>()});
+  }
+  return {training, validation};
+}
+
+std::string evaluation_results(const CardFacts& f) {
+  if (f.results.empty()) return "";
+  std::string s = "\n## Evaluation results\n";
+  auto metric_label = [](const std::string& metric) -> std::string {
+    static const std::map<std::string, std::string> labels = {
+        {"loss", "Loss"},       {"rouge1", "ROUGE-1"},       {"rouge2", "ROUGE-2"},
+        {"rougeL", "ROUGE-L"},  {"rougeLsum", "ROUGE-Lsum"}, {"gen_len", "Generation length (tokens)"}};
+    auto it = labels.find(metric);
+    return it == labels.end() ? metric_display_name(metric) : it->second;
+  };
+  for (const auto& r : f.results) {
+    s += "\n### " + r.split + " split of " + r.dataset;
+    if (r.samples) s += " (" + std::to_string(*r.samples) + " examples)";
+    s += "\n\n";
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& [metric, value] : r.metrics) rows.push_back({metric_label(metric), maybe_round(value)});
+    s += markdown_table({"Metric", "Value"}, rows);
+  }
+  s += "\nROUGE scores are F-measures x 100 (rouge_score with stemming, ROUGE-Lsum on sentences split by line), "
+       "as run_summarization.py reports them.\n";
+  return s;
+}
+
+// A bash double-quoted argument.
+std::string shell_quote(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\' || ch == '$' || ch == '`') out += '\\';
+    out += ch;
+  }
+  return out + "\"";
+}
+
+std::string usage(const CardFacts& f, const ModelCardOptions& o) {
+  const std::string text = o.widget_text.value_or(kExampleText);
+  std::string s = "\n## Usage\n\nWith precis, from a clone of this repository:\n\n```bash\n";
+  s += "precis generate --model " + f.model_name + " --text " + shell_quote(text) + "\n```\n";
+  s += "\nWith transformers:\n\n```python\nfrom transformers import pipeline\n\n";
+  s += "summarizer = pipeline(\"summarization\", model=" + json(f.model_name).dump() + ")\n";
+  s += "print(summarizer(" + json(text).dump() + "))\n```\n";
+  return s;
+}
+
+}  // namespace
+
+std::string python_float_repr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  // Shortest round-trip digits and exponent, laid out by Python's repr rules: scientific
+  // when the decimal point would sit before position -4 or after position 16.
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  const std::string sci(buf, r.ptr);
+  const size_t e = sci.find('e');
+  std::string mantissa = sci.substr(0, e);
+  const int exponent = std::stoi(sci.substr(e + 1));
+  const bool negative = mantissa[0] == '-';
+  std::string digits;
+  for (char ch : mantissa)
+    if (std::isdigit((unsigned char)ch)) digits += ch;
+  const int point = exponent + 1;  // value = 0.digits x 10^point
+  std::string out = negative ? "-" : "";
+  if (point <= -4 || point > 16) {
+    out += digits.substr(0, 1);
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    char exp[16];
+    std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+    return out + exp;
+  }
+  if (point <= 0) return out + "0." + std::string(size_t(-point), '0') + digits;
+  if (size_t(point) >= digits.size()) return out + digits + std::string(size_t(point) - digits.size(), '0') + ".0";
+  return out + digits.substr(0, size_t(point)) + "." + digits.substr(size_t(point));
+}
+
+std::string yaml_scalar(std::string_view s) {
+  bool plain = !s.empty() && (std::isalpha((unsigned char)s.front()) || s.front() == '_');
+  for (char ch : s)
+    if (!std::isalnum((unsigned char)ch) && ch != '-' && ch != '_' && ch != '.' && ch != '/' && ch != ' ') plain = false;
+  if (plain && s.back() == ' ') plain = false;
+  if (plain) {
+    // Words YAML 1.1 reads as booleans or null.
+    std::string lower(s);
+    for (char& ch : lower) ch = char(std::tolower((unsigned char)ch));
+    static const std::set<std::string> special = {"true", "false", "yes", "no", "on", "off", "y", "n", "null"};
+    if (special.count(lower)) plain = false;
+  }
+  if (plain) return std::string(s);
+  // JSON's string escapes are valid in a YAML double-quoted scalar.
+  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+ModelCardFiles render_model_card(const fs::path& dir, const ModelCardOptions& options) {
+  const ModelDirectory m = read_model_directory(dir);
+  const CardFacts f = card_facts(m, options);
+  std::vector<json> logs;
+  if (m.state) logs = from_file(dir / "trainer_state.json", [&] { return training_logs(*m.state); });
+
+  ModelCardFiles out;
+  std::string& s = out.readme;
+  s += front_matter(f, options);
+  s += "\n<!-- This model card was written by `precis card` from the files in the model directory. -->\n";
+  s += "\n# " + f.model_name + "\n\n";
+  s += description(m, f);
+
+  if (m.args || !logs.empty()) {
+    s += "\n## Training procedure\n";
+    if (m.args) {
+      s += "\n### Training hyperparameters\n";
+      s += from_file(dir / "training_args.json", [&] { return hyperparameters(*m.args, dir / "training_args.json"); });
+    }
+    if (!logs.empty()) {
+      s += from_file(dir / "trainer_state.json", [&] { return training_results(logs); });
+      const auto [training, validation] = from_file(dir / "trainer_state.json", [&] { return loss_points(logs); });
+      if (!training.empty() || !validation.empty()) {
+        out.loss_curve_svg = loss_curve_svg(training, validation);
+        s += "\n![Training loss](loss_curve.svg)\n";
+      }
+    }
+  }
+  s += evaluation_results(f);
+  s += usage(f, options);
+  s += "\n## Framework versions\n\n";
+  s += "- precis " + std::string(kPrecisVersion) + "\n";
+  s += "- Transformers " + std::string(kTransformersFormatVersion) + " (checkpoint format)\n";
+  return out;
+}
+
+std::string model_card(const fs::path& dir, const ModelCardOptions& options) {
+  return render_model_card(dir, options).readme;
+}
+
+fs::path write_model_card(const fs::path& dir, const ModelCardOptions& options) {
+  const ModelCardFiles files = render_model_card(dir, options);
+  if (!files.loss_curve_svg.empty()) write_file_atomic(dir / "loss_curve.svg", files.loss_curve_svg);
+  write_file_atomic(dir / "README.md", files.readme);
+  return dir / "README.md";
+}
+
+}  // namespace precis::hub

@@ -1,0 +1,232 @@
+"""`precis card` against the Hub's readers: the front matter parses with PyYAML, its model-index
+has the documented structure and reads back through huggingface_hub (ModelCard,
+model_index_to_eval_results) with the scores of eval_results.json / predict_results.json; the
+hyperparameters and training results table are those Trainer.create_model_card writes for the
+same arguments and log history; loss_curve.svg parses as XML; a second run gives the same bytes."""
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+import yaml
+from huggingface_hub import ModelCard
+from huggingface_hub.repocard_data import model_index_to_eval_results
+
+from bart_models import make_bart
+from conftest import run_precis, train_tiny_bpe
+
+SOURCES = [
+    "Amanda: I baked cookies. Do you want some?\nJerry: Sure!\nAmanda: I'll bring you tomorrow :-)",
+    "Olivia: Who are you voting for in this election?\nOliver: Liberals as always.",
+    "Tim: Hi, what's up?\nKim: Bad mood tbh, I was going to do lots of stuff but ended up procrastinating",
+    "The quick brown fox jumps over the lazy dog.",
+]
+SUMMARIES = ["Amanda will bring Jerry cookies.", "They vote liberal.", "Kim is in a bad mood.", "A fox jumps."]
+
+TRAINING_ARGS = {
+    "model_name_or_path": "facebook/bart-large-cnn", "train_file": "/data/samsum/train.json",
+    "validation_file": "/data/samsum/validation.json", "test_file": "/data/samsum/test.json",
+    "output_dir": "out", "learning_rate": 5e-05, "per_device_train_batch_size": 4, "per_device_eval_batch_size": 8,
+    "gradient_accumulation_steps": 2, "seed": 7, "adam_beta1": 0.9, "adam_beta2": 0.999, "adam_epsilon": 1e-08,
+    "lr_scheduler_type": "linear", "warmup_ratio": 0.1, "warmup_steps": 0, "max_steps": -1, "num_train_epochs": 3.0,
+    "fp16": False, "label_smoothing_factor": 0.1,
+}
+LOG_HISTORY = [
+    {"epoch": 0.5, "grad_norm": 3.2, "learning_rate": 4e-05, "loss": 3.123456, "step": 5},
+    {"epoch": 1.0, "grad_norm": 2.1, "learning_rate": 3e-05, "loss": 2.5, "step": 10},
+    {"epoch": 1.0, "eval_loss": 2.4123456, "eval_rouge1": 30.5, "eval_rouge2": 10.25, "eval_rougeL": 25.0,
+     "eval_rougeLsum": 27.75, "eval_gen_len": 18.5, "eval_runtime": 1.5, "eval_samples_per_second": 3.0,
+     "eval_steps_per_second": 1.0, "step": 10},
+    {"epoch": 2.0, "eval_loss": 2.3, "eval_rouge1": 31.5, "eval_rouge2": 11.25, "eval_rougeL": 26.0,
+     "eval_rougeLsum": 28.75, "eval_gen_len": 17.0, "eval_runtime": 1.5, "eval_samples_per_second": 3.0,
+     "eval_steps_per_second": 1.0, "step": 20},
+    {"epoch": 3.0, "grad_norm": 1.5, "learning_rate": 1e-05, "loss": 2.0, "step": 30},
+    {"epoch": 3.0, "step": 30, "total_flos": 0, "train_loss": 2.5, "train_runtime": 12.5,
+     "train_samples_per_second": 9.6, "train_steps_per_second": 2.4},
+]
+EVAL_RESULTS = {"epoch": 3.0, "eval_gen_len": 18.25, "eval_loss": 2.3456789, "eval_rouge1": 42.6234,
+                "eval_rouge2": 21.9812, "eval_rougeL": 33.0345, "eval_rougeLsum": 39.6789, "eval_runtime": 2.0,
+                "eval_samples": 818, "eval_samples_per_second": 409.0, "eval_steps_per_second": 51.0}
+PREDICT_RESULTS = {"predict_gen_len": 17.5, "predict_loss": 2.5, "predict_rouge1": 41.32, "predict_rouge2": 20.87,
+                   "predict_rougeL": 32.13, "predict_rougeLsum": 38.41, "predict_runtime": 2.0,
+                   "predict_samples": 819, "predict_samples_per_second": 409.5, "predict_steps_per_second": 51.2}
+
+
+def write_json(path, obj):
+    path.write_text(json.dumps(obj, indent=4) + "\n")
+
+
+def hand_made_dir(tmp_path, name="bart-samsum"):
+    d = tmp_path / name
+    d.mkdir()
+    write_json(d / "config.json", {"architectures": ["BartForConditionalGeneration"], "model_type": "bart",
+                                   "d_model": 16, "encoder_layers": 2, "decoder_layers": 2, "vocab_size": 600})
+    write_json(d / "training_args.json", TRAINING_ARGS)
+    write_json(d / "trainer_state.json", {"global_step": 30, "log_history": LOG_HISTORY})
+    write_json(d / "eval_results.json", EVAL_RESULTS)
+    write_json(d / "predict_results.json", PREDICT_RESULTS)
+    return d
+
+
+def card(d, *args):
+    result = run_precis("card", "--model", d, *args)
+    assert result.stdout.strip() == str(d / "README.md")
+    return (d / "README.md").read_text()
+
+
+def front_matter(text):
+    assert text.startswith("---\n")
+    end = text.index("\n---\n", 4)
+    return yaml.safe_load(text[4:end + 1]), text[end + 5:]
+
+
+def expected_metrics(results, prefix):
+    names = [("rouge1", "rouge", "Rouge1"), ("rouge2", "rouge", "Rouge2"), ("rougeL", "rouge", "Rougel"),
+             ("rougeLsum", "rouge", "Rougelsum"), ("gen_len", "gen_len", "Gen Len"), ("loss", "loss", "Loss")]
+    return {name: (type_, results[f"{prefix}_{key}"]) for key, type_, name in names if f"{prefix}_{key}" in results}
+
+
+def check_model_index(meta, name, splits):
+    """splits: {split: (dataset, results, prefix)}"""
+    index = meta["model-index"]
+    assert isinstance(index, list) and len(index) == 1 and index[0]["name"] == name
+    results = index[0]["results"]
+    assert [r["dataset"]["split"] for r in results] == list(splits)
+    for r in results:
+        dataset, scores, prefix = splits[r["dataset"]["split"]]
+        assert r["task"] == {"type": "summarization", "name": "Summarization"}
+        assert r["dataset"]["name"] == dataset and r["dataset"]["type"] == dataset
+        got = {m["name"]: (m["type"], m["value"]) for m in r["metrics"]}
+        assert all(set(m) == {"type", "value", "name"} for m in r["metrics"])
+        assert got == expected_metrics(scores, prefix)
+        assert all(isinstance(m["value"], float) for m in r["metrics"])
+
+    # huggingface_hub's own readers.
+    model_name, eval_results = model_index_to_eval_results(index)
+    assert model_name == name
+    hub = {(e.dataset_split, e.metric_name): e.metric_value for e in eval_results}
+    for split, (dataset, scores, prefix) in splits.items():
+        for metric, (_, value) in expected_metrics(scores, prefix).items():
+            assert hub[(split, metric)] == value
+    assert all(e.task_type == "summarization" for e in eval_results)
+
+
+def test_hand_made_directory(tmp_path):
+    d = hand_made_dir(tmp_path)
+    text = card(d, "--widget_text", "Anna: Lunch at 12:30?\nBen: Sure!")
+    meta, body = front_matter(text)
+    assert meta["language"] == ["en"] and meta["license"] == "apache-2.0"
+    assert meta["tags"] == ["summarization", "generated_from_trainer", "precis"]
+    assert meta["datasets"] == ["samsum"] and meta["base_model"] == "facebook/bart-large-cnn"
+    assert meta["pipeline_tag"] == "summarization" and meta["metrics"] == ["rouge"]
+    assert meta["widget"] == [{"text": "Anna: Lunch at 12:30?\nBen: Sure!"}]
+    check_model_index(meta, "bart-samsum", {"validation": ("samsum", EVAL_RESULTS, "eval"),
+                                            "test": ("samsum", PREDICT_RESULTS, "predict")})
+
+    hub_card = ModelCard.load(d / "README.md")
+    assert hub_card.data.model_name == "bart-samsum"
+    assert hub_card.data.base_model == "facebook/bart-large-cnn"
+    assert {(e.dataset_split, e.metric_name): e.metric_value for e in hub_card.data.eval_results} == {
+        **{("validation", k): v for k, (_, v) in expected_metrics(EVAL_RESULTS, "eval").items()},
+        **{("test", k): v for k, (_, v) in expected_metrics(PREDICT_RESULTS, "predict").items()}}
+    # The Hub re-serialises the metadata it read: it must round-trip.
+    assert yaml.safe_load(hub_card.data.to_yaml())["model-index"] == meta["model-index"]
+
+    for section in ("## Training procedure", "### Training hyperparameters", "### Training results",
+                    "## Evaluation results", "## Usage", "## Framework versions", "![Training loss](loss_curve.svg)",
+                    'pipeline("summarization", model="bart-samsum")', "precis generate --model bart-samsum"):
+        assert section in body
+    svg = (d / "loss_curve.svg").read_bytes()
+    root = ET.fromstring(svg)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    assert len(root.findall(".//s:polyline", ns)) == 1
+    assert len(root.findall(".//s:g/s:circle", ns)) == 2  # two validation losses
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert "step" in texts and "loss" in texts
+
+    # Deterministic: the same bytes again.
+    assert card(d, "--widget_text", "Anna: Lunch at 12:30?\nBen: Sure!") == text
+    assert (d / "loss_curve.svg").read_bytes() == svg
+
+
+def test_matches_trainer_create_model_card(tmp_path):
+    """The hyperparameter list and the training results table are Trainer.create_model_card's."""
+    import torch
+    from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments
+
+    d = hand_made_dir(tmp_path)
+    ours = card(d)
+    hf_args = {k: v for k, v in TRAINING_ARGS.items()
+               if k not in ("model_name_or_path", "train_file", "validation_file", "test_file")}
+    hf_args.update(output_dir=str(tmp_path / "hf"), report_to=[], use_cpu=True)
+    (tmp_path / "hf").mkdir()
+    model = make_bart("narrow-gelu", 600)
+    trainer = Seq2SeqTrainer(model=model, args=Seq2SeqTrainingArguments(**hf_args))
+    trainer.state.log_history = LOG_HISTORY
+    trainer.create_model_card(license="apache-2.0", finetuned_from="facebook/bart-large-cnn", dataset="samsum")
+    hf = (tmp_path / "hf" / "README.md").read_text()
+    del torch
+
+    def section(text, start, stop):
+        i = text.index(start) + len(start)
+        return text[i:text.index(stop, i)]
+
+    marker = "The following hyperparameters were used during training:\n"
+    assert section(ours, marker, "\n\n") == section(hf, marker, "\n\n")
+    assert section(ours, "### Training results\n\n", "\n\n") == section(hf, "### Training results\n\n", "\n\n")
+    # HF's summary of the evaluation set names the same metrics (ours from eval_results.json).
+    assert "It achieves the following results on the evaluation set:\n- Loss: 2.3457\n- Rouge1: 42.6234\n" in ours
+
+
+def test_bare_directory_and_errors(tmp_path):
+    d = tmp_path / "tiny"
+    d.mkdir()
+    write_json(d / "config.json", {"model_type": "bart"})
+    text = card(d, "--license", "mit", "--language", "de", "--dataset", "knkarthick/samsum",
+                "--base_model", "facebook/bart-base")
+    meta, body = front_matter(text)
+    assert meta["license"] == "mit" and meta["language"] == ["de"] and meta["datasets"] == ["knkarthick/samsum"]
+    assert meta["base_model"] == "facebook/bart-base"
+    assert meta["model-index"] == [{"name": "tiny", "results": []}]
+    assert not ModelCard.load(d / "README.md").data.eval_results
+    assert "## Training procedure" not in body and "## Evaluation results" not in body
+    assert not (d / "loss_curve.svg").exists()
+
+    (d / "eval_results.json").write_text('{"eval_loss": ')
+    r = run_precis("card", "--model", d, check=False)
+    assert r.returncode != 0 and "eval_results.json" in r.stderr
+    r = run_precis("card", "--model", tmp_path / "missing", check=False)
+    assert r.returncode != 0 and "missing" in r.stderr
+
+
+def test_card_of_a_real_training_run(tmp_path):
+    """precis train (2 steps, evaluation at each, prediction) then precis card."""
+    tokenizer = train_tiny_bpe(tmp_path / "base")
+    model = make_bart("narrow-gelu", len(tokenizer))
+    model.save_pretrained(tmp_path / "base")
+    data = tmp_path / "data" / "dialogs"
+    data.mkdir(parents=True)
+    for split in ("train", "validation", "test"):
+        with open(data / f"{split}.jsonl", "w") as f:
+            for s, t in zip(SOURCES, SUMMARIES):
+                f.write(json.dumps({"dialogue": s, "summary": t}) + "\n")
+    out = tmp_path / "run"
+    job = dict(model_name_or_path=str(tmp_path / "base"), train_file=str(data / "train.jsonl"),
+               validation_file=str(data / "validation.jsonl"), test_file=str(data / "test.jsonl"),
+               output_dir=str(out), do_train=True, do_eval=True, do_predict=True, predict_with_generate=True,
+               generation_max_length=8, eval_strategy="steps", eval_steps=1, per_device_train_batch_size=2,
+               learning_rate=1e-3, max_steps=2, logging_steps=1, save_strategy="no", seed=7,
+               max_source_length=32, max_target_length=16)
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    run_precis("train", "--config", tmp_path / "job.json")
+    text = card(out)
+    meta, body = front_matter(text)
+    eval_results = json.loads((out / "eval_results.json").read_text())
+    predict_results = json.loads((out / "predict_results.json").read_text())
+    assert meta["datasets"] == ["dialogs"] and "base_model" not in meta  # a local checkpoint is no Hub id
+    check_model_index(meta, "run", {"validation": ("dialogs", eval_results, "eval"),
+                                    "test": ("dialogs", predict_results, "predict")})
+    assert ModelCard.load(out / "README.md").data.eval_results
+    assert "| Training Loss | Epoch | Step | Validation Loss | Rouge1 |" in body
+    ET.fromstring((out / "loss_curve.svg").read_bytes())
+    assert card(out) == text

@@ -1,0 +1,293 @@
+// precis card: front matter, sections present or left out with their files, determinism,
+// errors naming the file, Python/YAML number formatting, and a well-formed loss curve SVG.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "precis/core/error.h"
+#include "precis/hub/loss_curve.h"
+#include "precis/hub/model_card.h"
+
+namespace fs = std::filesystem;
+using namespace precis::hub;
+
+namespace {
+
+class ModelDir {
+ public:
+  explicit ModelDir(const std::string& name = "bart-samsum") {
+    std::string pattern = (fs::temp_directory_path() / "precis-card-XXXXXX").string();
+    root_ = mkdtemp(pattern.data());
+    dir_ = root_ / name;
+    fs::create_directories(dir_);
+    write("config.json",
+          R"({"architectures": ["BartForConditionalGeneration"], "model_type": "bart", "d_model": 16,
+              "encoder_layers": 2, "decoder_layers": 2, "vocab_size": 600})");
+  }
+  ~ModelDir() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(dir_ / name) << text; }
+  const fs::path& path() const { return dir_; }
+
+  // The files precis train writes for a run with evaluation and prediction.
+  void write_training_run() const {
+    write("training_args.json",
+          R"({"model_name_or_path": "facebook/bart-large-cnn", "train_file": "data/samsum/train.json",
+              "validation_file": "data/samsum/validation.json", "test_file": "data/samsum/test.json",
+              "learning_rate": 5e-05, "per_device_train_batch_size": 4, "per_device_eval_batch_size": 8,
+              "gradient_accumulation_steps": 2, "seed": 7, "adam_beta1": 0.9, "adam_beta2": 0.999,
+              "adam_epsilon": 1e-08, "lr_scheduler_type": "linear", "warmup_ratio": 0.0, "warmup_steps": 10,
+              "max_steps": -1, "num_train_epochs": 3.0, "fp16": false, "label_smoothing_factor": 0.1})");
+    write("trainer_state.json", R"({"global_step": 20, "log_history": [
+      {"epoch": 0.5, "grad_norm": 3.2, "learning_rate": 4e-05, "loss": 3.123456, "step": 5},
+      {"epoch": 1.0, "grad_norm": 2.1, "learning_rate": 3e-05, "loss": 2.5, "step": 10},
+      {"epoch": 1.0, "eval_loss": 2.4, "eval_rouge1": 30.5, "eval_rouge2": 10.25, "eval_rougeL": 25.0,
+       "eval_rougeLsum": 27.75, "eval_gen_len": 18.5, "eval_runtime": 1.5, "eval_samples_per_second": 3.0,
+       "eval_steps_per_second": 1.0, "step": 10},
+      {"epoch": 2.0, "grad_norm": 1.5, "learning_rate": 1e-05, "loss": 2.0, "step": 20},
+      {"epoch": 2.0, "step": 20, "total_flos": 0, "train_loss": 2.5, "train_runtime": 12.5}]})");
+    write("eval_results.json",
+          R"({"epoch": 2.0, "eval_gen_len": 18.25, "eval_loss": 2.3456789, "eval_rouge1": 42.6234,
+              "eval_rouge2": 21.9812, "eval_rougeL": 33.0345, "eval_rougeLsum": 39.6789, "eval_runtime": 2.0,
+              "eval_samples": 818, "eval_samples_per_second": 409.0, "eval_steps_per_second": 51.0})");
+    write("predict_results.json",
+          R"({"predict_gen_len": 17.5, "predict_loss": 2.5, "predict_rouge1": 41.32, "predict_rouge2": 20.87,
+              "predict_rougeL": 32.13, "predict_rougeLsum": 38.41, "predict_runtime": 2.0, "predict_samples": 819})");
+  }
+
+ private:
+  fs::path root_, dir_;
+};
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A small XML check: every tag closes in order, attributes are quoted, one root <svg>.
+bool well_formed_xml(const std::string& s, std::string* why) {
+  std::vector<std::string> open;
+  size_t i = 0, roots = 0;
+  while ((i = s.find('<', i)) != std::string::npos) {
+    const size_t end = s.find('>', i);
+    if (end == std::string::npos) return *why = "unclosed '<'", false;
+    std::string tag = s.substr(i + 1, end - i - 1);
+    i = end + 1;
+    if (tag.starts_with("?") || tag.starts_with("!")) continue;
+    if (tag.starts_with("/")) {
+      const std::string name = tag.substr(1);
+      if (open.empty() || open.back() != name) return *why = "unexpected </" + name + ">", false;
+      open.pop_back();
+      continue;
+    }
+    const bool self_closing = tag.ends_with("/");
+    if (self_closing) tag.pop_back();
+    const std::string name = tag.substr(0, tag.find(' '));
+    size_t quotes = 0;
+    for (char ch : tag) quotes += ch == '"';
+    if (quotes % 2) return *why = "odd quotes in <" + name + ">", false;
+    if (open.empty()) ++roots;
+    if (!self_closing) open.push_back(name);
+  }
+  if (!open.empty()) return *why = "<" + open.back() + "> never closed", false;
+  if (roots != 1) return *why = "expected one root element", false;
+  return true;
+}
+
+}  // namespace
+
+TEST(ModelCard, PythonFloatRepr) {
+  EXPECT_EQ(python_float_repr(5e-5), "5e-05");
+  EXPECT_EQ(python_float_repr(1e-8), "1e-08");
+  EXPECT_EQ(python_float_repr(0.0001), "0.0001");
+  EXPECT_EQ(python_float_repr(0.9), "0.9");
+  EXPECT_EQ(python_float_repr(0.999), "0.999");
+  EXPECT_EQ(python_float_repr(3.0), "3.0");
+  EXPECT_EQ(python_float_repr(42.6234), "42.6234");
+  EXPECT_EQ(python_float_repr(1e16), "1e+16");
+  EXPECT_EQ(python_float_repr(1e15), "1000000000000000.0");
+  EXPECT_EQ(python_float_repr(-2.5e-7), "-2.5e-07");
+  EXPECT_EQ(python_float_repr(0.1 + 0.2), "0.30000000000000004");
+}
+
+TEST(ModelCard, YamlScalar) {
+  EXPECT_EQ(yaml_scalar("apache-2.0"), "apache-2.0");
+  EXPECT_EQ(yaml_scalar("facebook/bart-large-cnn"), "facebook/bart-large-cnn");
+  EXPECT_EQ(yaml_scalar("no"), "\"no\"");
+  EXPECT_EQ(yaml_scalar("123"), "\"123\"");
+  EXPECT_EQ(yaml_scalar("a: b"), "\"a: b\"");
+  EXPECT_EQ(yaml_scalar("line\n\"two\""), "\"line\\n\\\"two\\\"\"");
+  EXPECT_EQ(yaml_scalar(""), "\"\"");
+}
+
+TEST(ModelCard, FullRunHasEverySection) {
+  ModelDir d;
+  d.write_training_run();
+  ModelCardOptions o;
+  o.widget_text = "Anna: Lunch?\nBen: Sure, 12:30.";
+  const std::string card = model_card(d.path(), o);
+  EXPECT_TRUE(card.starts_with("---\nlanguage:\n- en\nlicense: apache-2.0\n"));
+  EXPECT_TRUE(contains(card, "base_model: facebook/bart-large-cnn\n"));
+  EXPECT_TRUE(contains(card, "tags:\n- summarization\n- generated_from_trainer\n- precis\n"));
+  EXPECT_TRUE(contains(card, "datasets:\n- samsum\n"));
+  EXPECT_TRUE(contains(card, "widget:\n- text: \"Anna: Lunch?\\nBen: Sure, 12:30.\"\n"));
+  EXPECT_TRUE(contains(card, "model-index:\n- name: bart-samsum\n  results:\n  - task:\n      type: summarization\n"));
+  EXPECT_TRUE(contains(card, "      name: samsum\n      type: samsum\n      split: validation\n"));
+  EXPECT_TRUE(contains(card, "      split: test\n"));
+  EXPECT_TRUE(contains(card, "    - type: rouge\n      value: 42.6234\n      name: Rouge1\n"));
+  EXPECT_TRUE(contains(card, "    - type: rouge\n      value: 38.41\n      name: Rougelsum\n"));
+  EXPECT_TRUE(contains(card, "    - type: gen_len\n      value: 18.25\n      name: Gen Len\n"));
+  EXPECT_TRUE(contains(card, "    - type: loss\n      value: 2.3456789\n      name: Loss\n"));
+  // HF's hyperparameter list.
+  EXPECT_TRUE(contains(card, "- learning_rate: 5e-05\n- train_batch_size: 4\n- eval_batch_size: 8\n- seed: 7\n"
+                             "- gradient_accumulation_steps: 2\n- total_train_batch_size: 8\n"
+                             "- optimizer: Adam with betas=(0.9,0.999) and epsilon=1e-08\n"
+                             "- lr_scheduler_type: linear\n- lr_scheduler_warmup_steps: 10\n- num_epochs: 3.0\n"
+                             "- label_smoothing_factor: 0.1\n"));
+  // HF's training results table: the training loss logged before each evaluation.
+  EXPECT_TRUE(contains(card, "| Training Loss | Epoch | Step | Validation Loss | Rouge1 | Rouge2 | Rougel | Rougelsum "
+                             "| Gen Len |\n"));
+  EXPECT_TRUE(contains(card, "| 2.5           | 1.0   | 10   | 2.4             | 30.5   | 10.25  | 25.0   | 27.75     "
+                             "| 18.5    |\n"));
+  EXPECT_TRUE(contains(card, "- Loss: 2.3457\n- Rouge1: 42.6234\n"));
+  EXPECT_TRUE(contains(card, "![Training loss](loss_curve.svg)"));
+  EXPECT_TRUE(contains(card, "## Evaluation results"));
+  EXPECT_TRUE(contains(card, "### test split of samsum (819 examples)"));
+  EXPECT_TRUE(contains(card, "precis generate --model bart-samsum --text \"Anna: Lunch?\nBen: Sure, 12:30.\""));
+  EXPECT_TRUE(contains(card, "pipeline(\"summarization\", model=\"bart-samsum\")"));
+  EXPECT_TRUE(contains(card, "## Framework versions\n\n- precis "));
+  EXPECT_TRUE(contains(card, "- Transformers 4.44.2"));
+}
+
+TEST(ModelCard, WritesDeterministicFiles) {
+  ModelDir d;
+  d.write_training_run();
+  const fs::path readme = write_model_card(d.path());
+  EXPECT_EQ(readme, d.path() / "README.md");
+  const std::string first = read_file(readme), first_svg = read_file(d.path() / "loss_curve.svg");
+  write_model_card(d.path());
+  EXPECT_EQ(read_file(readme), first);
+  EXPECT_EQ(read_file(d.path() / "loss_curve.svg"), first_svg);
+  std::string why;
+  EXPECT_TRUE(well_formed_xml(first_svg, &why)) << why;
+  EXPECT_TRUE(contains(first_svg, "<polyline"));
+  EXPECT_TRUE(contains(first_svg, "<circle"));  // the validation loss point
+}
+
+TEST(ModelCard, BareDirectoryGetsAValidCard) {
+  ModelDir d("tiny");
+  const ModelCardFiles files = render_model_card(d.path());
+  const std::string& card = files.readme;
+  EXPECT_TRUE(files.loss_curve_svg.empty());
+  EXPECT_TRUE(contains(card, "model-index:\n- name: tiny\n  results: []\n---\n"));
+  EXPECT_FALSE(contains(card, "base_model:"));
+  EXPECT_FALSE(contains(card, "datasets:"));
+  EXPECT_FALSE(contains(card, "## Training procedure"));
+  EXPECT_FALSE(contains(card, "### Training results"));
+  EXPECT_FALSE(contains(card, "## Evaluation results"));
+  EXPECT_FALSE(contains(card, "loss_curve.svg"));
+  EXPECT_FALSE(contains(card, "widget:"));
+  EXPECT_TRUE(contains(card, "## Usage"));
+  EXPECT_TRUE(contains(card, "an unknown dataset."));
+  write_model_card(d.path());
+  EXPECT_FALSE(fs::exists(d.path() / "loss_curve.svg"));
+}
+
+TEST(ModelCard, OptionsOverrideDerivedValues) {
+  ModelDir d;
+  d.write_training_run();
+  d.write("eval_results.json", "{}");  // no scores: no validation entry
+  ModelCardOptions o;
+  o.language = "de";
+  o.license = "mit";
+  o.datasets = {"knkarthick/samsum", "extra"};
+  o.base_model = "";  // none, although model_name_or_path is a Hub id
+  o.model_name = "my-model";
+  o.tags = {"a"};
+  const std::string card = model_card(d.path(), o);
+  EXPECT_TRUE(card.starts_with("---\nlanguage:\n- de\nlicense: mit\n"));
+  EXPECT_FALSE(contains(card, "base_model:"));
+  EXPECT_TRUE(contains(card, "tags:\n- a\ndatasets:\n- knkarthick/samsum\n- extra\n"));
+  EXPECT_TRUE(contains(card, "- name: my-model\n"));
+  EXPECT_FALSE(contains(card, "split: validation"));
+  EXPECT_TRUE(contains(card, "      name: knkarthick/samsum\n      type: knkarthick/samsum\n      split: test\n"));
+}
+
+TEST(ModelCard, ScratchRunWithoutEvaluationListsTrainingLosses) {
+  ModelDir d;
+  d.write("training_args.json", R"({"model_name_or_path": "", "config_name": "bart-tiny", "train_file": "dialogs.jsonl",
+                                    "max_steps": 2, "learning_rate": 0.001})");
+  d.write("trainer_state.json", R"({"log_history": [{"epoch": 1.0, "loss": 9.87654, "step": 1},
+      {"epoch": 2.0, "loss": 9.1, "step": 2}, {"epoch": 2.0, "step": 2, "train_loss": 9.5, "train_runtime": 1.0}]})");
+  const ModelCardFiles files = render_model_card(d.path());
+  EXPECT_FALSE(contains(files.readme, "base_model:"));
+  EXPECT_TRUE(contains(files.readme, "trained from scratch (architecture `bart-tiny`) on the dialogs dataset."));
+  EXPECT_TRUE(contains(files.readme, "- learning_rate: 0.001\n"));
+  EXPECT_TRUE(contains(files.readme, "- training_steps: 2\n"));
+  EXPECT_TRUE(contains(files.readme, "| Training Loss | Epoch | Step |\n"));
+  EXPECT_TRUE(contains(files.readme, "| 9.8765        | 1.0   | 1    |\n"));
+  EXPECT_FALSE(contains(files.readme, "Validation Loss"));
+  std::string why;
+  EXPECT_TRUE(well_formed_xml(files.loss_curve_svg, &why)) << why;
+  EXPECT_FALSE(contains(files.loss_curve_svg, "<circle"));
+}
+
+TEST(ModelCard, MalformedFilesAreNamed) {
+  ModelDir d;
+  d.write("trainer_state.json", "{\"log_history\": [");
+  try {
+    model_card(d.path());
+    FAIL() << "expected an error";
+  } catch (const precis::Error& e) {
+    EXPECT_TRUE(contains(e.what(), "trainer_state.json")) << e.what();
+  }
+  d.write("trainer_state.json", "{}");
+  d.write("training_args.json", R"({"learning_rate": "fast"})");
+  try {
+    model_card(d.path());
+    FAIL() << "expected an error";
+  } catch (const precis::Error& e) {
+    EXPECT_TRUE(contains(e.what(), "training_args.json")) << e.what();
+  }
+  d.write("training_args.json", "[1, 2]");
+  EXPECT_THROW(model_card(d.path()), precis::Error);
+  fs::remove(d.path() / "config.json");
+  fs::remove(d.path() / "training_args.json");
+  try {
+    model_card(d.path());
+    FAIL() << "expected an error";
+  } catch (const precis::Error& e) {
+    EXPECT_TRUE(contains(e.what(), "config.json")) << e.what();
+  }
+}
+
+TEST(LossCurve, NiceTicksCoverTheRange) {
+  const std::vector<double> t = nice_ticks(0.0, 693.0);
+  ASSERT_GE(t.size(), 3u);
+  EXPECT_LE(t.front(), 0.0);
+  EXPECT_GE(t.back(), 693.0);
+  EXPECT_DOUBLE_EQ(t[1] - t[0], 200.0);
+  const std::vector<double> flat = nice_ticks(2.0, 2.0);
+  EXPECT_LT(flat.front(), 2.0);
+  EXPECT_GT(flat.back(), 2.0);
+}
+
+TEST(LossCurve, EmptyAndNonFiniteInputsStayWellFormed) {
+  std::string why;
+  const std::string empty = loss_curve_svg({}, {});
+  EXPECT_TRUE(well_formed_xml(empty, &why)) << why;
+  EXPECT_TRUE(contains(empty, "no losses logged"));
+  const std::string one = loss_curve_svg({{1, 2.5}, {2, std::nan("")}}, {});
+  EXPECT_TRUE(well_formed_xml(one, &why)) << why;
+  EXPECT_FALSE(contains(one, "nan"));
+  EXPECT_EQ(one, loss_curve_svg({{1, 2.5}, {2, std::nan("")}}, {}));
+}
