@@ -32,17 +32,20 @@ int main(int argc, char** argv) {
     std::ifstream in(argv[2]);
     check(bool(in), std::string(argv[2]) + ": cannot open");
     nlohmann::json j = nlohmann::json::parse(in);
-    std::vector<std::vector<int32_t>> inputs = j.at("inputs").get<std::vector<std::vector<int32_t>>>();
+    std::vector<std::vector<int32_t>> inputs =
+        j.at("inputs").get<std::vector<std::vector<int32_t>>>();
     const int iterations = std::max(1, std::stoi(argv[3]));
     double best = 1e30;
     generate::Generated out;
     for (int i = 0; i < iterations; ++i) {
       auto start = std::chrono::steady_clock::now();
       out = generate::generate(model, inputs, config);
-      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      best = std::min(
+          best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     std::vector<std::vector<int32_t>> sequences;
-    for (int64_t r = 0; r < out.rows; ++r) sequences.emplace_back(out.row(r).begin(), out.row(r).end());
+    for (int64_t r = 0; r < out.rows; ++r)
+      sequences.emplace_back(out.row(r).begin(), out.row(r).end());
     nlohmann::json result = {{"seconds", best}, {"sequences", sequences}};
     std::printf("%s\n", result.dump().c_str());
   } catch (const std::exception& e) {

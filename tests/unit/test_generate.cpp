@@ -94,8 +94,11 @@ TEST(LogitsProcessors, MinLengthAndMinNewTokensCountTheStartToken) {
 
 TEST(LogitsProcessors, ForcedTokensReplaceTheRowAfterBans) {
   // Forced BOS at length 1 gives exactly 0 even though a bad word bans it.
-  auto g = resolved({{"forced_bos_token_id", 4}, {"bad_words_ids", {{4}}}, {"forced_eos_token_id", 2},
-                     {"max_length", 5}, {"min_length", 9}});
+  auto g = resolved({{"forced_bos_token_id", 4},
+                     {"bad_words_ids", {{4}}},
+                     {"forced_eos_token_id", 2},
+                     {"max_length", 5},
+                     {"min_length", 9}});
   LogitsProcessors p(g);
   std::vector<float> s(10, 1.0f);
   std::vector<int32_t> start = {2};
@@ -195,9 +198,9 @@ TEST(BeamHypotheses, LengthPenaltyUsesTheGeneratedLength) {
 TEST(BeamHypotheses, IsDoneInTheThreeEarlyStoppingModes) {
   for (auto mode : {EarlyStopping::kTrue, EarlyStopping::kFalse, EarlyStopping::kNever}) {
     BeamHypotheses h(2, 1.0, mode, 11);
-    h.add({2, 5}, -2.0f, 2);  // -1
+    h.add({2, 5}, -2.0f, 2);              // -1
     EXPECT_FALSE(h.is_done(0.0f, 3, 1));  // fewer than num_beams
-    h.add({2, 6}, -4.0f, 2);  // -2 = worst
+    h.add({2, 6}, -4.0f, 2);              // -2 = worst
     if (mode == EarlyStopping::kTrue) {
       EXPECT_TRUE(h.is_done(0.0f, 3, 1));
     } else if (mode == EarlyStopping::kFalse) {
@@ -246,8 +249,8 @@ TEST(BeamSearchScorer, ProcessFinishesOnlyTopRankedEosAndFreezesDoneInputs) {
 }
 
 TEST(BeamSearchScorer, FinalizeAddsRunningBeamsAndPadsWithEosThenPad) {
-  auto g = resolved({{"num_beams", 2}, {"num_return_sequences", 2}, {"max_length", 6},
-                     {"length_penalty", 1.0}});
+  auto g = resolved(
+      {{"num_beams", 2}, {"num_return_sequences", 2}, {"max_length", 6}, {"length_penalty", 1.0}});
   BeamSearchScorer scorer(1, g);
   std::vector<std::vector<int32_t>> running = {{2, 5}, {2, 6}};
   std::vector<float> scores = {-1, -9, -9, -9};
@@ -282,8 +285,9 @@ TEST(GenerationConfig, ParsesHfValuesAndResolvesLengths) {
   EXPECT_EQ(r.config.max_length, 8);  // max_new_tokens + the start token
   EXPECT_EQ(r.decoder_start_token_id, 2);
   EXPECT_EQ(r.pad_token_id, 2);  // no pad: the first EOS, as HF
-  EXPECT_THROW(GenerationConfig::from_json(nlohmann::json::parse(R"({"early_stopping": "soon"})"), "t"),
-               Error);
+  EXPECT_THROW(
+      GenerationConfig::from_json(nlohmann::json::parse(R"({"early_stopping": "soon"})"), "t"),
+      Error);
   GenerationConfig greedy;
   greedy.num_return_sequences = 2;
   EXPECT_THROW(resolve(greedy, model), Error);
@@ -298,13 +302,15 @@ TEST(GenerationConfig, PrecedenceOfGenerationConfigJsonAndLegacyKeys) {
   fs::path dir = fs::temp_directory_path() / "precis_test_generation_config";
   fs::create_directories(dir);
   BartConfig model;
-  std::ofstream(dir / "config.json") << R"({"model_type": "bart", "num_beams": 4, "max_length": 142})";
+  std::ofstream(dir / "config.json")
+      << R"({"model_type": "bart", "num_beams": 4, "max_length": 142})";
   fs::remove(dir / "generation_config.json");
   auto legacy = GenerationConfig::from_model_directory(dir, model);
   EXPECT_EQ(legacy.num_beams, 4);
   EXPECT_EQ(legacy.forced_eos_token_id, (std::vector<int32_t>{2}));
   // Derived from the model config: config.json's generation keys win.
-  std::ofstream(dir / "generation_config.json") << R"({"_from_model_config": true, "num_beams": 2})";
+  std::ofstream(dir / "generation_config.json")
+      << R"({"_from_model_config": true, "num_beams": 2})";
   EXPECT_EQ(GenerationConfig::from_model_directory(dir, model).num_beams, 4);
   // Written on purpose: it wins.
   std::ofstream(dir / "generation_config.json") << R"({"num_beams": 2})";

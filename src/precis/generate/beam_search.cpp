@@ -64,7 +64,8 @@ BeamStep BeamSearchScorer::process(std::span<const std::vector<int32_t>> running
   step.source_rows.assign(size_t(batch_ * K), 0);
   for (int64_t i = 0; i < batch_; ++i) {
     if (done_[size_t(i)]) {
-      check(!eos.empty(), "Generated beams >= num_beams -> eos_token_id and pad_token have to be defined");
+      check(!eos.empty(),
+            "Generated beams >= num_beams -> eos_token_id and pad_token have to be defined");
       // Dummy continuations; HF points them all at row 0 of the batch.
       for (int64_t b = 0; b < K; ++b) {
         step.scores[size_t(i * K + b)] = 0.0f;
@@ -80,8 +81,7 @@ BeamStep BeamSearchScorer::process(std::span<const std::vector<int32_t>> running
       const int32_t row = int32_t(i * K + candidate_beams[c]);
       if (std::find(eos.begin(), eos.end(), token) != eos.end()) {
         if (rank >= K) continue;  // only the top-K ranks may finish a hypothesis
-        hyps_[size_t(i)].add(running[size_t(row)], candidate_scores[c],
-                             cur_len - g_.prompt_length);
+        hyps_[size_t(i)].add(running[size_t(row)], candidate_scores[c], cur_len - g_.prompt_length);
       } else {
         step.scores[size_t(i * K + filled)] = candidate_scores[c];
         step.tokens[size_t(i * K + filled)] = token;
@@ -91,9 +91,8 @@ BeamStep BeamSearchScorer::process(std::span<const std::vector<int32_t>> running
     }
     check(filled == K, "beam search: at most " + std::to_string(K) +
                            " candidates may be EOS tokens; got too few others");
-    done_[size_t(i)] = done_[size_t(i)] ||
-                       hyps_[size_t(i)].is_done(candidate_scores[size_t(i * n)], cur_len,
-                                                g_.prompt_length);
+    done_[size_t(i)] = done_[size_t(i)] || hyps_[size_t(i)].is_done(candidate_scores[size_t(i * n)],
+                                                                    cur_len, g_.prompt_length);
   }
   return step;
 }

@@ -50,8 +50,8 @@ class BeamHypotheses {
 // One step's choice for every running row: the token it appends, its new cumulative score,
 // and the row (beam) it continues.
 struct BeamStep {
-  std::vector<float> scores;       // (B*K)
-  std::vector<int32_t> tokens;     // (B*K)
+  std::vector<float> scores;         // (B*K)
+  std::vector<int32_t> tokens;       // (B*K)
   std::vector<int32_t> source_rows;  // (B*K), indices into the B*K running rows
 };
 

@@ -22,8 +22,8 @@ struct GenerateOptions {
 };
 
 struct Generated {
-  int64_t rows = 0;   // inputs * num_return_sequences, input-major (HF's order)
-  int64_t width = 0;  // tokens per row, start token included
+  int64_t rows = 0;                     // inputs * num_return_sequences, input-major (HF's order)
+  int64_t width = 0;                    // tokens per row, start token included
   std::vector<int32_t> sequences;       // rows * width
   std::vector<double> sequence_scores;  // beam search: each row's length-normalised score
   // With output_logits: step s, running row r at logits[(s * running_rows + r) * V ...].

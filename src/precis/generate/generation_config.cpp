@@ -49,18 +49,30 @@ std::vector<int32_t> tokens(const json& v, const std::string& source, const char
 // holding any of them with another value "has non-default generation parameters".
 bool has_non_default_generation_parameters(const json& c) {
   static const json defaults = {
-      {"max_length", 20},          {"min_length", 0},
-      {"do_sample", false},        {"early_stopping", false},
-      {"num_beams", 1},            {"num_beam_groups", 1},
-      {"diversity_penalty", 0.0},  {"temperature", 1.0},
-      {"top_k", 50},               {"top_p", 1.0},
-      {"typical_p", 1.0},          {"repetition_penalty", 1.0},
-      {"length_penalty", 1.0},     {"no_repeat_ngram_size", 0},
-      {"encoder_no_repeat_ngram_size", 0}, {"bad_words_ids", nullptr},
-      {"num_return_sequences", 1}, {"output_scores", false},
-      {"return_dict_in_generate", false}, {"forced_bos_token_id", nullptr},
-      {"forced_eos_token_id", nullptr}, {"remove_invalid_values", false},
-      {"exponential_decay_length_penalty", nullptr}, {"suppress_tokens", nullptr},
+      {"max_length", 20},
+      {"min_length", 0},
+      {"do_sample", false},
+      {"early_stopping", false},
+      {"num_beams", 1},
+      {"num_beam_groups", 1},
+      {"diversity_penalty", 0.0},
+      {"temperature", 1.0},
+      {"top_k", 50},
+      {"top_p", 1.0},
+      {"typical_p", 1.0},
+      {"repetition_penalty", 1.0},
+      {"length_penalty", 1.0},
+      {"no_repeat_ngram_size", 0},
+      {"encoder_no_repeat_ngram_size", 0},
+      {"bad_words_ids", nullptr},
+      {"num_return_sequences", 1},
+      {"output_scores", false},
+      {"return_dict_in_generate", false},
+      {"forced_bos_token_id", nullptr},
+      {"forced_eos_token_id", nullptr},
+      {"remove_invalid_values", false},
+      {"exponential_decay_length_penalty", nullptr},
+      {"suppress_tokens", nullptr},
       {"begin_suppress_tokens", nullptr},
   };
   for (const auto& [key, value] : defaults.items())
@@ -91,14 +103,18 @@ void GenerationConfig::update(const json& j, const std::string& source) {
   check(j.is_object(), source + ": generation settings must be a JSON object");
   for (const auto& [key, v] : j.items()) {
     const char* k = key.c_str();
-    if (key == "max_length") max_length = integer(v, source, k);
+    if (key == "max_length")
+      max_length = integer(v, source, k);
     else if (key == "max_new_tokens")
       max_new_tokens = v.is_null() ? std::nullopt : std::optional(integer(v, source, k));
-    else if (key == "min_length") min_length = integer(v, source, k);
+    else if (key == "min_length")
+      min_length = integer(v, source, k);
     else if (key == "min_new_tokens")
       min_new_tokens = v.is_null() ? std::nullopt : std::optional(integer(v, source, k));
-    else if (key == "do_sample") do_sample = boolean(v, source, k);
-    else if (key == "num_beams") num_beams = integer(v, source, k);
+    else if (key == "do_sample")
+      do_sample = boolean(v, source, k);
+    else if (key == "num_beams")
+      num_beams = integer(v, source, k);
     else if (key == "early_stopping") {
       if (v.is_string()) {
         check(v.get<std::string>() == "never",
@@ -107,9 +123,12 @@ void GenerationConfig::update(const json& j, const std::string& source) {
       } else {
         early_stopping = boolean(v, source, k) ? EarlyStopping::kTrue : EarlyStopping::kFalse;
       }
-    } else if (key == "length_penalty") length_penalty = number(v, source, k);
-    else if (key == "no_repeat_ngram_size") no_repeat_ngram_size = integer(v, source, k);
-    else if (key == "repetition_penalty") repetition_penalty = number(v, source, k);
+    } else if (key == "length_penalty")
+      length_penalty = number(v, source, k);
+    else if (key == "no_repeat_ngram_size")
+      no_repeat_ngram_size = integer(v, source, k);
+    else if (key == "repetition_penalty")
+      repetition_penalty = number(v, source, k);
     else if (key == "bad_words_ids") {
       bad_words_ids.clear();
       if (v.is_null()) continue;
@@ -121,19 +140,26 @@ void GenerationConfig::update(const json& j, const std::string& source) {
       }
     } else if (key == "forced_bos_token_id")
       forced_bos_token_id = v.is_null() ? std::nullopt : std::optional(token(v, source, k));
-    else if (key == "forced_eos_token_id") forced_eos_token_id = tokens(v, source, k);
-    else if (key == "num_return_sequences") num_return_sequences = integer(v, source, k);
-    else if (key == "temperature") temperature = number(v, source, k);
-    else if (key == "top_k") top_k = integer(v, source, k);
-    else if (key == "top_p") top_p = number(v, source, k);
+    else if (key == "forced_eos_token_id")
+      forced_eos_token_id = tokens(v, source, k);
+    else if (key == "num_return_sequences")
+      num_return_sequences = integer(v, source, k);
+    else if (key == "temperature")
+      temperature = number(v, source, k);
+    else if (key == "top_k")
+      top_k = integer(v, source, k);
+    else if (key == "top_p")
+      top_p = number(v, source, k);
     else if (key == "pad_token_id")
       pad_token_id = v.is_null() ? std::nullopt : std::optional(token(v, source, k));
     else if (key == "bos_token_id")
       bos_token_id = v.is_null() ? std::nullopt : std::optional(token(v, source, k));
     else if (key == "decoder_start_token_id")
       decoder_start_token_id = v.is_null() ? std::nullopt : std::optional(token(v, source, k));
-    else if (key == "eos_token_id") eos_token_id = tokens(v, source, k);
-    else if (key == "seed") seed = uint64_t(integer(v, source, k));
+    else if (key == "eos_token_id")
+      eos_token_id = tokens(v, source, k);
+    else if (key == "seed")
+      seed = uint64_t(integer(v, source, k));
   }
 }
 
@@ -183,9 +209,12 @@ ResolvedGeneration resolve(const GenerationConfig& config, const BartConfig& mod
   r.decoder_start_token_id = c.decoder_start_token_id ? *c.decoder_start_token_id
                              : c.bos_token_id         ? *c.bos_token_id
                                                       : model.decoder_start_token_id;
-  if (c.pad_token_id) r.pad_token_id = *c.pad_token_id;
-  else if (!r.eos_token_ids.empty()) r.pad_token_id = r.eos_token_ids[0];  // HF: warning only
-  else r.pad_token_id = model.pad_token_id;
+  if (c.pad_token_id)
+    r.pad_token_id = *c.pad_token_id;
+  else if (!r.eos_token_ids.empty())
+    r.pad_token_id = r.eos_token_ids[0];  // HF: warning only
+  else
+    r.pad_token_id = model.pad_token_id;
 
   if (c.max_new_tokens) c.max_length = *c.max_new_tokens + r.prompt_length;
   if (c.min_new_tokens) c.min_length = *c.min_new_tokens + r.prompt_length;
@@ -195,13 +224,14 @@ ResolvedGeneration resolve(const GenerationConfig& config, const BartConfig& mod
             ") must exceed the decoder prompt length (1): nothing would be generated");
   check(c.max_length >= 1, "max_length must be positive");
   check(!c.max_new_tokens || *c.max_new_tokens > 0, "max_new_tokens must be greater than 0");
-  check(c.num_beams >= 1, "num_beams must be a positive integer, found " +
-                              std::to_string(c.num_beams));
+  check(c.num_beams >= 1,
+        "num_beams must be a positive integer, found " + std::to_string(c.num_beams));
   check(c.num_return_sequences >= 1, "num_return_sequences must be a positive integer");
   if (!c.do_sample && c.num_beams == 1)
     check(c.num_return_sequences == 1,
           "Greedy methods without beam search do not support `num_return_sequences` different "
-          "than 1 (got " + std::to_string(c.num_return_sequences) + ").");
+          "than 1 (got " +
+              std::to_string(c.num_return_sequences) + ").");
   if (c.num_beams > 1)
     check(c.num_return_sequences <= c.num_beams,
           "`num_return_sequences` (" + std::to_string(c.num_return_sequences) +

@@ -8,11 +8,10 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "precis/model/bart_config.h"
 
@@ -22,9 +21,9 @@ namespace precis::generate {
 enum class EarlyStopping { kFalse, kTrue, kNever };
 
 struct GenerationConfig {
-  int64_t max_length = 20;               // decoder tokens, the start token included
+  int64_t max_length = 20;                // decoder tokens, the start token included
   std::optional<int64_t> max_new_tokens;  // takes precedence over max_length
-  int64_t min_length = 0;                // decoder tokens, the start token included
+  int64_t min_length = 0;                 // decoder tokens, the start token included
   std::optional<int64_t> min_new_tokens;  // takes precedence over min_length
   bool do_sample = false;
   int64_t num_beams = 1;

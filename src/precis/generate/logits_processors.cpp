@@ -41,7 +41,8 @@ void ban_bad_words(std::span<const int32_t> history, const std::vector<std::vect
   for (const auto& word : words) {
     if (word.empty() || word.size() > history.size()) continue;
     size_t prefix = word.size() - 1;
-    if (std::equal(word.begin(), word.begin() + std::ptrdiff_t(prefix), history.end() - std::ptrdiff_t(prefix)))
+    if (std::equal(word.begin(), word.begin() + std::ptrdiff_t(prefix),
+                   history.end() - std::ptrdiff_t(prefix)))
       s[size_t(word.back())] = kMinusInf;  // score + (-inf)
   }
 }
@@ -67,7 +68,8 @@ void keep_top_k(int64_t k, int64_t min_keep, std::span<float> s) {
   int64_t keep = std::min<int64_t>(std::max(k, min_keep), int64_t(s.size()));
   if (keep <= 0 || keep >= int64_t(s.size())) return;
   std::vector<float> sorted(s.begin(), s.end());
-  std::nth_element(sorted.begin(), sorted.begin() + (keep - 1), sorted.end(), std::greater<float>());
+  std::nth_element(sorted.begin(), sorted.begin() + (keep - 1), sorted.end(),
+                   std::greater<float>());
   float threshold = sorted[size_t(keep - 1)];
   for (float& x : s)
     if (x < threshold) x = kMinusInf;
@@ -78,7 +80,8 @@ void keep_top_p(double top_p, int64_t min_keep, std::span<float> s) {
   if (n == 0) return;
   std::vector<int32_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return s[size_t(a)] < s[size_t(b)]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return s[size_t(a)] < s[size_t(b)]; });
   // softmax of the sorted scores, accumulated from the lowest
   float max = s[size_t(order.back())];
   if (max == kMinusInf) return;
@@ -116,7 +119,8 @@ LogitsProcessors::LogitsProcessors(const ResolvedGeneration& g)
 
 void LogitsProcessors::process(std::span<const int32_t> history, std::span<float> s) const {
   const int64_t len = int64_t(history.size());
-  if (c_.repetition_penalty != 1.0) apply_repetition_penalty(history, float(c_.repetition_penalty), s);
+  if (c_.repetition_penalty != 1.0)
+    apply_repetition_penalty(history, float(c_.repetition_penalty), s);
   if (c_.no_repeat_ngram_size > 0) ban_repeated_ngrams(history, c_.no_repeat_ngram_size, s);
   if (!bad_words_.empty()) ban_bad_words(history, bad_words_, s);
   if (c_.min_length > 0 && !eos_.empty()) ban_eos_below(len, c_.min_length, eos_, s);

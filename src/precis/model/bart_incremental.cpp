@@ -26,7 +26,8 @@ struct EncoderLayerScratch {
   LayerNormActivations final_layer_norm;
 };
 
-EncoderLayerScratch allocate_encoder_layer(const BartConfig& c, Arena& arena, int64_t B, int64_t S) {
+EncoderLayerScratch allocate_encoder_layer(const BartConfig& c, Arena& arena, int64_t B,
+                                           int64_t S) {
   const int64_t d = c.d_model;
   EncoderLayerScratch l;
   l.self_attn = allocate_attention(arena, B, S, S, d, c.encoder_attention_heads, false);
@@ -192,10 +193,10 @@ void BartIncrementalDecoder::relayout_cache() {
 }
 
 const Tensor& BartIncrementalDecoder::step(std::span<const int32_t> tokens) {
-  check(int64_t(tokens.size()) == rows_, "step: " + std::to_string(tokens.size()) +
-                                             " tokens for " + std::to_string(rows_) + " rows");
-  check(length_ < max_target_len_, "step: the decoder was laid out for " +
-                                       std::to_string(max_target_len_) + " tokens");
+  check(int64_t(tokens.size()) == rows_, "step: " + std::to_string(tokens.size()) + " tokens for " +
+                                             std::to_string(rows_) + " rows");
+  check(length_ < max_target_len_,
+        "step: the decoder was laid out for " + std::to_string(max_target_len_) + " tokens");
   const BartConfig& c = config_;
   const BartParams& p = params_;
   const float eps = BartConfig::kLayerNormEps;
@@ -247,8 +248,8 @@ const Tensor& BartIncrementalDecoder::step(std::span<const int32_t> tokens) {
     activation_forward(c.activation, fc1_, act_);
     linear_forward(act_, lp.ffn.fc2.weight, lp.ffn.fc2.bias, attn_out_);
     add(hidden_, attn_out_, residual_);
-    layernorm_forward(residual_, lp.final_layer_norm.weight, lp.final_layer_norm.bias, eps,
-                      hidden_, mean_, rstd_);
+    layernorm_forward(residual_, lp.final_layer_norm.weight, lp.final_layer_norm.bias, eps, hidden_,
+                      mean_, rstd_);
   }
   linear_forward(hidden_.view({R, d}), p.lm_head, p.final_logits_bias.view({c.vocab_size}),
                  logits_);

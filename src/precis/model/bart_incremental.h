@@ -68,8 +68,8 @@ class BartIncrementalDecoder {
   std::vector<int32_t> pending_sources_;  // empty: identity
 
   // One step's activations, reused by every layer: (R, 1, ...) shapes.
-  Tensor tokens_;       // (R, 1) I32
-  Tensor hidden_;       // (R, 1, d) embeddings, then each sub-layer's normalised output
+  Tensor tokens_;  // (R, 1) I32
+  Tensor hidden_;  // (R, 1, d) embeddings, then each sub-layer's normalised output
   Tensor q_, k_new_, v_new_, context_, attn_out_, residual_;  // (R, 1, d)
   Tensor mean_, rstd_;                                        // (R)
   Tensor fc1_, act_;                                          // (R, 1, ffn)
