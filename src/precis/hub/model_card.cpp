@@ -292,6 +292,8 @@ CardFacts card_facts(const ModelDirectory& m, const ModelCardOptions& o) {
     if (!results) return;
     from_file(m.dir / file, [&] {
       SplitResults r{split, dataset.value_or(fallback), scores(*results, prefix), std::nullopt};
+      // The scores first (the Hub shows a model-index's first metrics), the loss last.
+      std::stable_partition(r.metrics.begin(), r.metrics.end(), [](const auto& m) { return m.first != "loss"; });
       if (results->contains(std::string(prefix) + "_samples"))
         r.samples = (*results)[std::string(prefix) + "_samples"].get<int64_t>();
       if (!r.metrics.empty()) f.results.push_back(std::move(r));
