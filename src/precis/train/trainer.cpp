@@ -14,6 +14,7 @@
 #include "precis/eval/generation_evaluation.h"
 #include "precis/eval/loss_evaluation.h"
 #include "precis/generate/generation_config.h"
+#include "precis/hub/model_card.h"
 #include "precis/model/bart.h"
 #include "precis/model/bart_init.h"
 #include "precis/model/bart_model.h"
@@ -458,6 +459,11 @@ void run_training_job(const TrainingArguments& a) {
     std::printf("%s\n", metrics.dump(2).c_str());
   }
   if (!output_dir.empty() && !all_results.empty()) write_json(output_dir / "all_results.json", all_results);
+  // The model card, as Trainer.create_model_card at the end of run_summarization.
+  if (a.do_train) {
+    fs::path card = hub::write_model_card(output_dir, {});
+    std::fprintf(stderr, "precis: model card %s\n", card.string().c_str());
+  }
 }
 
 }  // namespace precis::train

@@ -12,14 +12,14 @@ constexpr float kInvSqrt2Pi = 0.39894228040143267794f;  // 1/sqrt(2π), the norm
 
 template <class F>
 void map(const float* x, float* y, int64_t n, F f) {
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= kParallelMin)
   for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
 }
 
 // dx[i] = dy[i] * f'(x[i]).
 template <class F>
 void map_backward(const float* x, const float* dy, float* dx, int64_t n, F derivative) {
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(static) if (n >= kParallelMin)
   for (int64_t i = 0; i < n; ++i) dx[i] = dy[i] * derivative(x[i]);
 }
 

@@ -8,6 +8,10 @@
 
 namespace precis::cpu {
 
+// Elementwise loops smaller than this run on one thread: starting a parallel region costs
+// more than it saves, and stalls badly when the cores are oversubscribed.
+constexpr int64_t kParallelMin = int64_t(1) << 15;
+
 // y(N, out) = x(N, in) · w(out, in)^T (+ b)
 void linear_forward(const float* x, const float* w, const float* b, float* y, int64_t n, int64_t in,
                     int64_t out);

@@ -50,7 +50,7 @@ void linear_forward(const float* x, const float* w, const float* b, float* y, in
   float beta = 0.0f;
   if (b) {
     // Start from the bias rows and let the GEMM accumulate onto them (beta = 1).
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n * out >= kParallelMin)
     for (int64_t i = 0; i < n; ++i) std::memcpy(y + i * out, b, sizeof(float) * out);
     beta = 1.0f;
   }
