@@ -146,3 +146,24 @@ def test_bad_options_and_data_are_clear_errors(tmp_path):
     assert r.returncode == 1 and "bad.jsonl:2" in r.stderr and "summary" in r.stderr
     r = run_precis(*base, "--dataset_name", "samsum", check=False)
     assert r.returncode == 1 and "--train_file" in r.stderr
+
+
+def test_load_best_model_at_end_keeps_the_best_checkpoint(tmp_path):
+    make_job(tmp_path)
+    (tmp_path / "valid.jsonl").write_text((tmp_path / "train.jsonl").read_text())
+    # A learning rate high enough that the loss goes up again, so the best is not the last.
+    ours, _, state, _ = precis_train(
+        tmp_path, tmp_path / "out", max_steps=6, learning_rate=0.05, warmup_steps=0, save_strategy="steps",
+        save_steps=2, eval_strategy="steps", eval_steps=2, validation_file=str(tmp_path / "valid.jsonl"),
+        do_eval=True, load_best_model_at_end=True, metric_for_best_model="loss", save_total_limit=1)
+    evals = {e["step"]: e["eval_loss"] for e in state["log_history"] if "eval_loss" in e and "step" in e}
+    assert sorted(evals) == [2, 4, 6]
+    best_step = min(evals, key=evals.get)
+    assert state["best_metric"] == evals[best_step]
+    assert state["best_model_checkpoint"].endswith(f"checkpoint-{best_step}")
+    best = load_file(str(tmp_path / "out" / f"checkpoint-{best_step}" / "model.safetensors"))
+    for name in best:
+        assert torch.equal(best[name], ours[name]), name
+    # save_total_limit 1 keeps the best checkpoint (and the newest, as HF does).
+    kept = sorted(p.name for p in (tmp_path / "out").iterdir() if p.name.startswith("checkpoint-"))
+    assert f"checkpoint-{best_step}" in kept and len(kept) <= 2

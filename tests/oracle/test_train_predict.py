@@ -50,3 +50,29 @@ def test_predictions_and_metrics_match_seq2seq_trainer(tmp_path, beams):
     for key in ["rouge1", "rouge2", "rougeL"]:
         assert ours[f"predict_{key}"] == round(agg[key].mid.fmeasure * 100, 4), key
     assert "predict_rouge1" in result.stdout
+
+
+def test_precis_eval_with_generation_matches_seq2seq_trainer_evaluate(tmp_path):
+    model, tokenizer, records = make_job(tmp_path)
+    enc = tokenizer([r["dialogue"] for r in records], max_length=64, truncation=True)
+    labels = tokenizer(text_target=[r["summary"] for r in records], max_length=32, truncation=True)
+    features = [{"input_ids": i, "attention_mask": m, "labels": l}
+                for i, m, l in zip(enc["input_ids"], enc["attention_mask"], labels["input_ids"])]
+    args = Seq2SeqTrainingArguments(output_dir=str(tmp_path / "hf"), per_device_eval_batch_size=4, report_to=[],
+                                    use_cpu=True, predict_with_generate=True, generation_max_length=10,
+                                    generation_num_beams=2)
+    trainer = Seq2SeqTrainer(model=model, args=args,
+                             data_collator=DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100))
+    out = trainer.predict(features)
+    preds = np.where(out.predictions != -100, out.predictions, tokenizer.pad_token_id)
+    decoded = [p.strip() for p in tokenizer.batch_decode(preds, skip_special_tokens=True)]
+    gen_len = round(float(np.mean([np.count_nonzero(p != tokenizer.pad_token_id) for p in preds])), 4)
+    result = run_precis("eval", "--model", tmp_path / "base", "--data", tmp_path / "train.jsonl",
+                        "--per_device_eval_batch_size", 4, "--max_source_length", 64, "--max_target_length", 32,
+                        "--predict_with_generate", "--generation_max_length", 10, "--num_beams", 2,
+                        "--output_dir", tmp_path / "eval")
+    ours = json.loads(result.stdout)
+    assert (tmp_path / "eval" / "generated_predictions.txt").read_text().split("\n") == decoded
+    assert ours["eval_gen_len"] == gen_len
+    assert abs(ours["eval_loss"] - out.metrics["test_loss"]) <= 1e-5 * out.metrics["test_loss"]
+    assert json.loads((tmp_path / "eval" / "eval_results.json").read_text()) == ours

@@ -1,11 +1,15 @@
 // precis eval: the loss of a checkpoint on a dataset file, as Trainer.evaluate() reports it.
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "command.h"
 #include "precis/data/dataset.h"
+#include "precis/core/atomic_file.h"
+#include "precis/eval/generation_evaluation.h"
 #include "precis/eval/loss_evaluation.h"
+#include "precis/generate/generation_config.h"
 #include "precis/tokenize/tokenizer.h"
 
 namespace {
@@ -16,6 +20,10 @@ struct EvalOptions {
   int64_t batch_size = 8;
   size_t max_eval_samples = 0;
   bool pad_to_max_length = false;
+  bool predict_with_generate = false;
+  int64_t num_beams = 0, generation_max_length = 0;
+  std::string output_dir;
+  uint32_t seed = 42;
 };
 
 double round_to(double v, int digits) {
@@ -35,15 +43,41 @@ void run(const EvalOptions& o) {
       dataset.records, tokenizer,
       {o.source_prefix, o.max_source_length, o.max_target_length, o.pad_to_max_length});
   data::CollatorOptions collator{model.config.pad_token_id, model.config.decoder_start_token_id, 1};
-  eval::LossEvaluation r = eval::evaluate_loss(model, examples, o.batch_size, collator);
+  nlohmann::json out;
+  double runtime = 0;
+  int64_t samples = 0, steps = 0;
+  std::vector<std::string> predictions;
+  if (o.predict_with_generate) {
+    // As Seq2SeqTrainer.evaluate with predict_with_generate: the checkpoint's generation
+    // config, max_length and num_beams overridable.
+    generate::GenerationConfig generation = generate::GenerationConfig::from_model_directory(o.model, model.config);
+    generation.max_length = o.generation_max_length > 0 ? o.generation_max_length : int64_t(o.max_target_length);
+    if (o.num_beams > 0) generation.num_beams = o.num_beams;
+    eval::GenerationEvaluation r =
+        eval::evaluate_with_generation(model, tokenizer, examples, o.batch_size, collator, generation, o.seed);
+    out = r.scores.metrics("eval");
+    out["eval_loss"] = r.loss;
+    runtime = r.runtime_s, samples = r.samples, steps = r.steps;
+    predictions = r.scores.predictions;
+  } else {
+    eval::LossEvaluation r = eval::evaluate_loss(model, examples, o.batch_size, collator);
+    out["eval_loss"] = r.eval_loss;
+    runtime = r.runtime_s, samples = r.samples, steps = r.steps;
+  }
   // Trainer rounds runtime to 4 digits and the rates to 3 (speed_metrics).
-  nlohmann::json out = {
-      {"eval_loss", r.eval_loss},
-      {"eval_samples", r.samples},
-      {"eval_runtime", round_to(r.runtime_s, 4)},
-      {"eval_samples_per_second", round_to(double(r.samples) / r.runtime_s, 3)},
-      {"eval_steps_per_second", round_to(double(r.steps) / r.runtime_s, 3)},
-  };
+  out["eval_samples"] = samples;
+  out["eval_runtime"] = round_to(runtime, 4);
+  out["eval_samples_per_second"] = round_to(double(samples) / runtime, 3);
+  out["eval_steps_per_second"] = round_to(double(steps) / runtime, 3);
+  if (!o.output_dir.empty()) {
+    std::filesystem::create_directories(o.output_dir);
+    write_file_atomic(std::filesystem::path(o.output_dir) / "eval_results.json", out.dump(4) + "\n");
+    if (o.predict_with_generate) {
+      std::string text;
+      for (size_t i = 0; i < predictions.size(); ++i) text += (i ? "\n" : "") + predictions[i];
+      write_file_atomic(std::filesystem::path(o.output_dir) / "generated_predictions.txt", text);
+    }
+  }
   std::printf("%s\n", out.dump(2).c_str());
 }
 
@@ -63,5 +97,10 @@ PRECIS_COMMAND("eval", "Evaluate a checkpoint's loss on a dataset file (JSON, JS
                  app.add_option("--per_device_eval_batch_size", o->batch_size, "Examples per batch")->capture_default_str()->check(CLI::PositiveNumber);
                  app.add_option("--max_eval_samples", o->max_eval_samples, "Use only the first N records");
                  app.add_flag("--pad_to_max_length", o->pad_to_max_length, "Pad every example to the maximum lengths");
+                 app.add_flag("--predict_with_generate", o->predict_with_generate, "Also generate summaries and score them with ROUGE (run_summarization's metrics)");
+                 app.add_option("--num_beams,--generation_num_beams", o->num_beams, "Beams for generation (default: the checkpoint's generation config)");
+                 app.add_option("--generation_max_length", o->generation_max_length, "max_length for generation (default: max_target_length)");
+                 app.add_option("--output_dir", o->output_dir, "Write eval_results.json (and generated_predictions.txt) here");
+                 app.add_option("--seed", o->seed, "Seed of the ROUGE bootstrap")->capture_default_str();
                  app.callback([o] { run(*o); });
                });
