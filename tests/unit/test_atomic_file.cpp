@@ -14,33 +14,20 @@
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
 
+#include "test_support.h"
+
 using namespace precis;
 namespace fs = std::filesystem;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "precis-atomic-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path_, ec);
-  }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-  const fs::path& path() const { return path_; }
+using precis::testing::read_all;
+using precis::testing::write_all;
 
- private:
-  fs::path path_;
+struct TempDir : precis::testing::TempDir {
+  TempDir() : precis::testing::TempDir("precis-atomic") {}
 };
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 std::vector<std::string> files_in(const fs::path& dir) {
   std::vector<std::string> names;

@@ -11,37 +11,20 @@
 #include "precis/core/arena.h"
 #include "precis/model/checkpoint_files.h"
 
+#include "test_support.h"
+
 using namespace precis;
 namespace fs = std::filesystem;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "precis-ckpt-XXXXXX").string();
-    path_ = mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  fs::path operator/(const std::string& name) const { return path_ / name; }
-  const fs::path& path() const { return path_; }
+using precis::testing::read_all;
+using precis::testing::write_all;
 
- private:
-  fs::path path_;
+struct TempDir : precis::testing::TempDir {
+  TempDir() : precis::testing::TempDir("precis-ckpt") {}
 };
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_all(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary);
-  out.write(bytes.data(), std::streamsize(bytes.size()));
-}
 
 template <class F>
 std::string error_of(F&& f) {
