@@ -272,20 +272,31 @@ void run_training_job(const TrainingArguments& a) {
     run.state.eval_steps = interval_steps(a.eval_steps.value_or(a.logging_steps), total_steps);
     if (resume) run.resume_from(*resume);
 
-    // One arena for the largest batch shape of any epoch order (shapes depend only on
-    // which examples share a batch; the maximum over all examples bounds them).
-    int64_t max_batch = a.per_device_train_batch_size, max_source = 1, max_target = 1;
-    for (const auto& e : train) {
-      max_source = std::max<int64_t>(max_source, int64_t(e.input_ids.size()));
-      max_target = std::max<int64_t>(max_target, int64_t(e.labels.size()));
+    // One arena for the largest batch of any epoch. Fixed-size batches: the longest source
+    // and target bound every batch's shape, whatever the order. Token-budget batches are the
+    // same groups every epoch (only their order changes): the largest of them, measured.
+    auto batch_bytes = [&](int64_t B, int64_t S, int64_t T) {
+      Arena measure = Arena::measuring();
+      allocate_activations(config, measure, B, S, T, true);
+      allocate_grad_scratch(config, measure, B, S, T);
+      return measure.used() + size_t(16 * B * (S + T)) + 8 * Arena::kAlignment;
+    };
+    size_t per_batch_bytes = 0;
+    if (a.max_tokens_per_batch > 0) {
+      for (const Batch& b : epoch_batches(lengths, sampler, 0)) {
+        std::vector<const data::SummarizationExample*> chunk;
+        for (int64_t i : b) chunk.push_back(&train[size_t(i)]);
+        auto [S, T] = data::padded_lengths(chunk, run.collator);
+        per_batch_bytes = std::max(per_batch_bytes, batch_bytes(int64_t(b.size()), S, T));
+      }
+    } else {
+      int64_t max_source = 1, max_target = 1;
+      for (const auto& e : train) {
+        max_source = std::max<int64_t>(max_source, int64_t(e.input_ids.size()));
+        max_target = std::max<int64_t>(max_target, int64_t(e.labels.size()));
+      }
+      per_batch_bytes = batch_bytes(a.per_device_train_batch_size, max_source, max_target);
     }
-    if (a.max_tokens_per_batch > 0) max_batch = std::max<int64_t>(1, a.max_tokens_per_batch);
-    Arena measure = Arena::measuring();
-    allocate_activations(config, measure, max_batch, max_source, max_target, true);
-    allocate_grad_scratch(config, measure, max_batch, max_source, max_target);
-    const size_t per_batch_bytes = measure.used() + size_t(16 * max_batch * (max_source + max_target)) + 8 * Arena::kAlignment;
-    check(a.max_tokens_per_batch == 0 || per_batch_bytes < (size_t(64) << 30),
-          "max_tokens_per_batch " + std::to_string(a.max_tokens_per_batch) + " needs too much memory on the CPU");
     Arena arena(per_batch_bytes);
 
     std::fprintf(stderr,
