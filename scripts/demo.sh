@@ -47,8 +47,8 @@ stamp "training bart-tiny for $minutes minutes, then predicting $predict_samples
   --train_file "$out/data/train.jsonl" --test_file "$out/data/test.jsonl" \
   --text_column description --summary_column synopsis \
   --max_source_length 64 --max_target_length 32 --val_max_target_length 32 \
-  --per_device_train_batch_size 32 --max_tokens_per_batch 2048 --learning_rate 1e-3 --weight_decay 0.01 \
-  --lr_scheduler_type constant_with_warmup --warmup_steps 100 \
+  --per_device_train_batch_size 32 --max_tokens_per_batch 1024 --learning_rate 5e-4 --weight_decay 0.01 \
+  --lr_scheduler_type constant_with_warmup --warmup_steps 1000 \
   --max_steps 1000000 --max_train_time_s $(( minutes * 60 )) --logging_steps 25 --save_strategy no \
   --do_train --do_predict --predict_with_generate --max_predict_samples "$predict_samples" \
   --per_device_eval_batch_size 32 --generation_num_beams 4 --generation_max_length 32 \
