@@ -36,19 +36,7 @@ std::vector<std::string> files_in(const fs::path& dir) {
   return names;
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a precis::Error";
-  return "";
-}
-
-#define EXPECT_CONTAINS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "message: " << (text)
+using precis::testing::error_of;
 
 // Lowers this process's file-size limit for its lifetime; writes past it fail with EFBIG
 // (SIGXFSZ, which would kill the process, is ignored meanwhile).

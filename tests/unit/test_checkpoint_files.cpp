@@ -26,19 +26,7 @@ struct TempDir : precis::testing::TempDir {
 };
 
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a precis::Error";
-  return "";
-}
-
-#define EXPECT_CONTAINS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "message: " << (text)
+using precis::testing::error_of;
 
 std::vector<std::string> files_in(const fs::path& dir) {
   std::vector<std::string> names;

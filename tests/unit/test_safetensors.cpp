@@ -41,20 +41,7 @@ fs::path raw_file(const TempDir& dir, const std::string& name, const std::string
   return p;
 }
 
-// The message of the precis::Error `f` throws ("" and a failure when it throws none).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a precis::Error";
-  return "";
-}
-
-#define EXPECT_CONTAINS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "message: " << (text)
+using precis::testing::error_of;
 
 // Opening `path` fails with a one-line message naming the file and containing `problem`.
 void expect_open_error(const fs::path& path, const std::string& problem) {

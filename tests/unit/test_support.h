@@ -9,6 +9,10 @@
 #include <iterator>
 #include <string>
 
+#include <gtest/gtest.h>
+
+#include "precis/core/error.h"
+
 namespace precis::testing {
 
 class TempDir {
@@ -43,4 +47,19 @@ inline void write_all(const std::filesystem::path& p, const std::string& bytes) 
   out.write(bytes.data(), std::streamsize(bytes.size()));
 }
 
+// The message of the precis::Error `f` throws ("" and a test failure when it throws none).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const precis::Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a precis::Error";
+  return "";
+}
+
 }  // namespace precis::testing
+
+#define EXPECT_CONTAINS(text, part) \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) << "message: " << (text)
