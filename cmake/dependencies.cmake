@@ -31,3 +31,7 @@ pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
 
 # yaml-cpp: training configs may be YAML as well as JSON.
 find_package(yaml-cpp REQUIRED)
+
+# cpp-httplib: the HTTP server of precis serve (Debian builds it as a library; its pkg-config
+# flags must be used so that the header matches the library's build options).
+pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
