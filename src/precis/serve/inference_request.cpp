@@ -1,0 +1,236 @@
+#include "precis/serve/inference_request.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "precis/data/utf8.h"
+
+namespace precis::serve {
+
+namespace {
+
+using nlohmann::json;
+
+// Thrown inside the parser only; parse_inference_request turns it into a RequestError.
+struct Invalid {
+  std::string message;
+};
+
+std::string field(const std::string& key) { return "parameters." + key; }
+
+// A client's key quoted for a message, cut short: keys are echoed, and may be megabytes.
+std::string quoted(const std::string& key) {
+  return "\"" + (key.size() > 40 ? key.substr(0, 40) + "..." : key) + "\"";
+}
+
+// Short rendering of a wrong value for a message (a huge value is not echoed back whole).
+std::string shown(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  return s.size() > 40 ? s.substr(0, 40) + "..." : s;
+}
+
+int64_t integer_at_least(const json& v, const std::string& key, int64_t lowest) {
+  if (!v.is_number_integer()) throw Invalid{field(key) + " must be an integer, found " + shown(v)};
+  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
+    throw Invalid{field(key) + " is too large: " + shown(v)};
+  int64_t n = v.get<int64_t>();
+  if (n < lowest)
+    throw Invalid{field(key) + " must be at least " + std::to_string(lowest) + ", found " +
+                  shown(v)};
+  return n;
+}
+
+double finite_number(const json& v, const std::string& key) {
+  if (!v.is_number()) throw Invalid{field(key) + " must be a number, found " + shown(v)};
+  double x = v.get<double>();
+  if (!std::isfinite(x)) throw Invalid{field(key) + " must be finite, found " + shown(v)};
+  return x;
+}
+
+double positive_number(const json& v, const std::string& key) {
+  double x = finite_number(v, key);
+  if (!(x > 0)) throw Invalid{field(key) + " must be greater than 0, found " + shown(v)};
+  return x;
+}
+
+bool boolean(const json& v, const std::string& key) {
+  if (!v.is_boolean()) throw Invalid{field(key) + " must be true or false, found " + shown(v)};
+  return v.get<bool>();
+}
+
+bool truncation(const json& v) {
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "longest_first" || s == "only_first") return true;
+    if (s == "do_not_truncate") return false;
+  }
+  throw Invalid{
+      field("truncation") +
+      " must be true, false, \"longest_first\", \"only_first\" or \"do_not_truncate\", found " +
+      shown(v)};
+}
+
+// Copies one parameter into `generation` under GenerationConfig's name, checked.
+void parameter(const std::string& key, const json& v, InferenceRequest& r) {
+  json& g = r.generation;
+  if (key == "truncation")
+    r.truncate = truncation(v);
+  else if (key == "max_length")
+    g[key] = integer_at_least(v, key, 1);
+  else if (key == "max_new_tokens")
+    g[key] = integer_at_least(v, key, 1);
+  else if (key == "min_length")
+    g[key] = integer_at_least(v, key, 0);
+  else if (key == "min_new_tokens")
+    g[key] = integer_at_least(v, key, 0);
+  else if (key == "num_beams")
+    g[key] = integer_at_least(v, key, 1);
+  else if (key == "no_repeat_ngram_size")
+    g[key] = integer_at_least(v, key, 0);
+  else if (key == "top_k")
+    g[key] = integer_at_least(v, key, 0);
+  else if (key == "length_penalty")
+    g[key] = finite_number(v, key);
+  else if (key == "temperature")
+    g[key] = positive_number(v, key);
+  else if (key == "repetition_penalty")
+    g[key] = positive_number(v, key);
+  else if (key == "do_sample")
+    g[key] = boolean(v, key);
+  else if (key == "top_p") {
+    double p = positive_number(v, key);
+    if (p > 1) throw Invalid{field(key) + " must be in (0, 1], found " + shown(v)};
+    g[key] = p;
+  } else if (key == "early_stopping") {
+    if (!v.is_boolean() && v != "never")
+      throw Invalid{field(key) + " must be true, false or \"never\", found " + shown(v)};
+    g[key] = v;
+  }
+}
+
+constexpr const char* kParameters[] = {"min_length",           "max_length",     "min_new_tokens",
+                                       "max_new_tokens",       "num_beams",      "length_penalty",
+                                       "no_repeat_ngram_size", "early_stopping", "do_sample",
+                                       "temperature",          "top_k",          "top_p",
+                                       "repetition_penalty",   "truncation"};
+
+void check_known_parameter(const std::string& key) {
+  for (const char* known : kParameters)
+    if (key == known) return;
+  std::string list;
+  for (const char* known : kParameters) list += (list.empty() ? "" : ", ") + std::string(known);
+  throw Invalid{"unknown parameter " + quoted(key) + "; known: " + list};
+}
+
+void inputs(const json& v, const RequestLimits& limits, InferenceRequest& r) {
+  if (v.is_string()) {
+    r.inputs.push_back(v.get<std::string>());
+    return;
+  }
+  if (!v.is_array())
+    throw Invalid{"\"inputs\" must be a string or a list of strings, found " + shown(v)};
+  if (v.empty()) throw Invalid{"\"inputs\" is an empty list; give at least one text"};
+  if (v.size() > limits.max_inputs)
+    throw Invalid{"\"inputs\" holds " + std::to_string(v.size()) + " texts; at most " +
+                  std::to_string(limits.max_inputs) + " per request"};
+  r.inputs_was_list = true;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string())
+      throw Invalid{"\"inputs\"[" + std::to_string(i) + "] must be a string, found " + shown(v[i])};
+    r.inputs.push_back(v[i].get<std::string>());
+  }
+}
+
+// The API's "options" (use_cache, wait_for_model) mean nothing to a local server, but
+// clients send them, so they are accepted when well-typed.
+void options(const json& v) {
+  if (!v.is_object()) throw Invalid{"\"options\" must be an object, found " + shown(v)};
+  for (const auto& [key, value] : v.items()) {
+    if (key != "use_cache" && key != "wait_for_model")
+      throw Invalid{"unknown option " + quoted(key) + "; known: use_cache, wait_for_model"};
+    if (!value.is_boolean() && !value.is_null())
+      throw Invalid{"options." + key + " must be true or false, found " + shown(value)};
+  }
+}
+
+// Deepest nesting of arrays and objects in a JSON text (strings skipped). Checked before
+// parsing: printing or walking a value nested 100,000 deep would overflow the stack.
+size_t nesting_depth(std::string_view text) {
+  size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+constexpr size_t kMaxNesting = 32;
+
+InferenceRequest parse(std::string_view body, const RequestLimits& limits) {
+  if (size_t bad = data::find_invalid_utf8(body); bad != std::string_view::npos)
+    throw Invalid{"request body is not valid UTF-8 (byte " + std::to_string(bad) + ")"};
+  if (nesting_depth(body) > kMaxNesting)
+    throw Invalid{"JSON nested deeper than " + std::to_string(kMaxNesting) + " levels"};
+  json j;
+  try {
+    j = json::parse(body);
+  } catch (const json::exception& e) {  // syntax errors, and numbers out of double's range
+    throw Invalid{std::string("malformed JSON: ") + e.what()};
+  }
+  if (!j.is_object())
+    throw Invalid{
+        "the body must be a JSON object {\"inputs\": ..., \"parameters\": {...}}, found " +
+        shown(j)};
+  InferenceRequest r;
+  for (const auto& [key, value] : j.items()) {
+    if (key != "inputs" && key != "parameters" && key != "options")
+      throw Invalid{"unknown field " + quoted(key) + "; known: inputs, parameters, options"};
+  }
+  if (!j.contains("inputs"))
+    throw Invalid{"missing field \"inputs\" (a string or a list of strings)"};
+  inputs(j["inputs"], limits, r);
+  if (j.contains("parameters") && !j["parameters"].is_null()) {
+    const json& p = j["parameters"];
+    if (!p.is_object()) throw Invalid{"\"parameters\" must be an object, found " + shown(p)};
+    for (const auto& [key, value] : p.items()) {
+      check_known_parameter(key);
+      if (!value.is_null()) parameter(key, value, r);  // null: the default, as the API allows
+    }
+  }
+  if (j.contains("options") && !j["options"].is_null()) options(j["options"]);
+  return r;
+}
+
+}  // namespace
+
+ParsedRequest parse_inference_request(std::string_view body, const RequestLimits& limits) {
+  try {
+    return parse(body, limits);
+  } catch (const Invalid& e) {
+    return RequestError{400, e.message};
+  } catch (const std::exception& e) {  // allocation failure and the like: still a 4xx, not a crash
+    return RequestError{400, std::string("invalid request: ") + e.what()};
+  }
+}
+
+std::string error_body(const std::string& message) {
+  return nlohmann::json{{"error", message}}.dump(-1, ' ', false,
+                                                 nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace precis::serve

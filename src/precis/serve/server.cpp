@@ -1,0 +1,239 @@
+#include "precis/serve/server.h"
+
+#include <httplib.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "precis/core/error.h"
+
+namespace precis::serve {
+
+namespace {
+
+constexpr const char* kJson = "application/json";
+
+void json_error(httplib::Response& res, int status, const std::string& message) {
+  res.status = status;
+  res.set_content(error_body(message), kJson);
+}
+
+// The metrics label of a path: its route pattern, or "other".
+std::string route_of(const std::string& path) {
+  if (path == "/" || path == "/health" || path == "/metrics") return path;
+  if (path.rfind("/models/", 0) == 0) return "/models/{name}";
+  return "other";
+}
+
+// Equal-time comparison, so that response times do not reveal how much of a token matched.
+bool same_secret(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+std::string shortened(const std::string& s) { return s.size() > 80 ? s.substr(0, 80) + "..." : s; }
+
+}  // namespace
+
+InferenceServer::InferenceServer(const Summarizer& summarizer, PageContent page,
+                                 ServerOptions options)
+    : summarizer_(summarizer),
+      options_(std::move(options)),
+      page_html_(render_page(page)),
+      batcher_(
+          options_.batcher,
+          [this](const std::string& key, const Batcher::Inputs& inputs) {
+            return summarizer_.summarize(key, inputs);
+          },
+          [this](size_t inputs) { metrics_.batch(inputs); }),
+      http_(std::make_unique<httplib::Server>()) {
+  const size_t threads = options_.http_threads;
+  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http_->set_payload_max_length(options_.max_body_bytes);
+  http_->set_read_timeout(options_.read_timeout_s, 0);
+  http_->set_write_timeout(options_.read_timeout_s, 0);
+  http_->set_keep_alive_timeout(options_.keep_alive_timeout_s);
+  routes();
+}
+
+InferenceServer::~InferenceServer() {
+  stop();
+  batcher_.stop();
+}
+
+bool InferenceServer::authorized(const std::string& header) const {
+  if (!options_.token) return true;
+  const std::string prefix = "Bearer ";
+  if (header.compare(0, prefix.size(), prefix) != 0) return false;
+  return same_secret(header.substr(prefix.size()), *options_.token);
+}
+
+void InferenceServer::routes() {
+  using httplib::Request;
+  using httplib::Response;
+  httplib::Server& http = *http_;
+
+  // Before any body is read: chunked bodies are refused, since cpp-httplib does not bound
+  // them by the payload limit; a Content-Length is bounded (413).
+  http.set_pre_routing_handler([](const Request& req, Response& res) {
+    if (req.has_header("Transfer-Encoding")) {
+      res.set_header("Connection", "close");
+      json_error(res, 411,
+                 "send the body with a Content-Length (chunked transfer is not accepted)");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+
+  auto summarize = [this](const Request& req, Response& res) {
+    const auto started = std::chrono::steady_clock::now();
+    auto finish = [&] {
+      metrics_.latency(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    };
+    if (!authorized(req.get_header_value("Authorization"))) {
+      res.set_header("WWW-Authenticate", "Bearer");
+      json_error(res, 401, "missing or wrong bearer token (Authorization: Bearer <token>)");
+      return finish();
+    }
+    ParsedRequest parsed = parse_inference_request(req.body, options_.request);
+    if (auto* e = std::get_if<RequestError>(&parsed)) {
+      json_error(res, e->status, e->message);
+      return finish();
+    }
+    InferenceRequest& r = std::get<InferenceRequest>(parsed);
+    if (auto e = summarizer_.check_generation(r.generation)) {
+      json_error(res, e->status, e->message);
+      return finish();
+    }
+    Batcher::Inputs inputs;
+    for (size_t i = 0; i < r.inputs.size(); ++i) {
+      auto ids = summarizer_.encode(r.inputs[i], r.truncate);
+      if (auto* e = std::get_if<RequestError>(&ids)) {
+        json_error(res, e->status,
+                   (r.inputs_was_list ? "inputs[" + std::to_string(i) + "]: " : "") + e->message);
+        return finish();
+      }
+      inputs.push_back(std::move(std::get<std::vector<int32_t>>(ids)));
+    }
+    auto future = batcher_.submit(r.generation.dump(), std::move(inputs));
+    if (!future) {
+      res.set_header("Retry-After", std::to_string(options_.retry_after_s));
+      json_error(res, 503, "the server is busy (request queue full); retry later");
+      return finish();
+    }
+    std::vector<std::string> summaries;
+    try {
+      summaries = future->get();
+    } catch (const std::exception& e) {
+      json_error(res, 500, std::string("generation failed: ") + e.what());
+      return finish();
+    }
+    nlohmann::json out = nlohmann::json::array();
+    for (auto& s : summaries) out.push_back({{"summary_text", std::move(s)}});
+    res.set_content(out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), kJson);
+    finish();
+  };
+
+  auto not_allowed = [](const std::string& allow) {
+    return [allow](const Request& req, Response& res) {
+      res.set_header("Allow", allow);
+      json_error(res, 405, req.method + " is not allowed here; use " + allow);
+    };
+  };
+  // Hub model ids: a name, or owner/name; nothing else (no "..", no empty segment).
+  const std::string models = R"(/models/[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?)";
+
+  http.Get("/", [this](const Request&, Response& res) {
+    res.set_content(page_html_, "text/html; charset=utf-8");
+  });
+  http.Post("/", summarize);
+  http.Post(models, summarize);
+  http.Get("/health",
+           [](const Request&, Response& res) { res.set_content(R"({"status":"ok"})", kJson); });
+  http.Get("/metrics", [this](const Request& req, Response& res) {
+    if (!authorized(req.get_header_value("Authorization"))) {
+      res.set_header("WWW-Authenticate", "Bearer");
+      return json_error(res, 401, "missing or wrong bearer token (Authorization: Bearer <token>)");
+    }
+    res.set_content(metrics_.render(batcher_.queue_depth(), options_.batcher.max_queue),
+                    "text/plain; version=0.0.4; charset=utf-8");
+  });
+  for (const std::string& path : {std::string("/"), models}) {
+    http.Put(path, not_allowed(path == "/" ? "GET, POST" : "POST"));
+    http.Patch(path, not_allowed(path == "/" ? "GET, POST" : "POST"));
+    http.Delete(path, not_allowed(path == "/" ? "GET, POST" : "POST"));
+    http.Options(path, not_allowed(path == "/" ? "GET, POST" : "POST"));
+  }
+  http.Get(models, not_allowed("POST"));
+  for (const std::string path : {"/health", "/metrics"}) {
+    http.Post(path, not_allowed("GET"));
+    http.Put(path, not_allowed("GET"));
+    http.Patch(path, not_allowed("GET"));
+    http.Delete(path, not_allowed("GET"));
+    http.Options(path, not_allowed("GET"));
+  }
+
+  // Statuses cpp-httplib sets itself (404, 413, 414, 400 for a malformed request) get a
+  // JSON body too; handlers' own errors already have one.
+  http.set_error_handler(
+      httplib::Server::HandlerWithResponse([](const Request& req, Response& res) {
+        if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        std::string message;
+        switch (res.status) {
+          case 404:
+            message = "no such route: " + req.method + " " + shortened(req.path);
+            break;
+          case 413:
+            message = "request body too large";
+            break;
+          case 414:
+            message = "request URI too long";
+            break;
+          default:
+            message = "bad request (HTTP status " + std::to_string(res.status) + ")";
+        }
+        res.set_content(error_body(message), kJson);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
+  http.set_exception_handler([](const Request&, Response& res, std::exception_ptr ep) {
+    std::string what = "internal error";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what += std::string(": ") + e.what();
+    } catch (...) {
+    }
+    json_error(res, 500, what);
+  });
+  // After every response: counted by route and status. Nothing is printed (no header, so
+  // no token, ever reaches a log).
+  http.set_logger([this](const Request& req, const Response& res) {
+    metrics_.request(route_of(req.path), res.status);
+  });
+}
+
+int InferenceServer::bind() {
+  int port = options_.port;
+  if (port == 0) {
+    port = http_->bind_to_any_port(options_.host);
+  } else if (!http_->bind_to_port(options_.host, port)) {
+    port = -1;
+  }
+  check(port > 0, "precis serve: cannot listen on " + options_.host + ":" +
+                      std::to_string(options_.port) +
+                      " (address in use, or not an address of this machine)");
+  return port;
+}
+
+void InferenceServer::run() {
+  http_->listen_after_bind();
+  // Every HTTP thread has finished; the batcher has nothing left that anyone waits for.
+  batcher_.stop();
+}
+
+void InferenceServer::stop() { http_->stop(); }
+
+}  // namespace precis::serve

@@ -1,0 +1,81 @@
+#include "precis/serve/summarizer.h"
+
+#include <algorithm>
+
+#include "precis/core/error.h"
+#include "precis/generate/generate.h"
+
+namespace precis::serve {
+
+Summarizer::Summarizer(const std::filesystem::path& dir, const SummarizerLimits& limits)
+    : dir_(dir),
+      model_(BartModel::load(dir)),
+      tokenizer_(tokenize::Tokenizer::from_directory(dir)),
+      defaults_(generate::GenerationConfig::from_model_directory(dir, model_.config)),
+      max_num_beams_(limits.max_num_beams) {
+  // The encoder has max_position_embeddings positions; the tokenizer may promise fewer.
+  max_input_tokens_ = size_t(model_.config.max_position_embeddings);
+  if (auto m = tokenizer_.settings().model_max_length)
+    max_input_tokens_ = std::min(max_input_tokens_, *m);
+  if (limits.max_input_tokens)
+    max_input_tokens_ = std::min(max_input_tokens_, *limits.max_input_tokens);
+  check(max_input_tokens_ >= 2, dir.string() + ": the model takes fewer than 2 input tokens");
+}
+
+std::unique_ptr<Summarizer> Summarizer::load(const std::filesystem::path& dir,
+                                             const SummarizerLimits& limits) {
+  return std::unique_ptr<Summarizer>(new Summarizer(dir, limits));
+}
+
+std::variant<std::vector<int32_t>, RequestError> Summarizer::encode(const std::string& text,
+                                                                    bool truncate) const {
+  tokenize::EncodeOptions options;
+  if (truncate) options.max_length = max_input_tokens_;
+  std::vector<int32_t> ids = tokenizer_.encode(text, options);
+  if (ids.size() > max_input_tokens_)
+    return RequestError{400, "the input has " + std::to_string(ids.size()) +
+                                 " tokens; this model takes at most " +
+                                 std::to_string(max_input_tokens_) +
+                                 " (set parameters.truncation to true to cut it)"};
+  return ids;
+}
+
+generate::GenerationConfig Summarizer::config_for(const nlohmann::json& overrides) const {
+  generate::GenerationConfig config = defaults_;
+  config.update(overrides, "parameters");
+  // The API returns one summary per input: a checkpoint's num_return_sequences is not used.
+  config.num_return_sequences = 1;
+  return config;
+}
+
+std::optional<RequestError> Summarizer::check_generation(const nlohmann::json& overrides) const {
+  try {
+    generate::ResolvedGeneration r = generate::resolve(config_for(overrides), model_.config);
+    if (r.config.num_beams > max_num_beams_)
+      return RequestError{400, "parameters.num_beams is " + std::to_string(r.config.num_beams) +
+                                   "; this server allows at most " +
+                                   std::to_string(max_num_beams_)};
+    // Decoder positions are learned embeddings: no more tokens than the model has positions.
+    if (r.config.max_length > model_.config.max_position_embeddings)
+      return RequestError{400, "the summary would be up to " + std::to_string(r.config.max_length) +
+                                   " tokens (max_length / max_new_tokens); this model has " +
+                                   std::to_string(model_.config.max_position_embeddings) +
+                                   " decoder positions"};
+  } catch (const Error& e) {
+    return RequestError{400, e.what()};
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> Summarizer::summarize(
+    const std::string& key, const std::vector<std::vector<int32_t>>& inputs) const {
+  generate::GenerationConfig config = config_for(nlohmann::json::parse(key));
+  generate::Generated out = generate::generate(model_, inputs, config);
+  tokenize::DecodeOptions decode;
+  decode.skip_special_tokens = true;
+  std::vector<std::string> summaries;
+  for (int64_t r = 0; r < out.rows; ++r) summaries.push_back(tokenizer_.decode(out.row(r), decode));
+  return summaries;
+}
+
+}  // namespace precis::serve

@@ -1,0 +1,64 @@
+// The model behind the server: a checkpoint, its tokenizer and its generation defaults, with
+// the checks a request needs before it is queued (input length, generation settings) and
+// the batch work the batcher runs. Loaded with the same library calls as `precis generate`
+// (BartModel::load, Tokenizer::from_directory, GenerationConfig::from_model_directory), so a
+// summary equals the pipeline's: generate() ids decoded with skip_special_tokens.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "precis/generate/generation_config.h"
+#include "precis/model/bart_model.h"
+#include "precis/serve/inference_request.h"
+#include "precis/tokenize/tokenizer.h"
+
+namespace precis::serve {
+
+struct SummarizerLimits {
+  std::optional<size_t> max_input_tokens;  // below the model's own limit, if given
+  int64_t max_num_beams = 8;
+};
+
+class Summarizer {
+ public:
+  static std::unique_ptr<Summarizer> load(const std::filesystem::path& dir,
+                                          const SummarizerLimits& limits = {});
+
+  // The input's token ids (special tokens included), cut to the input limit when
+  // `truncate`; a 400 naming the limit when the input is longer and not truncated.
+  std::variant<std::vector<int32_t>, RequestError> encode(const std::string& text,
+                                                          bool truncate) const;
+
+  // The request's overrides applied to the checkpoint's defaults and resolved as generate()
+  // does; a 400 with generate()'s message when the combination is invalid, or when it asks
+  // for more beams or decoder tokens than this server allows.
+  std::optional<RequestError> check_generation(const nlohmann::json& overrides) const;
+
+  // Batch work: `key` is the overrides' dump(); one summary per input, in order.
+  std::vector<std::string> summarize(const std::string& key,
+                                     const std::vector<std::vector<int32_t>>& inputs) const;
+
+  const generate::GenerationConfig& defaults() const { return defaults_; }
+  size_t max_input_tokens() const { return max_input_tokens_; }
+  const std::filesystem::path& directory() const { return dir_; }
+
+ private:
+  Summarizer(const std::filesystem::path& dir, const SummarizerLimits& limits);
+  generate::GenerationConfig config_for(const nlohmann::json& overrides) const;
+
+  std::filesystem::path dir_;
+  BartModel model_;
+  tokenize::Tokenizer tokenizer_;
+  generate::GenerationConfig defaults_;
+  size_t max_input_tokens_ = 0;
+  int64_t max_num_beams_ = 8;
+};
+
+}  // namespace precis::serve
