@@ -9,7 +9,8 @@ packages=(build-essential cmake pkg-config git git-lfs
           libopenblas-openmp-dev libopenmpi-dev openmpi-bin
           nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcpp-httplib-dev libsentencepiece-dev
           libgtest-dev libgmock-dev libbenchmark-dev
-          python3 python3-venv python3-numpy python3-torch liblz4-dev lz4)
+          python3 python3-venv python3-numpy python3-torch liblz4-dev lz4
+          chromium chromium-driver)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
