@@ -43,7 +43,7 @@ constexpr const char* kTemplate = R"HTML(<!doctype html>
   .card table { border-collapse: collapse; margin: .5rem 0; }
   .card th, .card td { border: 1px solid #d0d7de; padding: .25rem .6rem; text-align: left; }
   .card pre { background: #f6f8fa; padding: .6rem; overflow-x: auto; }
-  .hidden { display: none; }
+  .hidden, .settings label.hidden { display: none; }
 </style>
 </head>
 <body>

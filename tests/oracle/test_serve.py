@@ -1,0 +1,149 @@
+"""`precis serve` against transformers: the summaries the server returns equal
+model.generate() + tokenizer.decode(skip_special_tokens=True) for the same parameters
+(greedy and beam, one string and a list), inputs past the limit are truncated as the
+tokenizer truncates or refused as asked, the bearer token is enforced and never printed,
+and SIGTERM lets a request in flight finish before the server exits 0.
+"""
+import threading
+import time
+
+import pytest
+import torch
+
+from serve_support import Server, post_json, request
+from test_generate import CNN, TEXTS, save_model
+
+# A limit below the model's 128 positions, so that the longest TEXTS are cut.
+MAX_INPUT_TOKENS = 24
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory, tokenizer_dir):
+    out = tmp_path_factory.mktemp("serve_model") / "model"
+    hf, tok = save_model(tokenizer_dir, out, "narrow-gelu", 0, **CNN)
+    return out, hf, tok
+
+
+@pytest.fixture(scope="module")
+def tokenizer_dir(tmp_path_factory):
+    from conftest import train_tiny_bpe
+    d = tmp_path_factory.mktemp("serve_tokenizer")
+    train_tiny_bpe(d)
+    return d
+
+
+@pytest.fixture(scope="module")
+def server(model):
+    with Server(model[0], "--max_input_tokens", MAX_INPUT_TOKENS, "--batch_wait_ms", 2) as s:
+        yield s
+        assert s.stop() == 0
+
+
+def hf_summaries(hf, tok, texts, parameters):
+    enc = tok(texts, padding=True, truncation=True, max_length=MAX_INPUT_TOKENS, return_tensors="pt")
+    with torch.no_grad():
+        out = hf.generate(**enc, **parameters)
+    return [tok.decode(row, skip_special_tokens=True) for row in out]
+
+
+CASES = {
+    "checkpoint-defaults-beam": {},
+    "greedy": dict(num_beams=1),
+    "greedy-max-length": dict(num_beams=1, max_length=12, min_length=0),
+    "beam-3-length-penalty": dict(num_beams=3, length_penalty=0.5, no_repeat_ngram_size=2, min_length=4),
+    "beam-repetition-penalty": dict(num_beams=2, repetition_penalty=1.4, max_new_tokens=10, min_length=0),
+    "sampling-top-k-1-is-greedy": dict(do_sample=True, top_k=1, num_beams=1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_one_string_equals_transformers(server, model, case):
+    _, hf, tok = model
+    parameters = CASES[case]
+    for text in TEXTS[:3]:
+        status, body, _ = post_json(server.port, {"inputs": text, "parameters": parameters})
+        assert status == 200, body
+        assert body == [{"summary_text": s} for s in hf_summaries(hf, tok, [text], parameters)]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_list_equals_transformers_batch(server, model, case):
+    """A list is generated as one batch (padded together), as generate() on the list is."""
+    _, hf, tok = model
+    parameters = CASES[case]
+    status, body, _ = post_json(server.port, {"inputs": TEXTS, "parameters": parameters}, path="/models/user/tiny")
+    assert status == 200, body
+    assert body == [{"summary_text": s} for s in hf_summaries(hf, tok, TEXTS, parameters)]
+
+
+def test_truncation_or_refusal_past_the_input_limit(server, model):
+    _, hf, tok = model
+    long_text = " ".join(TEXTS)
+    assert len(tok(long_text).input_ids) > MAX_INPUT_TOKENS
+    for truncation in (True, "longest_first", None):
+        status, body, _ = post_json(server.port, {"inputs": long_text, "parameters": {"truncation": truncation, "num_beams": 1}})
+        assert status == 200, body
+        assert body == [{"summary_text": hf_summaries(hf, tok, [long_text], dict(num_beams=1))[0]}]
+    for truncation in (False, "do_not_truncate"):
+        status, body, _ = post_json(server.port, {"inputs": ["short", long_text], "parameters": {"truncation": truncation}})
+        assert status == 400
+        assert "inputs[1]" in body["error"] and f"at most {MAX_INPUT_TOKENS}" in body["error"]
+
+
+def test_generation_errors_are_400_with_generates_message(server):
+    status, body, _ = post_json(server.port, {"inputs": "x", "parameters": {"num_beams": 64}})
+    assert status == 400 and "num_beams" in body["error"]
+    status, body, _ = post_json(server.port, {"inputs": "x", "parameters": {"max_length": 1000}})
+    assert status == 400 and "decoder positions" in body["error"]
+
+
+def test_health_page_and_metrics(server):
+    status, _, body = request(server.port, "GET", "/health")
+    assert status == 200 and b"ok" in body
+    status, headers, body = request(server.port, "GET", "/")
+    assert status == 200 and headers["content-type"].startswith("text/html") and b"<textarea" in body
+    status, headers, body = request(server.port, "GET", "/metrics")
+    text = body.decode()
+    assert status == 200 and headers["content-type"].startswith("text/plain")
+    for name in ("precis_requests_total{", "precis_request_duration_seconds_bucket{", "precis_batch_size_bucket{",
+                 "precis_queue_depth "):
+        assert name in text
+
+
+def test_bearer_token_required_and_never_printed(model):
+    token = "s3cret-token-value-1234"
+    with Server(model[0], "--token_env", "PRECIS_TEST_TOKEN", env={"PRECIS_TEST_TOKEN": token}) as s:
+        status, body, headers = post_json(s.port, {"inputs": "x"})
+        assert status == 401 and headers.get("www-authenticate") == "Bearer"
+        status, body, _ = post_json(s.port, {"inputs": "x"}, headers={"Authorization": "Bearer wrong"})
+        assert status == 401
+        assert request(s.port, "GET", "/metrics")[0] == 401
+        status, body, _ = post_json(s.port, {"inputs": "x", "parameters": {"num_beams": 1}},
+                                    headers={"Authorization": f"Bearer {token}"})
+        assert status == 200 and "summary_text" in body[0]
+        assert request(s.port, "GET", "/health")[0] == 200
+        assert s.stop() == 0
+        assert token not in "".join(s.stdout_lines) + s.stderr
+
+
+def test_missing_token_variable_is_an_error(model):
+    from conftest import run_precis
+    result = run_precis("serve", "--model", model[0], "--port", "0", "--token_env", "PRECIS_UNSET_VARIABLE_X",
+                        check=False, timeout=60)
+    assert result.returncode != 0 and "PRECIS_UNSET_VARIABLE_X" in result.stderr
+
+
+def test_sigterm_finishes_the_request_in_flight(model):
+    """The request waits in the batcher's 1.5 s window when SIGTERM arrives: it is still
+    answered, and the server exits 0."""
+    _, hf, tok = model
+    with Server(model[0], "--batch_wait_ms", 1500, "--max_input_tokens", MAX_INPUT_TOKENS) as s:
+        result = {}
+        t = threading.Thread(target=lambda: result.update(r=post_json(s.port, {"inputs": TEXTS[0], "parameters": {"num_beams": 1}})))
+        t.start()
+        time.sleep(0.5)
+        assert s.stop() == 0
+        t.join()
+        status, body, _ = result["r"]
+        assert status == 200 and body == [{"summary_text": hf_summaries(hf, tok, [TEXTS[0]], dict(num_beams=1))[0]}]
+        assert "SIGTERM" in s.stderr
