@@ -51,7 +51,7 @@ def model(tmp_path_factory):
     return out, hf, tok
 
 
-def test_type_press_and_see_a_summary(model):
+def test_type_press_and_see_a_summary(model, capsys):
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
@@ -91,7 +91,8 @@ def test_type_press_and_see_a_summary(model):
             summary = driver.find_element(By.ID, "summary").get_property("textContent")
             assert "ms" in driver.find_element(By.ID, "latency").text
             driver.save_screenshot(str(screenshot))
-            print(f"\nscreenshot: {screenshot}")
+            with capsys.disabled():  # shown in ctest's log even when the test passes
+                print(f"\nscreenshot: {screenshot}")
         finally:
             driver.quit()
         assert server.stop() == 0

@@ -105,7 +105,7 @@ std::vector<std::string> table_cells(std::string line) {
   return cells;
 }
 
-// "- item", "* item", "+ item" or "1. item": the item's text, or npos-like -1 when not one.
+// "- item", "* item", "+ item" or "1. item": true, with the item's text and kind.
 bool list_item(const std::string& line, bool& ordered, std::string& text) {
   std::string t = trim(line);
   if (t.size() >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && t[1] == ' ') {
