@@ -344,6 +344,21 @@ TEST(TrainingArguments, HuggingFaceDerivedDefaults) {
   EXPECT_EQ(d.generation_num_beams, 4);
   TrainingArguments e = parse_training_arguments({"--use_cpu"});
   EXPECT_EQ(e.device, "cpu");
+  TrainingArguments f = parse_training_arguments({"--generation_config", "gen/generation_config.json"});
+  EXPECT_EQ(f.generation_config, "gen/generation_config.json");
+}
+
+TEST(TrainingArguments, GenerationNumBeamsOverriddenByNumBeamsIsTold) {
+  // run_summarization's num_beams (default 1) replaces generation_num_beams: a user who set
+  // only generation_num_beams gets greedy search, as in HF, and a warning saying so.
+  TrainingArguments a = parse_training_arguments({"--generation_num_beams", "4"});
+  EXPECT_EQ(a.generation_num_beams, 1);
+  EXPECT_EQ(ignored_options_warning(a),
+            "generation_num_beams 4 is overridden by num_beams 1 (run_summarization's default): "
+            "pass --num_beams to set the beams");
+  TrainingArguments b = parse_training_arguments({"--generation_num_beams", "4", "--num_beams", "4"});
+  EXPECT_EQ(b.generation_num_beams, 4);
+  EXPECT_EQ(ignored_options_warning(b), "");
 }
 
 TEST(TrainingArguments, DatasetNameExplainsLocalFiles) {
@@ -436,6 +451,14 @@ TEST(TrainingArguments, ScheduleShapes) {
   EXPECT_EQ(learning_rate_at(a, 2, 10, 2), 1.0);
   EXPECT_NEAR(learning_rate_at(a, 6, 10, 2), 0.5, 1e-15);
   EXPECT_NEAR(learning_rate_at(a, 10, 10, 2), 0.0, 1e-15);
+}
+
+TEST(TrainingArguments, TimeBudgetHorizon) {
+  // 100 steps done, 0.1 s each, 60 s left: 600 more steps.
+  EXPECT_EQ(time_budget_horizon(100, 0.1, 60.0, 100000), 700);
+  EXPECT_EQ(time_budget_horizon(100, 0.1, 60.0, 500), 500);  // the epochs end first
+  EXPECT_EQ(time_budget_horizon(100, 0.1, -5.0, 100000), 101);  // budget spent: one more step
+  EXPECT_EQ(time_budget_horizon(100, 0.0, 60.0, 900), 900);     // no rate measured yet
 }
 
 }  // namespace

@@ -14,6 +14,8 @@ class Progress {
   // Adds `n` units of work done; `note` (e.g. "loss 2.31") is shown after the counts.
   void advance(int64_t n = 1, const std::string& note = "");
   void finish();
+  // The work turned out to be `total` units in all (an estimate was refined).
+  void set_total(int64_t total) { total_ = total; }
 
  private:
   void print(bool final);

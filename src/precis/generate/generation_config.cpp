@@ -169,6 +169,16 @@ GenerationConfig GenerationConfig::from_json(const json& j, const std::string& s
   return c;
 }
 
+GenerationConfig GenerationConfig::from_file(const std::filesystem::path& path, const json& model_config_json,
+                                             const BartConfig& model) {
+  json generation_json = read_json(path);
+  // generate()'s legacy rule: a generation config derived from the model config gives way
+  // to config.json's own generation keys.
+  if (generation_json.value("_from_model_config", false) && has_non_default_generation_parameters(model_config_json))
+    return from_model_config(model_config_json, model, "config.json");
+  return from_json(generation_json, path.string());
+}
+
 GenerationConfig GenerationConfig::from_model_config(const json& config_json,
                                                      const BartConfig& model,
                                                      const std::string& source) {
@@ -192,13 +202,7 @@ GenerationConfig GenerationConfig::from_model_directory(const std::filesystem::p
   json config_json = read_json(config_path);
   if (!std::filesystem::exists(generation_path))
     return from_model_config(config_json, model, config_path.string());
-  json generation_json = read_json(generation_path);
-  // generate()'s legacy rule: a generation config derived from the model config gives way
-  // to config.json's own generation keys.
-  if (generation_json.value("_from_model_config", false) &&
-      has_non_default_generation_parameters(config_json))
-    return from_model_config(config_json, model, config_path.string());
-  return from_json(generation_json, generation_path.string());
+  return from_file(generation_path, config_json, model);
 }
 
 ResolvedGeneration resolve(const GenerationConfig& config, const BartConfig& model) {

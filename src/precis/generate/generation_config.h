@@ -47,6 +47,10 @@ struct GenerationConfig {
   void update(const nlohmann::json& j, const std::string& source);
 
   static GenerationConfig from_json(const nlohmann::json& j, const std::string& source);
+  // A generation_config.json file for a model whose config.json is `model_config_json`, with
+  // generate()'s legacy rule (see from_model_directory).
+  static GenerationConfig from_file(const std::filesystem::path& path, const nlohmann::json& model_config_json,
+                                    const BartConfig& model);
   // GenerationConfig.from_model_config: the generation keys of config.json, and the token ids
   // BartConfig resolves (including force_bos_token_to_be_generated).
   static GenerationConfig from_model_config(const nlohmann::json& config_json,

@@ -55,4 +55,11 @@ double learning_rate_at(const TrainingArguments& args, int64_t step, int64_t tot
   return args.learning_rate * lr_lambda(args.lr_scheduler_type, step, total, warmup);
 }
 
+int64_t time_budget_horizon(int64_t step, double seconds_per_step, double seconds_left, int64_t epoch_total) {
+  if (!(seconds_per_step > 0)) return epoch_total;
+  const double reachable = std::floor(std::max(0.0, seconds_left) / seconds_per_step);
+  const double horizon = double(step) + std::max(1.0, reachable);
+  return horizon >= double(epoch_total) ? epoch_total : int64_t(horizon);
+}
+
 }  // namespace precis::train

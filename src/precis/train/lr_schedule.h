@@ -39,4 +39,10 @@ double lr_lambda(SchedulerType type, int64_t step, int64_t total, int64_t warmup
 // step 0, as LambdaLR is stepped after each update): learning_rate * lr_lambda(...).
 double learning_rate_at(const TrainingArguments& args, int64_t step, int64_t total, int64_t warmup);
 
+// precis, with --max_train_time_s and no max_steps: the schedule's horizon is the step the
+// time budget reaches at the rate measured so far (`seconds_per_step`, `seconds_left` of the
+// budget after update `step`), capped by the epoch-based total, and at least step + 1. So a
+// decaying schedule (linear, cosine) ends where the time budget does instead of far beyond.
+int64_t time_budget_horizon(int64_t step, double seconds_per_step, double seconds_left, int64_t epoch_total);
+
 }  // namespace precis::train

@@ -63,6 +63,14 @@ std::vector<data::SummarizationExample> load_split(const TrainingArguments& a, c
                            size_t(max_target_length), a.pad_to_max_length});
 }
 
+// Seq2SeqTrainingArguments.generation_config: a generation_config.json, or a directory with one.
+fs::path generation_config_file(const std::string& path) {
+  fs::path p(path);
+  if (fs::is_directory(p)) p /= "generation_config.json";
+  check(fs::is_regular_file(p), "--generation_config " + path + ": no such file (expected a generation_config.json or a directory holding one)");
+  return p;
+}
+
 // Everything one training run holds.
 struct TrainingRun {
   const TrainingArguments& args;
@@ -94,8 +102,9 @@ struct TrainingRun {
   // generation_config.json as save_pretrained writes it: the source checkpoint's, or the one
   // GenerationConfig.from_model_config derives from config.json.
   void write_generation_config(const fs::path& dir) const {
-    fs::path source = fs::path(args.model_name_or_path) / "generation_config.json";
-    if (!args.model_name_or_path.empty() && fs::exists(source)) {
+    fs::path source = args.generation_config ? generation_config_file(*args.generation_config)
+                                             : fs::path(args.model_name_or_path) / "generation_config.json";
+    if (args.generation_config || (!args.model_name_or_path.empty() && fs::exists(source))) {
       std::ifstream in(source, std::ios::binary);
       std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       write_file_atomic(dir / "generation_config.json", bytes);
@@ -218,7 +227,9 @@ void run_training_job(const TrainingArguments& a) {
   // Seq2SeqTrainer's generation settings: the model's generation config, with max_length and
   // num_beams from generation_max_length / generation_num_beams when given.
   generate::GenerationConfig generation =
-      a.model_name_or_path.empty()
+      a.generation_config
+          ? generate::GenerationConfig::from_file(generation_config_file(*a.generation_config), config.to_json(), config)
+      : a.model_name_or_path.empty()
           ? generate::GenerationConfig::from_model_config(config.to_json(), config, "config")
           : generate::GenerationConfig::from_model_directory(a.model_name_or_path, config);
   if (a.generation_max_length) generation.max_length = *a.generation_max_length;
@@ -260,7 +271,8 @@ void run_training_job(const TrainingArguments& a) {
     const int64_t batches_per_epoch = int64_t(epoch_batches(lengths, sampler, 0).size());
     check(batches_per_epoch > 0, "the training data makes no batch (dataloader_drop_last with too few examples?)");
     const int64_t updates_per_epoch = num_update_steps_per_epoch(batches_per_epoch, a);
-    const int64_t total_steps = total_train_steps(updates_per_epoch, a);
+    int64_t total_steps = total_train_steps(updates_per_epoch, a);
+    const int64_t epoch_total_steps = total_steps;
     const int64_t epochs = num_train_epochs_to_run(updates_per_epoch, a);
     const int64_t warmup = warmup_steps(a, total_steps);
     const int64_t GA = a.gradient_accumulation_steps;
@@ -315,6 +327,11 @@ void run_training_job(const TrainingArguments& a) {
     int64_t total_batched = epochs_done * batches_per_epoch + micro_batches_to_skip;
     const auto train_start = Clock::now();
     Progress progress("train", total_steps - first_step, "steps");
+    // With a time budget and no max_steps, the schedule ends where the budget does: the
+    // horizon is estimated from the measured step rate after 100 steps, then refined every
+    // tenth of the way.
+    const bool time_horizon = a.max_train_time_s > 0 && a.max_steps <= 0;
+    int64_t next_horizon_estimate = 100;
     fs::create_directories(output_dir);
     std::ofstream train_log(output_dir / "train_log.jsonl", std::ios::app);
     check(bool(train_log), (output_dir / "train_log.jsonl").string() + ": cannot open for writing");
@@ -368,6 +385,17 @@ void run_training_job(const TrainingArguments& a) {
         micro_in_step = 0;
 
         const int64_t step = run.state.global_step;
+        if (time_horizon && step - first_step >= next_horizon_estimate) {
+          const double per_step = seconds_since(train_start) / double(step - first_step);
+          const double left = a.max_train_time_s - seconds_since(job_start);
+          const int64_t horizon = time_budget_horizon(step, per_step, left, epoch_total_steps);
+          if (next_horizon_estimate == 100)
+            std::fprintf(stderr, "precis: at %.1f ms per step the time budget allows %lld steps; the lr schedule ends there\n",
+                         per_step * 1e3, (long long)horizon);
+          total_steps = run.state.max_steps = horizon;
+          progress.set_total(total_steps - first_step);
+          next_horizon_estimate = step - first_step + std::max<int64_t>(100, (total_steps - first_step) / 10);
+        }
         {
           // Every step, unrounded, in output_dir/train_log.jsonl (the progress line's numbers).
           nlohmann::json line = {{"step", step}, {"epoch", run.state.epoch}, {"loss", logged_step_loss},

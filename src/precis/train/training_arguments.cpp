@@ -207,6 +207,9 @@ const std::vector<Option>& options() {
        "generate()'s max_length in evaluation and prediction (default: val_max_target_length)"},
       {"generation_num_beams", &Args::generation_num_beams, Group::kTraining,
        "generate()'s num_beams in evaluation and prediction (num_beams overrides it)"},
+      {"generation_config", &Args::generation_config, Group::kTraining,
+       "generation_config.json (or a directory holding one) used in evaluation and prediction, "
+       "and saved with the model"},
       // precis's own
       {"max_tokens_per_batch", &Args::max_tokens_per_batch, Group::kPrecis,
        "If > 0: build training batches by a token budget instead of a fixed batch size"},
@@ -317,7 +320,6 @@ const std::vector<IgnoredOption>& ignored_options_table() {
       {"adafactor", Kind::kBool, "false"},
       {"lr_scheduler_kwargs", Kind::kAny, "{}"},
       {"neftune_noise_alpha", Kind::kFloat, "null"},
-      {"generation_config", Kind::kString, "null"},
   };
   return table;
 }
@@ -862,10 +864,6 @@ void validate(Args& a, const std::set<std::string>& given) {
                 found_text(*v));
   if (const json* v = ignored("neftune_noise_alpha"); v && !v->is_null())
     throw Error("--neftune_noise_alpha: NEFTune embedding noise is not implemented in precis");
-  if (const json* v = ignored("generation_config"); v && !v->is_null())
-    throw Error(
-        "--generation_config: precis generates with the model's generation_config.json "
-        "and generation_max_length / generation_num_beams");
   for (const char* cpu_flag : {"use_cpu", "no_cuda"}) {
     if (const json* v = ignored(cpu_flag); v && *v == true) {
       if (a.device == "cuda")
@@ -924,6 +922,11 @@ void validate(Args& a, const std::set<std::string>& given) {
 
   // run_summarization overrides the decoding parameters of Seq2SeqTrainer.
   if (!a.generation_max_length) a.generation_max_length = a.val_max_target_length;
+  if (given.count("generation_num_beams") && !given.count("num_beams") && a.num_beams &&
+      a.generation_num_beams != a.num_beams)
+    a.warnings.push_back("generation_num_beams " + std::to_string(*a.generation_num_beams) +
+                         " is overridden by num_beams " + std::to_string(*a.num_beams) +
+                         " (run_summarization's default): pass --num_beams to set the beams");
   if (a.num_beams) a.generation_num_beams = a.num_beams;
 }
 
@@ -1029,8 +1032,9 @@ std::string ignored_options_warning(const TrainingArguments& args) {
   std::vector<std::string> names;
   for (const auto& o : ignored_options_table())
     if (args.ignored_options.count(std::string(o.name))) names.emplace_back(o.name);
-  if (names.empty()) return "";
-  return "precis ignores these Hugging Face options: " + join(names, ", ");
+  std::vector<std::string> lines = args.warnings;
+  if (!names.empty()) lines.push_back("precis ignores these Hugging Face options: " + join(names, ", "));
+  return join(lines, "\nprecis: warning: ");
 }
 
 nlohmann::json to_json(const TrainingArguments& args) {

@@ -125,6 +125,9 @@ struct TrainingArguments {
   // generation_num_beams. The parser applies both, so these are what evaluation uses.
   std::optional<int64_t> generation_max_length;
   std::optional<int64_t> generation_num_beams;
+  // Seq2SeqTrainingArguments.generation_config: a generation_config.json file or a directory
+  // with one; replaces the model's generation config (and is saved with the model).
+  std::optional<std::string> generation_config;
 
   // ---- precis's own ----
   int64_t max_tokens_per_batch = 0;  // > 0: token-budget batches instead of fixed batch sizes
@@ -136,6 +139,8 @@ struct TrainingArguments {
 
   // HF options given that precis accepts and ignores, with the values given (JSON as read).
   std::map<std::string, nlohmann::json> ignored_options;
+  // Settings that parse but probably do not do what the user meant.
+  std::vector<std::string> warnings;
 };
 
 // Thrown by parse_training_arguments for --help / -h; what() is training_arguments_help().
@@ -151,7 +156,8 @@ class HelpRequested : public std::runtime_error {
 // do_eval, run_name, metric_for_best_model, greater_is_better, generation_*).
 TrainingArguments parse_training_arguments(const std::vector<std::string>& argv_after_subcommand);
 
-// "precis ignores these Hugging Face options: a, b, c", or "" when none were given.
+// The parser's warnings, one per line, then "precis ignores these Hugging Face options: a, b,
+// c"; "" when there is nothing to say.
 std::string ignored_options_warning(const TrainingArguments& args);
 
 // Every option with its value (ignored HF options with the value given or HF's default),
