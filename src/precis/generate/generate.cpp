@@ -8,6 +8,7 @@
 #include "precis/generate/logits_processors.h"
 #include "precis/generate/sampling.h"
 #include "precis/model/bart_incremental.h"
+#include "precis/model/t5_incremental.h"
 
 namespace precis::generate {
 
@@ -24,7 +25,7 @@ void keep_logits(const Tensor& logits, Generated& out) {
 
 // Greedy search and multinomial sampling (GenerationMixin._sample): processors on the raw
 // logits, then argmax, or warpers + softmax + a draw. `group` rows per input.
-Generated greedy_or_sample(BartIncrementalDecoder& decoder, const ResolvedGeneration& g,
+Generated greedy_or_sample(Seq2SeqDecoder& decoder, const ResolvedGeneration& g,
                            const GenerateOptions& options) {
   const GenerationConfig& c = g.config;
   const int64_t R = decoder.rows();
@@ -91,7 +92,7 @@ struct TopN {
 };
 
 // GenerationMixin._beam_search with BeamSearchScorer (4.44).
-Generated beam_search(BartIncrementalDecoder& decoder, const ResolvedGeneration& g,
+Generated beam_search(Seq2SeqDecoder& decoder, const ResolvedGeneration& g,
                       const GenerateOptions& options) {
   const GenerationConfig& c = g.config;
   const int64_t B = decoder.batch(), K = c.num_beams, R = decoder.rows();
@@ -154,28 +155,33 @@ Generated beam_search(BartIncrementalDecoder& decoder, const ResolvedGeneration&
   return out;
 }
 
-}  // namespace
-
-Generated generate(const BartModel& model, const Tensor& input_ids, const Tensor& attention_mask,
-                   const GenerationConfig& config, const GenerateOptions& options) {
-  check(input_ids.rank() == 2 && input_ids.size(0) > 0 && input_ids.size(1) > 0,
-        "generate: input_ids must be (batch, length) with both positive, found " +
-            input_ids.describe());
-  const ResolvedGeneration g = resolve(config, model.config);
+// Checks shared by every model, then greedy/sampling or beam search on `decoder`, which
+// make_decoder(batch, source_len, rows_per_input, max_length) lays out.
+template <class MakeDecoder>
+Generated run(const ResolvedGeneration& g, const Tensor& input_ids, const Tensor& attention_mask,
+              const GenerateOptions& options, MakeDecoder make_decoder) {
   const GenerationConfig& c = g.config;
   check(!(c.do_sample && c.num_beams > 1),
         "generate: beam sampling (do_sample with num_beams > 1) is not supported; use "
         "num_beams 1 to sample or do_sample false for beam search");
   const int64_t B = input_ids.size(0), S = input_ids.size(1);
   const int64_t group = c.num_beams > 1 ? c.num_beams : c.num_return_sequences;
-  BartIncrementalDecoder decoder(model.config, model.params, B, S, group, c.max_length);
+  auto decoder = make_decoder(B, S, group, c.max_length);
   decoder.encode(input_ids, attention_mask);
   if (c.num_beams > 1) return beam_search(decoder, g, options);
   return greedy_or_sample(decoder, g, options);
 }
 
-Generated generate(const BartModel& model, std::span<const std::vector<int32_t>> inputs,
-                   const GenerationConfig& config, const GenerateOptions& options) {
+void check_inputs(const Tensor& input_ids) {
+  check(input_ids.rank() == 2 && input_ids.size(0) > 0 && input_ids.size(1) > 0,
+        "generate: input_ids must be (batch, length) with both positive, found " +
+            input_ids.describe());
+}
+
+// Right-pads token lists with `pad` into (B, S) ids and a mask, then calls `generate_padded`.
+template <class GeneratePadded>
+Generated pad_and_generate(std::span<const std::vector<int32_t>> inputs, int32_t pad,
+                           GeneratePadded generate_padded) {
   check(!inputs.empty(), "generate: no inputs");
   size_t longest = 0;
   for (const auto& ids : inputs) {
@@ -183,7 +189,7 @@ Generated generate(const BartModel& model, std::span<const std::vector<int32_t>>
     longest = std::max(longest, ids.size());
   }
   const int64_t B = int64_t(inputs.size()), S = int64_t(longest);
-  std::vector<int32_t> ids(size_t(B * S), model.config.pad_token_id), mask(size_t(B * S), 0);
+  std::vector<int32_t> ids(size_t(B * S), pad), mask(size_t(B * S), 0);
   for (int64_t b = 0; b < B; ++b) {
     const auto& in = inputs[size_t(b)];
     std::copy(in.begin(), in.end(), ids.begin() + b * S);
@@ -191,7 +197,54 @@ Generated generate(const BartModel& model, std::span<const std::vector<int32_t>>
   }
   Tensor input_ids{ids.data(), Shape({B, S}), DType::I32};
   Tensor attention_mask{mask.data(), Shape({B, S}), DType::I32};
-  return generate(model, input_ids, attention_mask, config, options);
+  return generate_padded(input_ids, attention_mask);
+}
+
+}  // namespace
+
+BartConfig generation_tokens(const T5Config& t5) {
+  BartConfig c;
+  c.vocab_size = t5.vocab_size;
+  c.pad_token_id = t5.pad_token_id;
+  c.eos_token_id = t5.eos_token_id;
+  c.decoder_start_token_id = t5.decoder_start_token_id;
+  c.bos_token_id = t5.pad_token_id;  // T5 has no BOS; nothing forces one
+  c.forced_bos_token_id.reset();
+  c.forced_eos_token_id.reset();
+  c.max_position_embeddings = 1 << 20;  // relative positions: no length limit of the model
+  return c;
+}
+
+Generated generate(const BartModel& model, const Tensor& input_ids, const Tensor& attention_mask,
+                   const GenerationConfig& config, const GenerateOptions& options) {
+  check_inputs(input_ids);
+  return run(resolve(config, model.config), input_ids, attention_mask, options,
+             [&](int64_t B, int64_t S, int64_t group, int64_t max_length) {
+               return BartIncrementalDecoder(model.config, model.params, B, S, group, max_length);
+             });
+}
+
+Generated generate(const T5Model& model, const Tensor& input_ids, const Tensor& attention_mask,
+                   const GenerationConfig& config, const GenerateOptions& options) {
+  check_inputs(input_ids);
+  return run(resolve(config, generation_tokens(model.config)), input_ids, attention_mask, options,
+             [&](int64_t B, int64_t S, int64_t group, int64_t max_length) {
+               return T5IncrementalDecoder(model.config, model.params, B, S, group, max_length);
+             });
+}
+
+Generated generate(const BartModel& model, std::span<const std::vector<int32_t>> inputs,
+                   const GenerationConfig& config, const GenerateOptions& options) {
+  return pad_and_generate(inputs, model.config.pad_token_id, [&](const Tensor& ids, const Tensor& mask) {
+    return generate(model, ids, mask, config, options);
+  });
+}
+
+Generated generate(const T5Model& model, std::span<const std::vector<int32_t>> inputs,
+                   const GenerationConfig& config, const GenerateOptions& options) {
+  return pad_and_generate(inputs, model.config.pad_token_id, [&](const Tensor& ids, const Tensor& mask) {
+    return generate(model, ids, mask, config, options);
+  });
 }
 
 }  // namespace precis::generate

@@ -1,4 +1,4 @@
-// generate(): transformers 4.44's generate() for BART (spec §4): greedy search, multinomial
+// generate(): transformers 4.44's generate() for BART and T5 (spec §4): greedy search, multinomial
 // sampling and beam search (BeamSearchScorer), with the logits processors of the resolved
 // GenerationConfig. Tokenizer-independent: inputs are token ids; outputs are the id rows HF
 // returns (decoder start token first, right-padded with pad_token_id).
@@ -13,6 +13,7 @@
 #include "precis/core/tensor.h"
 #include "precis/generate/generation_config.h"
 #include "precis/model/bart_model.h"
+#include "precis/model/t5_model.h"
 
 namespace precis::generate {
 
@@ -42,5 +43,15 @@ Generated generate(const BartModel& model, const Tensor& input_ids, const Tensor
 // Already-tokenized inputs of any lengths: padded here with the model's pad_token_id.
 Generated generate(const BartModel& model, std::span<const std::vector<int32_t>> inputs,
                    const GenerationConfig& config, const GenerateOptions& options = {});
+
+// The same for T5 (T5, T5 v1.1, FLAN-T5): decoding starts from decoder_start_token_id (= pad).
+Generated generate(const T5Model& model, const Tensor& input_ids, const Tensor& attention_mask,
+                   const GenerationConfig& config, const GenerateOptions& options = {});
+Generated generate(const T5Model& model, std::span<const std::vector<int32_t>> inputs,
+                   const GenerationConfig& config, const GenerateOptions& options = {});
+
+// T5's special tokens in the form resolve() and GenerationConfig::from_model_config read
+// (no BOS, no forced tokens, no position limit).
+BartConfig generation_tokens(const T5Config& config);
 
 }  // namespace precis::generate

@@ -37,25 +37,35 @@ void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_
     check(mask.key_padding.shape == Shape({s.batch, s.k_len}),
           "attention: key padding mask " + mask.key_padding.describe() + " for keys " +
               k.describe());
+  if (mask.position_bias.ptr)
+    check(mask.position_bias.shape == Shape({heads, s.q_len, s.k_len}),
+          "attention: position bias " + mask.position_bias.describe() + " for " +
+              std::to_string(heads) + " heads, queries " + q.describe() + ", keys " + k.describe());
   if (q.numel() == 0) return;
   cpu::attention_forward(s, q.f32(), k.f32(), v.f32(),
                          mask.key_padding.ptr ? mask.key_padding.i32() : nullptr, mask.causal,
-                         mask.past, scale, out.f32(), probs.ptr ? probs.f32() : nullptr,
-                         dropout_range(dropout));
+                         mask.past, scale,
+                         mask.position_bias.ptr ? mask.position_bias.f32() : nullptr, out.f32(),
+                         probs.ptr ? probs.f32() : nullptr, dropout_range(dropout));
 }
 
 void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v,
                         const Tensor& probs, int64_t heads, float scale, const DropoutSpec& dropout,
-                        const Tensor& dq, const Tensor& dk, const Tensor& dv) {
+                        const Tensor& dq, const Tensor& dk, const Tensor& dv,
+                        const Tensor& d_scores) {
   cpu::AttentionShape s = attention_shape(q, k, v, heads, dout);
   check(probs.shape == Shape({s.batch, heads, s.q_len, s.k_len}),
         "attention backward: probs " + probs.describe() + " (the forward must keep them)");
   check(dq.shape == q.shape && dk.shape == k.shape && dv.shape == v.shape,
         "attention backward: dq " + dq.describe() + ", dk " + dk.describe() + ", dv " +
             dv.describe());
+  if (d_scores.ptr)
+    check(d_scores.shape == probs.shape, "attention backward: d_scores " + d_scores.describe() +
+                                             " for probs " + probs.describe());
   if (q.numel() == 0) return;
   cpu::attention_backward(s, dout.f32(), q.f32(), k.f32(), v.f32(), probs.f32(), scale,
-                          dropout_range(dropout), dq.f32(), dk.f32(), dv.f32());
+                          dropout_range(dropout), dq.f32(), dk.f32(), dv.f32(),
+                          d_scores.ptr ? d_scores.f32() : nullptr);
 }
 
 }  // namespace precis

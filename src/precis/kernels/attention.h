@@ -14,6 +14,9 @@ struct AttentionMask {
   Tensor key_padding;  // (B, Tk) I32, 1 = attend, 0 = padding; undefined = attend to all
   bool causal = false;  // query i sees keys j <= i + past
   int64_t past = 0;
+  // (H, Tq, Tk) added to the scaled scores before masking, the same for every batch row:
+  // T5's relative position bias. Undefined: none.
+  Tensor position_bias;
 };
 
 // q (B, Tq, H*hd); k, v (B, Tk, H*hd); out (B, Tq, H*hd).
@@ -31,9 +34,11 @@ void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_
 //   dS = P ∘ (dP - rowsum(dP ∘ P))      (softmax backward; masked keys have P = 0)
 //   dq = scale · dS · k,  dk = scale · dSᵀ · q   (=)
 // dq, dk, dv have the shapes of q, k, v. Each (batch, head) writes its own columns, so the
-// result does not depend on the thread count.
+// result does not depend on the thread count. d_scores (B, H, Tq, Tk), when defined, gets dS
+// (=): the gradient of an additive position bias, before its sum over the batch.
 void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v,
                         const Tensor& probs, int64_t heads, float scale, const DropoutSpec& dropout,
-                        const Tensor& dq, const Tensor& dk, const Tensor& dv);
+                        const Tensor& dq, const Tensor& dk, const Tensor& dv,
+                        const Tensor& d_scores = Tensor{});
 
 }  // namespace precis

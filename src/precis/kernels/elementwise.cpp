@@ -17,4 +17,10 @@ void add_into(const Tensor& x, const Tensor& out) {
 
 void scale_in_place(const Tensor& x, float s) { cpu::scale_in_place(x.f32(), s, x.numel()); }
 
+void multiply(const Tensor& a, const Tensor& b, const Tensor& out) {
+  check(a.numel() == b.numel() && a.numel() == out.numel(),
+        "multiply: " + a.describe() + " * " + b.describe() + " -> " + out.describe());
+  cpu::multiply(a.f32(), b.f32(), out.f32(), a.numel());
+}
+
 }  // namespace precis

@@ -14,4 +14,7 @@ void add_into(const Tensor& x, const Tensor& out);
 // x *= s.
 void scale_in_place(const Tensor& x, float s);
 
+// out = a ⊙ b (same element counts; out may alias a or b): gated feed-forwards.
+void multiply(const Tensor& a, const Tensor& b, const Tensor& out);
+
 }  // namespace precis

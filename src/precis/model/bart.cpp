@@ -96,7 +96,7 @@ void bart_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& 
                      a.encoder_layernorm_embedding);
   dropout_forward(a.encoder_layernorm_embedding.out, drop::embedding(c, ctx, drop::kEncoderEmbedding),
                   a.encoder_layernorm_embedding.out);
-  AttentionMask source_mask{batch.attention_mask, false, 0};
+  AttentionMask source_mask{batch.attention_mask, false, 0, {}};
   const Tensor* h = &a.encoder_layernorm_embedding.out;
   for (size_t i = 0; i < a.encoder_layers.size(); ++i) {
     const auto& lp = p.encoder_layers[i];
@@ -121,7 +121,7 @@ void bart_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& 
                      a.decoder_layernorm_embedding);
   dropout_forward(a.decoder_layernorm_embedding.out, drop::embedding(c, ctx, drop::kDecoderEmbedding),
                   a.decoder_layernorm_embedding.out);
-  AttentionMask causal{Tensor{}, true, 0};
+  AttentionMask causal{Tensor{}, true, 0, {}};
   h = &a.decoder_layernorm_embedding.out;
   for (size_t i = 0; i < a.decoder_layers.size(); ++i) {
     const auto& lp = p.decoder_layers[i];

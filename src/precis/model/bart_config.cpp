@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "precis/core/error.h"
+#include "precis/model/config_field_reader.h"
 
 namespace precis {
 
@@ -14,53 +15,7 @@ namespace {
 // Sizes beyond these are refused before anything is allocated (a corrupt or hostile config).
 constexpr int64_t kMaxWidth = 1 << 16, kMaxLayers = 1024, kMaxVocab = 1 << 24, kMaxPositions = 1 << 20;
 
-struct Reader {
-  const nlohmann::json& j;
-  const std::string& source;
-
-  std::string where(const char* key) const { return source + ": field \"" + key + "\""; }
-
-  void integer(const char* key, int64_t& out, int64_t lo, int64_t hi) const {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return;
-    check(it->is_number_integer(), where(key) + " must be an integer, found " + it->dump());
-    int64_t v = it->get<int64_t>();
-    check(v >= lo && v <= hi, where(key) + " must be in [" + std::to_string(lo) + ", " +
-                                  std::to_string(hi) + "], found " + std::to_string(v));
-    out = v;
-  }
-  void token(const char* key, int32_t& out) const {
-    int64_t v = out;
-    integer(key, v, 0, kMaxVocab);
-    out = int32_t(v);
-  }
-  void optional_token(const char* key, std::optional<int32_t>& out) const {
-    auto it = j.find(key);
-    if (it == j.end()) return;
-    if (it->is_null()) {
-      out.reset();
-      return;
-    }
-    int32_t v = 0;
-    token(key, v);
-    out = v;
-  }
-  void real(const char* key, double& out, double lo, double hi) const {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return;
-    check(it->is_number(), where(key) + " must be a number, found " + it->dump());
-    double v = it->get<double>();
-    check(v >= lo && v <= hi, where(key) + " must be in [" + std::to_string(lo) + ", " +
-                                  std::to_string(hi) + "], found " + it->dump());
-    out = v;
-  }
-  void boolean(const char* key, bool& out) const {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return;
-    check(it->is_boolean(), where(key) + " must be true or false, found " + it->dump());
-    out = it->get<bool>();
-  }
-};
+using Reader = ConfigFieldReader;
 
 }  // namespace
 

@@ -61,7 +61,7 @@ void encoder_forward(const BartConfig& c, const BartParams& p, const Tensor& inp
   embedding_forward(input_ids, p.shared, c.embed_scale(), e.embedded);
   add_position_embeddings(e.embedded, p.encoder_positions, BartConfig::kPositionOffset);
   layer_norm_forward(p.encoder_layernorm_embedding, e.embedded, eps, e.layernorm_embedding);
-  AttentionMask source_mask{attention_mask, false, 0};
+  AttentionMask source_mask{attention_mask, false, 0, {}};
   const Tensor* h = &e.layernorm_embedding.out;
   for (size_t i = 0; i < p.encoder_layers.size(); ++i) {
     const auto& lp = p.encoder_layers[i];
@@ -101,14 +101,12 @@ BartIncrementalDecoder::BartIncrementalDecoder(const BartConfig& config, const B
   auto lay_out = [&](Arena& a) {
     source_mask_ = a.alloc({batch_, source_len_}, DType::I32);
     encoder_out_ = a.alloc({batch_, source_len_, d});
-    layers_.assign(size_t(L), {});
-    for (auto& l : layers_) {
-      l.cross_k = a.alloc({batch_, source_len_, d});
-      l.cross_v = a.alloc({batch_, source_len_, d});
-      l.self_k = a.alloc({R, max_target_len_, d});
-      l.self_v = a.alloc({R, max_target_len_, d});
+    cross_.assign(size_t(L), {});
+    for (auto& l : cross_) {
+      l.k = a.alloc({batch_, source_len_, d});
+      l.v = a.alloc({batch_, source_len_, d});
     }
-    spare_slab_ = a.alloc({R, max_target_len_, d});
+    self_cache_.lay_out(a, L, R, max_target_len_, d);
     tokens_ = a.alloc({R, 1}, DType::I32);
     hidden_ = a.alloc({R, 1, d});
     q_ = a.alloc({R, 1, d});
@@ -142,54 +140,17 @@ void BartIncrementalDecoder::encode(const Tensor& input_ids, const Tensor& atten
     EncoderScratch e = allocate_encoder(config_, scratch, batch_, source_len_);
     encoder_forward(config_, params_, input_ids, source_mask_, e, encoder_out_);
   }
-  for (size_t i = 0; i < layers_.size(); ++i) {
+  for (size_t i = 0; i < cross_.size(); ++i) {
     const AttentionParams& cross = params_.decoder_layers[i].encoder_attn;
-    linear_forward(encoder_out_, cross.k_proj.weight, cross.k_proj.bias, layers_[i].cross_k);
-    linear_forward(encoder_out_, cross.v_proj.weight, cross.v_proj.bias, layers_[i].cross_v);
+    linear_forward(encoder_out_, cross.k_proj.weight, cross.k_proj.bias, cross_[i].k);
+    linear_forward(encoder_out_, cross.v_proj.weight, cross.v_proj.bias, cross_[i].v);
   }
   length_ = 0;
-  pending_sources_.clear();
+  self_cache_.reset();
 }
 
 void BartIncrementalDecoder::reorder(std::span<const int32_t> sources) {
-  check(int64_t(sources.size()) == rows_, "reorder: " + std::to_string(sources.size()) +
-                                              " sources for " + std::to_string(rows_) + " rows");
-  for (int32_t s : sources)
-    check(s >= 0 && s < rows_, "reorder: source row " + std::to_string(s) + " out of range");
-  if (pending_sources_.empty()) {
-    pending_sources_.assign(sources.begin(), sources.end());
-  } else {  // two reorders before a step compose
-    std::vector<int32_t> composed(static_cast<size_t>(rows_));
-    for (int64_t r = 0; r < rows_; ++r) composed[size_t(r)] = pending_sources_[size_t(sources[r])];
-    pending_sources_ = std::move(composed);
-  }
-}
-
-void BartIncrementalDecoder::relayout_cache() {
-  const int64_t d = config_.d_model, t = length_, R = rows_;
-  const size_t row_bytes = size_t(t * d) * sizeof(float);
-  const int32_t* src_rows = pending_sources_.empty() ? nullptr : pending_sources_.data();
-  for (auto& layer : layers_) {
-    for (Tensor* cache : {&layer.self_k, &layer.self_v}) {
-      const char* src = static_cast<const char*>(cache->ptr);
-      char* dst = static_cast<char*>(spare_slab_.ptr);
-      if (t > 0) {
-#pragma omp parallel for schedule(static)
-        for (int64_t r = 0; r < R; ++r) {
-          int64_t from = src_rows ? src_rows[r] : r;
-          std::memcpy(dst + size_t(r) * (row_bytes + d * sizeof(float)),
-                      src + size_t(from) * row_bytes, row_bytes);
-        }
-      }
-      Tensor old_slab = *cache;  // becomes the spare
-      old_slab.shape = Shape({R, max_target_len_, d});
-      Tensor next = spare_slab_;
-      next.shape = Shape({R, t + 1, d});
-      *cache = next;
-      spare_slab_ = old_slab;
-    }
-  }
-  pending_sources_.clear();
+  self_cache_.reorder(sources);
 }
 
 const Tensor& BartIncrementalDecoder::step(std::span<const int32_t> tokens) {
@@ -201,7 +162,7 @@ const Tensor& BartIncrementalDecoder::step(std::span<const int32_t> tokens) {
   const BartParams& p = params_;
   const float eps = BartConfig::kLayerNormEps;
   const int64_t d = c.d_model, R = rows_, t = length_;
-  relayout_cache();
+  self_cache_.grow(t);
   std::memcpy(tokens_.ptr, tokens.data(), tokens_.nbytes());
 
   embedding_forward(tokens_, p.shared, c.embed_scale(), residual_);
@@ -211,23 +172,18 @@ const Tensor& BartIncrementalDecoder::step(std::span<const int32_t> tokens) {
 
   const int64_t heads = c.decoder_attention_heads;
   const float scale = float(1.0 / std::sqrt(double(d / heads)));
-  const AttentionMask all_keys{Tensor{}, false, 0};  // every cached key precedes the query
-  const AttentionMask source_keys{source_mask_, false, 0};
-  for (size_t i = 0; i < layers_.size(); ++i) {
+  const AttentionMask all_keys{Tensor{}, false, 0, {}};  // every cached key precedes the query
+  const AttentionMask source_keys{source_mask_, false, 0, {}};
+  for (size_t i = 0; i < cross_.size(); ++i) {
     const BartDecoderLayerParams& lp = p.decoder_layers[i];
-    LayerCache& cache = layers_[i];
 
     // Self-attention over the cache plus this token.
     linear_forward(hidden_, lp.self_attn.q_proj.weight, lp.self_attn.q_proj.bias, q_);
     linear_forward(hidden_, lp.self_attn.k_proj.weight, lp.self_attn.k_proj.bias, k_new_);
     linear_forward(hidden_, lp.self_attn.v_proj.weight, lp.self_attn.v_proj.bias, v_new_);
-    float* kc = cache.self_k.f32();
-    float* vc = cache.self_v.f32();
-    for (int64_t r = 0; r < R; ++r) {
-      std::memcpy(kc + (r * (t + 1) + t) * d, k_new_.f32() + r * d, sizeof(float) * d);
-      std::memcpy(vc + (r * (t + 1) + t) * d, v_new_.f32() + r * d, sizeof(float) * d);
-    }
-    attention_forward(q_, cache.self_k, cache.self_v, heads, scale, all_keys, context_, Tensor{});
+    self_cache_.append(i, k_new_, v_new_, t);
+    attention_forward(q_, self_cache_.keys(i), self_cache_.values(i), heads, scale, all_keys,
+                      context_, Tensor{});
     linear_forward(context_, lp.self_attn.out_proj.weight, lp.self_attn.out_proj.bias, attn_out_);
     add(hidden_, attn_out_, residual_);
     layernorm_forward(residual_, lp.self_attn_layer_norm.weight, lp.self_attn_layer_norm.bias, eps,
@@ -236,7 +192,7 @@ const Tensor& BartIncrementalDecoder::step(std::span<const int32_t> tokens) {
     // Cross-attention: the G rows of an input are G queries against its keys.
     const AttentionParams& cross = lp.encoder_attn;
     linear_forward(hidden_, cross.q_proj.weight, cross.q_proj.bias, q_);
-    attention_forward(q_.view({batch_, group_, d}), cache.cross_k, cache.cross_v, heads, scale,
+    attention_forward(q_.view({batch_, group_, d}), cross_[i].k, cross_[i].v, heads, scale,
                       source_keys, context_.view({batch_, group_, d}), Tensor{});
     linear_forward(context_, cross.out_proj.weight, cross.out_proj.bias, attn_out_);
     add(hidden_, attn_out_, residual_);

@@ -7,10 +7,7 @@
 // Cross-attention keys/values are computed once per input, not per row: the G queries of an
 // input attend to the same keys in one call.
 //
-// Self-attention cache: per layer, keys and values of the tokens fed so far, laid out
-// (R, t, d) contiguous for the current length t. Each step re-lays it out to (R, t + 1, d)
-// and, in the same copy, gathers rows by the pending beam reorder; the new token's key and
-// value then fill the last slot. The copy is what reorder_cache's index_select costs anyway.
+// Self-attention cache: self_attention_cache.h.
 //
 // Numerics are those of bart_forward (same kernels, same order of operations per row), so
 // step logits match the full forward up to floating-point reassociation.
@@ -22,10 +19,12 @@
 
 #include "precis/core/arena.h"
 #include "precis/model/bart_model.h"
+#include "precis/model/self_attention_cache.h"
+#include "precis/model/seq2seq_decoder.h"
 
 namespace precis {
 
-class BartIncrementalDecoder {
+class BartIncrementalDecoder final : public Seq2SeqDecoder {
  public:
   // `max_target_len`: the most tokens any row will be fed (generation's max_length).
   BartIncrementalDecoder(const BartConfig& config, const BartParams& params, int64_t batch,
@@ -33,24 +32,22 @@ class BartIncrementalDecoder {
 
   // Runs the encoder on input_ids (B, S) I32 with attention_mask (B, S) I32 (1 = token) and
   // fills the cross-attention cache. Resets the decoder to length 0.
-  void encode(const Tensor& input_ids, const Tensor& attention_mask);
+  void encode(const Tensor& input_ids, const Tensor& attention_mask) override;
 
   // Feeds one token per row (R ids) at position length() and returns the logits of that
   // position, (R, V) F32 (valid until the next call). Applies a pending reorder first.
-  const Tensor& step(std::span<const int32_t> tokens);
+  const Tensor& step(std::span<const int32_t> tokens) override;
 
   // From the next step on, row r continues what row sources[r] holds now (R entries, each in
   // [0, R)): beam search's reorder_cache.
-  void reorder(std::span<const int32_t> sources);
+  void reorder(std::span<const int32_t> sources) override;
 
-  int64_t length() const { return length_; }  // tokens fed so far
-  int64_t rows() const { return rows_; }
-  int64_t batch() const { return batch_; }
+  int64_t length() const override { return length_; }  // tokens fed so far
+  int64_t rows() const override { return rows_; }
+  int64_t batch() const override { return batch_; }
   const Tensor& encoder_output() const { return encoder_out_; }  // (B, S, d)
 
  private:
-  void relayout_cache();
-
   const BartConfig& config_;
   const BartParams& params_;
   int64_t batch_, source_len_, group_, rows_, max_target_len_;
@@ -59,13 +56,11 @@ class BartIncrementalDecoder {
 
   Tensor source_mask_;  // (B, S) I32
   Tensor encoder_out_;  // (B, S, d)
-  struct LayerCache {
-    Tensor cross_k, cross_v;  // (B, S, d)
-    Tensor self_k, self_v;    // (R, length, d) live part of a slab of R * max_target_len * d
+  struct CrossCache {
+    Tensor k, v;  // (B, S, d)
   };
-  std::vector<LayerCache> layers_;
-  Tensor spare_slab_;  // the slab the next re-layout copies into (then swapped in)
-  std::vector<int32_t> pending_sources_;  // empty: identity
+  std::vector<CrossCache> cross_;
+  SelfAttentionCache self_cache_;
 
   // One step's activations, reused by every layer: (R, 1, ...) shapes.
   Tensor tokens_;  // (R, 1) I32

@@ -10,12 +10,17 @@ namespace precis {
 
 AttentionActivations allocate_attention(Arena& arena, int64_t batch, int64_t q_len, int64_t k_len,
                                         int64_t d, int64_t heads, bool keep_probs) {
+  return allocate_attention(arena, batch, q_len, k_len, d, d, heads, keep_probs);
+}
+
+AttentionActivations allocate_attention(Arena& arena, int64_t batch, int64_t q_len, int64_t k_len,
+                                        int64_t d, int64_t inner, int64_t heads, bool keep_probs) {
   AttentionActivations a;
-  a.q = arena.alloc({batch, q_len, d});
-  a.k = arena.alloc({batch, k_len, d});
-  a.v = arena.alloc({batch, k_len, d});
+  a.q = arena.alloc({batch, q_len, inner});
+  a.k = arena.alloc({batch, k_len, inner});
+  a.v = arena.alloc({batch, k_len, inner});
   if (keep_probs) a.probs = arena.alloc({batch, heads, q_len, k_len});
-  a.context = arena.alloc({batch, q_len, d});
+  a.context = arena.alloc({batch, q_len, inner});
   a.out = arena.alloc({batch, q_len, d});
   return a;
 }
@@ -36,18 +41,20 @@ AttentionGradScratch allocate_attention_grads(Arena& arena, int64_t batch, int64
 }
 
 namespace {
-float attention_scale(const Tensor& x, int64_t heads) {
+// head_dim^-0.5 with head_dim = d / heads of x (BART's d_model); 1 without scaling.
+float attention_scale(const Tensor& x, int64_t heads, AttentionScaling scaling) {
+  if (!scaling.by_head_dim) return 1.0f;
   return float(1.0 / std::sqrt(double(x.size(2) / heads)));
 }
 }  // namespace
 
 void attention_block_forward(const AttentionParams& p, const Tensor& x, const Tensor& kv,
                              int64_t heads, const AttentionMask& mask, const BlockDropout& dropout,
-                             AttentionActivations& a) {
+                             AttentionActivations& a, AttentionScaling scaling) {
   linear_forward(x, p.q_proj.weight, p.q_proj.bias, a.q);
   linear_forward(kv, p.k_proj.weight, p.k_proj.bias, a.k);
   linear_forward(kv, p.v_proj.weight, p.v_proj.bias, a.v);
-  attention_forward(a.q, a.k, a.v, heads, attention_scale(x, heads), mask, a.context, a.probs,
+  attention_forward(a.q, a.k, a.v, heads, attention_scale(x, heads, scaling), mask, a.context, a.probs,
                     dropout.attention);
   linear_forward(a.context, p.out_proj.weight, p.out_proj.bias, a.out);
   dropout_forward(a.out, dropout.residual, a.out);
@@ -56,14 +63,15 @@ void attention_block_forward(const AttentionParams& p, const Tensor& x, const Te
 void attention_block_backward(const AttentionParams& p, const Tensor& x, const Tensor& kv,
                               int64_t heads, const BlockDropout& dropout, AttentionActivations& a,
                               const Tensor& d_out, AttentionGradScratch& s, AttentionParams& g,
-                              const Tensor& dx, const Tensor& dkv, bool self_attention) {
+                              const Tensor& dx, const Tensor& dkv, bool self_attention,
+                              AttentionScaling scaling, const Tensor& d_scores) {
   Tensor dq = s.dq.prefix(a.q.shape), dk = s.dk.prefix(a.k.shape), dv = s.dv.prefix(a.v.shape);
   Tensor dcontext = s.dcontext.prefix(a.context.shape), tmp = s.tmp.prefix(kv.shape);
   // out = dropout(context · Wo + bo)
   dropout_backward(d_out, dropout.residual, d_out);
   linear_backward(d_out, a.context, p.out_proj.weight, dcontext, g.out_proj.weight, g.out_proj.bias);
-  attention_backward(dcontext, a.q, a.k, a.v, a.probs, heads, attention_scale(x, heads),
-                     dropout.attention, dq, dk, dv);
+  attention_backward(dcontext, a.q, a.k, a.v, a.probs, heads, attention_scale(x, heads, scaling),
+                     dropout.attention, dq, dk, dv, d_scores);
   // q = x·Wq + bq (the scale lives inside the attention op): x's share.
   linear_backward(dq, x, p.q_proj.weight, dx, g.q_proj.weight, g.q_proj.bias);
   // k and v come from kv: into dx for self-attention, into dkv for cross-attention.

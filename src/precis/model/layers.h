@@ -44,29 +44,42 @@ struct AttentionGradScratch {
 
 AttentionActivations allocate_attention(Arena& arena, int64_t batch, int64_t q_len, int64_t k_len,
                                         int64_t d, int64_t heads, bool keep_probs);
+// T5: projections of `inner` = heads * d_kv columns, which need not equal d (the output).
+AttentionActivations allocate_attention(Arena& arena, int64_t batch, int64_t q_len, int64_t k_len,
+                                        int64_t d, int64_t inner, int64_t heads, bool keep_probs);
 LayerNormActivations allocate_layer_norm(Arena& arena, int64_t batch, int64_t len, int64_t d);
 FeedForwardActivations allocate_feed_forward(Arena& arena, int64_t batch, int64_t len, int64_t d,
                                              int64_t ffn);
 AttentionGradScratch allocate_attention_grads(Arena& arena, int64_t batch, int64_t q_len,
                                               int64_t k_len, int64_t d);
 
+// Scores scale: BART's head_dim^-0.5; T5 scales nothing (its initialisation holds the scale).
+struct AttentionScaling {
+  bool by_head_dim = true;
+  static AttentionScaling none() { return {false}; }
+};
+
 // BART attention: q = (x·Wq + bq) * head_dim^-0.5, k/v from `kv` (x itself for
 // self-attention, the encoder output for cross-attention); out = dropout(out_proj(...)).
+// Undefined biases are skipped (T5's projections have none).
 void attention_block_forward(const AttentionParams& p, const Tensor& x, const Tensor& kv,
                              int64_t heads, const AttentionMask& mask, const BlockDropout& dropout,
-                             AttentionActivations& a);
+                             AttentionActivations& a, AttentionScaling scaling = {});
 // Inference (no dropout).
 inline void attention_block_forward(const AttentionParams& p, const Tensor& x, const Tensor& kv,
-                                    int64_t heads, const AttentionMask& mask, AttentionActivations& a) {
-  attention_block_forward(p, x, kv, heads, mask, BlockDropout{}, a);
+                                    int64_t heads, const AttentionMask& mask, AttentionActivations& a,
+                                    AttentionScaling scaling = {}) {
+  attention_block_forward(p, x, kv, heads, mask, BlockDropout{}, a, scaling);
 }
 // d_out: gradient of the block's output (after its dropout); overwritten.
 // dx = (x's share), written; dkv += (kv's share) when kv is a different tensor from x,
-// added into dx when `self_attention`.
+// added into dx when `self_attention`. d_scores (B, H, Tq, Tk), when defined, receives the
+// scores' gradient (for a position bias).
 void attention_block_backward(const AttentionParams& p, const Tensor& x, const Tensor& kv,
                               int64_t heads, const BlockDropout& dropout, AttentionActivations& a,
                               const Tensor& d_out, AttentionGradScratch& s, AttentionParams& grads,
-                              const Tensor& dx, const Tensor& dkv, bool self_attention);
+                              const Tensor& dx, const Tensor& dkv, bool self_attention,
+                              AttentionScaling scaling = {}, const Tensor& d_scores = Tensor{});
 
 void layer_norm_forward(const LayerNormParams& p, const Tensor& x, float eps,
                         LayerNormActivations& a);

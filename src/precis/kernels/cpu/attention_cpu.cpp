@@ -1,5 +1,6 @@
 #include <cblas.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -35,7 +36,7 @@ void masked_softmax_row(float* row, int64_t n, const int32_t* key_mask, int64_t 
 
 void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v,
                        const int32_t* key_mask, bool causal, int64_t past, float scale,
-                       float* out, float* probs, const DropoutRange& dropout) {
+                       const float* bias, float* out, float* probs, const DropoutRange& dropout) {
   const int64_t pairs = s.batch * s.heads, plane = s.q_len * s.k_len;
   // One (batch, head) pair per task; inside a parallel region OpenBLAS runs single-threaded.
 #pragma omp parallel
@@ -54,6 +55,11 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(s.q_len), int(s.k_len),
                   int(s.head_dim), scale, qb, int(s.q_stride), kb, int(s.k_stride), 0.0f, scores,
                   int(s.k_len));
+      if (bias) {  // T5's relative position bias, the same for every batch row
+        const float* bh = bias + h * plane;
+#pragma omp simd
+        for (int64_t ij = 0; ij < plane; ++ij) scores[ij] += bh[ij];
+      }
       const int32_t* row_mask = key_mask ? key_mask + b * s.k_len : nullptr;
       for (int64_t i = 0; i < s.q_len; ++i) {
         int64_t limit = causal ? i + past : s.k_len;
@@ -76,7 +82,8 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
 
 void attention_backward(const AttentionShape& s, const float* dout, const float* q, const float* k,
                         const float* v, const float* probs, float scale,
-                        const DropoutRange& dropout, float* dq, float* dk, float* dv) {
+                        const DropoutRange& dropout, float* dq, float* dk, float* dv,
+                        float* d_scores) {
   const int64_t pairs = s.batch * s.heads, plane = s.q_len * s.k_len;
   // dq, dk, dv have the strides of q, k, v; each pair writes only its own head's columns.
 #pragma omp parallel
@@ -122,6 +129,7 @@ void attention_backward(const AttentionShape& s, const float* dout, const float*
 #pragma omp simd
         for (int64_t j = 0; j < s.k_len; ++j) dr[j] = pr[j] * (dr[j] - fdot);
       }
+      if (d_scores) std::copy(dP, dP + plane, d_scores + p * plane);
       // scores = scale · q·kᵀ  =>  dq (Tq, hd) = scale · dscores · k
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.q_len), int(s.head_dim),
                   int(s.k_len), scale, dP, int(s.k_len), kb, int(s.k_stride), 0.0f,

@@ -25,6 +25,11 @@ void layernorm_backward(const float* dy, const float* x, const float* weight, co
                         const float* rstd, float* dx, float* dweight, float* dbias, int64_t rows,
                         int64_t cols);
 
+void rms_norm_forward(const float* x, const float* weight, float* y, float* rstd, int64_t rows,
+                      int64_t cols, float eps);
+void rms_norm_backward(const float* dy, const float* x, const float* weight, const float* rstd,
+                       float* dx, float* dweight, int64_t rows, int64_t cols);
+
 void embedding_forward(const int32_t* ids, const float* table, float* out, int64_t n, int64_t dim,
                        int64_t vocab, float scale);
 void add_position_embeddings(float* x, const float* positions, int64_t batch, int64_t len,
@@ -40,6 +45,7 @@ void activation_backward(Activation kind, const float* x, const float* dy, float
 void add(const float* a, const float* b, float* out, int64_t n);
 void add_into(const float* x, float* out, int64_t n);
 void scale_in_place(float* x, float s, int64_t n);
+void multiply(const float* a, const float* b, float* out, int64_t n);
 
 // Inverted dropout of n elements whose flat indices start at `first`: y = x·scale where
 // random_bits(seed, stream, first + i) >= threshold, else 0. Serial (callers parallelise);
@@ -62,12 +68,15 @@ struct AttentionShape {
   int64_t batch, heads, q_len, k_len, head_dim;
   int64_t q_stride, k_stride, v_stride, out_stride;  // elements between consecutive positions
 };
+// bias: (H, Tq, Tk) added to the scaled scores, or null. d_scores: (B, H, Tq, Tk) gradient of
+// the scores written there when not null.
 void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v,
                        const int32_t* key_mask, bool causal, int64_t past, float scale,
-                       float* out, float* probs, const DropoutRange& dropout);
+                       const float* bias, float* out, float* probs, const DropoutRange& dropout);
 void attention_backward(const AttentionShape& s, const float* dout, const float* q, const float* k,
                         const float* v, const float* probs, float scale,
-                        const DropoutRange& dropout, float* dq, float* dk, float* dv);
+                        const DropoutRange& dropout, float* dq, float* dk, float* dv,
+                        float* d_scores);
 
 double cross_entropy_forward(const float* logits, const int32_t* labels, float* losses, int64_t n,
                              int64_t vocab, float label_smoothing, int64_t* counted);

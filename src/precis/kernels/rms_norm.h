@@ -1,0 +1,22 @@
+// RMSNorm over the last dimension, as T5LayerNorm (spec §2.2): y = w ⊙ x / sqrt(mean(x²) + eps),
+// no mean subtraction and no bias. The mean of squares is accumulated in double (torch
+// accumulates in float32; both round to the same float at these widths to ~1e-7 relative).
+// The forward keeps 1/rms per row for the backward.
+#pragma once
+
+#include "precis/core/tensor.h"
+
+namespace precis {
+
+// x, y (..., C); weight (C); rstd (rows) = numel / C.
+void rms_norm_forward(const Tensor& x, const Tensor& weight, float eps, const Tensor& y,
+                      const Tensor& rstd);
+
+// With x̂ = x · rstd and y = x̂ ⊙ w, given dy (..., C):
+//   dx      = rstd · (g - x̂ · mean_c(g · x̂)),  g = dy ⊙ w   (=)
+//   dweight += Σ_rows dy ⊙ x̂                                (+=)
+// rstd is the forward's. dx may alias dy. Row sums run in a fixed order.
+void rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& rstd,
+                       const Tensor& dx, const Tensor& dweight);
+
+}  // namespace precis

@@ -1,0 +1,73 @@
+#include "precis/model/self_attention_cache.h"
+
+#include <cstring>
+#include <string>
+
+namespace precis {
+
+void SelfAttentionCache::lay_out(Arena& a, int64_t layers, int64_t rows, int64_t max_len,
+                                 int64_t width) {
+  rows_ = rows;
+  max_len_ = max_len;
+  width_ = width;
+  layers_.assign(size_t(layers), {});
+  for (auto& l : layers_) {
+    l.k = a.alloc({rows, max_len, width});
+    l.v = a.alloc({rows, max_len, width});
+  }
+  spare_slab_ = a.alloc({rows, max_len, width});
+  pending_sources_.clear();
+}
+
+void SelfAttentionCache::reorder(std::span<const int32_t> sources) {
+  check(int64_t(sources.size()) == rows_, "reorder: " + std::to_string(sources.size()) +
+                                              " sources for " + std::to_string(rows_) + " rows");
+  for (int32_t s : sources)
+    check(s >= 0 && s < rows_, "reorder: source row " + std::to_string(s) + " out of range");
+  if (pending_sources_.empty()) {
+    pending_sources_.assign(sources.begin(), sources.end());
+  } else {  // two reorders before a step compose
+    std::vector<int32_t> composed(static_cast<size_t>(rows_));
+    for (int64_t r = 0; r < rows_; ++r) composed[size_t(r)] = pending_sources_[size_t(sources[r])];
+    pending_sources_ = std::move(composed);
+  }
+}
+
+void SelfAttentionCache::grow(int64_t t) {
+  const int64_t w = width_, R = rows_;
+  const size_t row_bytes = size_t(t * w) * sizeof(float);
+  const int32_t* src_rows = pending_sources_.empty() ? nullptr : pending_sources_.data();
+  for (auto& layer : layers_) {
+    for (Tensor* cache : {&layer.k, &layer.v}) {
+      const char* src = static_cast<const char*>(cache->ptr);
+      char* dst = static_cast<char*>(spare_slab_.ptr);
+      if (t > 0) {
+#pragma omp parallel for schedule(static)
+        for (int64_t r = 0; r < R; ++r) {
+          int64_t from = src_rows ? src_rows[r] : r;
+          std::memcpy(dst + size_t(r) * (row_bytes + w * sizeof(float)),
+                      src + size_t(from) * row_bytes, row_bytes);
+        }
+      }
+      Tensor old_slab = *cache;  // becomes the spare
+      old_slab.shape = Shape({R, max_len_, w});
+      Tensor next = spare_slab_;
+      next.shape = Shape({R, t + 1, w});
+      *cache = next;
+      spare_slab_ = old_slab;
+    }
+  }
+  pending_sources_.clear();
+}
+
+void SelfAttentionCache::append(size_t layer, const Tensor& k_new, const Tensor& v_new, int64_t t) {
+  float* kc = layers_[layer].k.f32();
+  float* vc = layers_[layer].v.f32();
+  const int64_t w = width_;
+  for (int64_t r = 0; r < rows_; ++r) {
+    std::memcpy(kc + (r * (t + 1) + t) * w, k_new.f32() + r * w, sizeof(float) * w);
+    std::memcpy(vc + (r * (t + 1) + t) * w, v_new.f32() + r * w, sizeof(float) * w);
+  }
+}
+
+}  // namespace precis

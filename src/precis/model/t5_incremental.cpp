@@ -1,0 +1,132 @@
+#include "precis/model/t5_incremental.h"
+
+#include <cstring>
+
+#include "precis/kernels/attention.h"
+#include "precis/kernels/copy.h"
+#include "precis/kernels/elementwise.h"
+#include "precis/kernels/embedding.h"
+#include "precis/kernels/linear.h"
+#include "precis/kernels/relative_position.h"
+#include "precis/kernels/rms_norm.h"
+#include "precis/model/t5.h"
+
+namespace precis {
+
+T5IncrementalDecoder::T5IncrementalDecoder(const T5Config& config, const T5Params& params,
+                                           int64_t batch, int64_t source_len,
+                                           int64_t rows_per_input, int64_t max_target_len)
+    : config_(config),
+      params_(params),
+      batch_(batch),
+      source_len_(source_len),
+      group_(rows_per_input),
+      rows_(batch * rows_per_input),
+      max_target_len_(max_target_len) {
+  check(batch > 0 && source_len > 0 && rows_per_input > 0 && max_target_len > 0,
+        "incremental decoder: batch, source length, rows per input and target length must be "
+        "positive");
+  const int64_t d = config.d_model, inner = config.inner_dim(), R = rows_;
+  auto lay_out = [&](Arena& a) {
+    source_mask_ = a.alloc({batch_, source_len_}, DType::I32);
+    encoder_out_ = a.alloc({batch_, source_len_, d});
+    cross_.assign(size_t(config.num_decoder_layers), {});
+    for (auto& l : cross_) {
+      l.k = a.alloc({batch_, source_len_, inner});
+      l.v = a.alloc({batch_, source_len_, inner});
+    }
+    self_cache_.lay_out(a, config.num_decoder_layers, R, max_target_len_, inner);
+    tokens_ = a.alloc({R, 1}, DType::I32);
+    hidden_ = a.alloc({R, 1, d});
+    normed_ = a.alloc({R, 1, d});
+    rstd_ = a.alloc({R});
+    q_ = a.alloc({R, 1, inner});
+    k_new_ = a.alloc({R, 1, inner});
+    v_new_ = a.alloc({R, 1, inner});
+    context_ = a.alloc({R, 1, inner});
+    attn_out_ = a.alloc({R, 1, d});
+    bias_ = a.alloc({config.num_heads, 1, max_target_len_});
+    ffn_ = allocate_t5_feed_forward(config, a, R, 1);
+    logits_ = a.alloc({R, config.vocab_size});
+  };
+  Arena measure = Arena::measuring();
+  lay_out(measure);
+  arena_ = Arena(measure.used());
+  lay_out(arena_);
+}
+
+void T5IncrementalDecoder::encode(const Tensor& input_ids, const Tensor& attention_mask) {
+  check(input_ids.shape == Shape({batch_, source_len_}) && attention_mask.shape == input_ids.shape,
+        "incremental decoder: inputs " + input_ids.describe() + " / mask " +
+            attention_mask.describe() + " for a decoder laid out for [" + std::to_string(batch_) +
+            ", " + std::to_string(source_len_) + "]");
+  std::memcpy(source_mask_.ptr, attention_mask.i32(), source_mask_.nbytes());
+  {
+    // The training forward's encoder (decoder part laid out for one token, unused).
+    Arena measure = Arena::measuring();
+    allocate_activations(config_, measure, batch_, source_len_, 1, false);
+    Arena scratch(measure.used());
+    T5Activations acts = allocate_activations(config_, scratch, batch_, source_len_, 1, false);
+    t5_encoder_forward(config_, params_, input_ids, source_mask_, acts);
+    copy(acts.encoder_output(), encoder_out_);
+  }
+  for (size_t i = 0; i < cross_.size(); ++i) {
+    const AttentionParams& cross = params_.decoder_blocks[i].cross_attn;
+    linear_forward(encoder_out_, cross.k_proj.weight, Tensor{}, cross_[i].k);
+    linear_forward(encoder_out_, cross.v_proj.weight, Tensor{}, cross_[i].v);
+  }
+  length_ = 0;
+  self_cache_.reset();
+}
+
+const Tensor& T5IncrementalDecoder::step(std::span<const int32_t> tokens) {
+  check(int64_t(tokens.size()) == rows_, "step: " + std::to_string(tokens.size()) + " tokens for " +
+                                             std::to_string(rows_) + " rows");
+  check(length_ < max_target_len_,
+        "step: the decoder was laid out for " + std::to_string(max_target_len_) + " tokens");
+  const T5Config& c = config_;
+  const T5Params& p = params_;
+  const float eps = float(c.layer_norm_epsilon);
+  const int64_t d = c.d_model, inner = c.inner_dim(), R = rows_, t = length_, H = c.num_heads;
+  self_cache_.grow(t);
+  std::memcpy(tokens_.ptr, tokens.data(), tokens_.nbytes());
+  embedding_forward(tokens_, p.shared, 1.0f, hidden_);
+
+  Tensor bias = bias_.prefix({H, 1, t + 1});
+  relative_position_bias_forward(p.decoder_relative_bias, c.buckets(true), t, bias);
+  const AttentionMask cached_keys{Tensor{}, false, 0, bias};  // every cached key precedes the query
+  const AttentionMask source_keys{source_mask_, false, 0, Tensor{}};
+  for (size_t i = 0; i < cross_.size(); ++i) {
+    const T5DecoderBlockParams& lp = p.decoder_blocks[i];
+
+    // Self-attention over the cache plus this token, with this position's bias row.
+    rms_norm_forward(hidden_, lp.self_attn_norm, eps, normed_, rstd_);
+    linear_forward(normed_, lp.self_attn.q_proj.weight, Tensor{}, q_);
+    linear_forward(normed_, lp.self_attn.k_proj.weight, Tensor{}, k_new_);
+    linear_forward(normed_, lp.self_attn.v_proj.weight, Tensor{}, v_new_);
+    self_cache_.append(i, k_new_, v_new_, t);
+    attention_forward(q_, self_cache_.keys(i), self_cache_.values(i), H, 1.0f, cached_keys,
+                      context_, Tensor{});
+    linear_forward(context_, lp.self_attn.out_proj.weight, Tensor{}, attn_out_);
+    add(hidden_, attn_out_, hidden_);
+
+    // Cross-attention: the G rows of an input are G queries against its keys.
+    rms_norm_forward(hidden_, lp.cross_attn_norm, eps, normed_, rstd_);
+    linear_forward(normed_, lp.cross_attn.q_proj.weight, Tensor{}, q_);
+    attention_forward(q_.view({batch_, group_, inner}), cross_[i].k, cross_[i].v, H, 1.0f,
+                      source_keys, context_.view({batch_, group_, inner}), Tensor{});
+    linear_forward(context_, lp.cross_attn.out_proj.weight, Tensor{}, attn_out_);
+    add(hidden_, attn_out_, hidden_);
+
+    rms_norm_forward(hidden_, lp.ffn_norm, eps, normed_, rstd_);
+    t5_feed_forward_forward(c, lp.ffn, normed_, BlockDropout{}, ffn_);
+    add(hidden_, ffn_.ff.fc2, hidden_);
+  }
+  rms_norm_forward(hidden_, p.decoder_final_norm, eps, normed_, rstd_);
+  if (c.tie_word_embeddings) scale_in_place(normed_, c.lm_head_scale());
+  linear_forward(normed_.view({R, d}), p.lm_head, Tensor{}, logits_);
+  ++length_;
+  return logits_;
+}
+
+}  // namespace precis

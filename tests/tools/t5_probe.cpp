@@ -1,0 +1,121 @@
+// Test tool for the T5 oracle tests: runs precis's T5 on tensors given in a safetensors
+// file and writes what it computed to another, so Python can compare with transformers.
+//
+//   t5_probe forward MODEL_DIR BATCH.safetensors OUT.safetensors
+//       BATCH: input_ids, attention_mask, decoder_input_ids (any int dtype), optional labels;
+//       OUT: logits, encoder_output and (with labels) loss.
+//   t5_probe grad MODEL_DIR BATCH.safetensors OUT.safetensors [LABEL_SMOOTHING]
+//       the gradient of the mean loss for every parameter (by HF name) and the loss.
+//   t5_probe resave MODEL_DIR OUT_DIR
+//   t5_probe generate MODEL_DIR BATCH.safetensors SETTINGS.json OUT.safetensors
+//       generate() on input_ids/attention_mask with the checkpoint's generation config
+//       updated by SETTINGS (HF's generate(**kwargs)); OUT: sequences (rows, width) I32.
+#include <cstdio>
+#include <string>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "precis/generate/generate.h"
+#include "precis/model/safetensors.h"
+#include "precis/model/t5.h"
+#include "precis/model/t5_model.h"
+
+using namespace precis;
+
+namespace {
+
+Tensor read_ids(const SafetensorsReader& file, const std::string& name, Arena& arena) {
+  Tensor t = arena.alloc(file.shape(name), DType::I32);
+  file.read(name, t);
+  return t;
+}
+
+Seq2SeqBatch read_batch(const SafetensorsReader& file, Arena& arena) {
+  Seq2SeqBatch batch;
+  batch.input_ids = read_ids(file, "input_ids", arena);
+  batch.attention_mask = read_ids(file, "attention_mask", arena);
+  batch.decoder_input_ids = read_ids(file, "decoder_input_ids", arena);
+  if (file.contains("labels")) batch.labels = read_ids(file, "labels", arena);
+  return batch;
+}
+
+int run(const std::string& model_dir, const std::string& batch_path, const std::string& out_path,
+        bool gradients, float label_smoothing) {
+  T5Model model = T5Model::load(model_dir);
+  SafetensorsReader file = SafetensorsReader::open(batch_path);
+  Arena inputs(64 << 20);
+  Seq2SeqBatch batch = read_batch(file, inputs);
+  int64_t B = batch.input_ids.size(0), S = batch.input_ids.size(1), T = batch.decoder_input_ids.size(1);
+  Arena measure = Arena::measuring();
+  allocate_activations(model.config, measure, B, S, T, gradients);
+  if (gradients) allocate_grad_scratch(model.config, measure, B, S, T);
+  Arena arena(measure.used());
+  T5Activations acts = allocate_activations(model.config, arena, B, S, T, gradients);
+  t5_forward(model.config, model.params, batch, acts);
+  std::vector<NamedTensor> out;
+  float loss_value = 0.0f;
+  Tensor loss{&loss_value, Shape{}, DType::F32, Device::CPU};
+  if (!gradients) {
+    out = {{"logits", acts.logits}, {"encoder_output", acts.encoder_output()}};
+    if (batch.labels.ptr) {
+      loss_value = float(t5_loss(batch, acts).mean());
+      out.push_back({"loss", loss});
+    }
+    write_safetensors(out_path, out);
+    return 0;
+  }
+  check(batch.labels.ptr != nullptr, "grad needs labels in the batch");
+  T5GradScratch scratch = allocate_grad_scratch(model.config, arena, B, S, T);
+  T5Model grads = T5Model::allocate(model.config);
+  CrossEntropyResult ce = t5_loss(batch, acts, label_smoothing);
+  loss_value = float(ce.mean());
+  t5_backward(model.config, model.params, batch, acts, {}, label_smoothing,
+              float(1.0 / double(ce.counted)), grads.params, scratch);
+  visit_parameters(grads.config, grads.params,
+                   [&](const std::string& name, Tensor& t, Shape, ParamRole) { out.push_back({name, t}); });
+  out.push_back({"loss", loss});
+  write_safetensors(out_path, out);
+  return 0;
+}
+
+int generate_ids(const std::string& model_dir, const std::string& batch_path,
+                 const std::string& settings_path, const std::string& out_path) {
+  T5Model model = T5Model::load(model_dir);
+  SafetensorsReader file = SafetensorsReader::open(batch_path);
+  Arena inputs(64 << 20);
+  Tensor ids = read_ids(file, "input_ids", inputs), mask = read_ids(file, "attention_mask", inputs);
+  std::ifstream in(settings_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  generate::GenerationConfig config = generate::GenerationConfig::from_model_directory(
+      model_dir, generate::generation_tokens(model.config));
+  config.update(nlohmann::json::parse(text.str()), settings_path);
+  generate::Generated out = generate::generate(model, ids, mask, config);
+  Tensor sequences{out.sequences.data(), Shape({out.rows, out.width}), DType::I32, Device::CPU};
+  write_safetensors(out_path, {{"sequences", sequences}});
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    std::string cmd = argc > 1 ? argv[1] : "";
+    if (cmd == "forward" && argc == 5) return run(argv[2], argv[3], argv[4], false, 0.0f);
+    if (cmd == "grad" && (argc == 5 || argc == 6))
+      return run(argv[2], argv[3], argv[4], true, argc == 6 ? std::stof(argv[5]) : 0.0f);
+    if (cmd == "generate" && argc == 6) return generate_ids(argv[2], argv[3], argv[4], argv[5]);
+    if (cmd == "resave" && argc == 4) {
+      T5Model::load(argv[2]).save(argv[3]);
+      return 0;
+    }
+    std::fprintf(stderr,
+                 "usage: t5_probe forward MODEL BATCH OUT | grad MODEL BATCH OUT [EPS] | resave MODEL OUT\n");
+    return 2;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "t5_probe: error: %s\n", e.what());
+    return 1;
+  }
+}
