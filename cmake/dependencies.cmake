@@ -35,3 +35,6 @@ find_package(yaml-cpp REQUIRED)
 # cpp-httplib: the HTTP server of precis serve (Debian builds it as a library; its pkg-config
 # flags must be used so that the header matches the library's build options).
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+
+# SentencePiece: T5's tokenizer (spiece.model), Debian's libsentencepiece-dev.
+pkg_check_modules(SENTENCEPIECE REQUIRED IMPORTED_TARGET sentencepiece)
