@@ -1,0 +1,50 @@
+// T5's tokenizer from `spiece.model` (spec §5.5), through Debian's libsentencepiece, giving
+// the ids and text of transformers' T5Tokenizer (the sentencepiece-backed "slow" class, with
+// its default legacy=True behaviour):
+//   split on special tokens (</s>, <unk>, <pad>, <extra_id_N>; the sentinels eat the spaces
+//   around them) -> SentencePiece unigram on each piece of text -> ids -> </s> appended.
+// Sentinels <extra_id_N> take the ids after the model's pieces, in reverse: <extra_id_0> last.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace sentencepiece {
+class SentencePieceProcessor;
+}
+
+namespace precis::tokenize {
+
+class SentencePieceTokenizer {
+ public:
+  // Reads dir/spiece.model; tokenizer_config.json's extra_ids (default 100) when present.
+  static SentencePieceTokenizer from_directory(const std::filesystem::path& dir);
+  static SentencePieceTokenizer from_model_file(const std::filesystem::path& spiece_model,
+                                                int extra_ids = 100);
+
+  // With add_eos, </s> is appended unless the ids already end with it (as HF).
+  std::vector<int32_t> encode(std::string_view text, bool add_eos = true) const;
+  // tokenizer.decode(ids, skip_special_tokens=...) with clean_up_tokenization_spaces.
+  std::string decode(std::span<const int32_t> ids, bool skip_special_tokens = true) const;
+
+  size_t size() const;  // len(tokenizer): pieces + sentinels
+  int32_t eos_id() const { return eos_id_; }
+  int32_t pad_id() const { return pad_id_; }
+
+ private:
+  std::shared_ptr<sentencepiece::SentencePieceProcessor> sp_;
+  int extra_ids_ = 100;
+  int32_t pad_id_ = 0, eos_id_ = 1, unk_id_ = 2;
+  // Special tokens by text: </s>, <unk>, <pad> and the sentinels.
+  std::unordered_map<std::string, int32_t> specials_;
+  std::string sentinel(int32_t id) const;  // "<extra_id_N>" for a sentinel id
+  bool is_sentinel(int32_t id) const;
+};
+
+}  // namespace precis::tokenize

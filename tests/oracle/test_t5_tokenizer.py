@@ -1,0 +1,82 @@
+"""T5 tokenizer (spiece.model through libsentencepiece) against transformers' T5Tokenizer
+(slow, sentencepiece-backed) and T5TokenizerFast built from the same model: ids and decoding
+on the Unicode corpus of the BART tokenizer tests, plus sentinel and special-token texts."""
+import json
+import subprocess
+
+import pytest
+
+from conftest import UNICODE_CORPUS, precis_binary
+
+spm = pytest.importorskip("sentencepiece")
+
+EXTRA = [
+    "Translate: <extra_id_0> the house <extra_id_1> is red <extra_id_99>",
+    "a<extra_id_5>b  <extra_id_7>   c",
+    "ends with eos</s>",
+    "x </s> y <pad>z<unk>",
+    "summarize: The quick brown fox jumps over the lazy dog.",
+    "<extra_id_100> is not a sentinel here",
+]
+TEXTS = UNICODE_CORPUS + EXTRA
+
+
+@pytest.fixture(scope="module")
+def t5_tokenizers(tmp_path_factory):
+    from transformers import T5Tokenizer, T5TokenizerFast
+
+    d = tmp_path_factory.mktemp("t5_spiece")
+    corpus = [t for t in UNICODE_CORPUS if t.strip()] * 3 + [
+        "The quick brown fox jumps over the lazy dog.",
+        "Summaries are short; dialogues are long and have many turns between speakers.",
+        "precis fine-tunes sequence-to-sequence transformers for summarization.",
+        "summarize: a house is a building that people live in.",
+    ] * 20
+    # T5's settings: unigram, pad 0 / eos 1 / unk 2, no BOS, nmt_nfkc; coverage below 1 so
+    # that rare characters are unknown (fused <unk>).
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(corpus), model_prefix=str(d / "spiece"), vocab_size=200,
+        model_type="unigram", pad_id=0, eos_id=1, unk_id=2, bos_id=-1, character_coverage=0.98,
+        normalization_rule_name="nmt_nfkc", minloglevel=2)
+    slow = T5Tokenizer(vocab_file=str(d / "spiece.model"), legacy=True)
+    slow.save_pretrained(str(d / "tok"))
+    fast = T5TokenizerFast.from_pretrained(str(d / "tok"), from_slow=True)
+    return d / "tok", slow, fast
+
+
+def probe(cmd, tok_dir, items, tmp_path, *extra):
+    (tmp_path / "in.json").write_text(json.dumps(items))
+    result = subprocess.run([precis_binary("spiece_probe"), cmd, tok_dir, tmp_path / "in.json", *extra],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return [json.loads(line) for line in result.stdout.splitlines()]
+
+
+def test_ids_equal_t5tokenizer(t5_tokenizers, tmp_path):
+    tok_dir, slow, fast = t5_tokenizers
+    ours = probe("encode", tok_dir, TEXTS, tmp_path)
+    assert len(ours) == len(TEXTS)
+    agree_with_fast = 0
+    for text, ids in zip(TEXTS, ours):
+        ref = slow(text).input_ids
+        assert ids == ref, f"{text!r}: ours {ids} vs T5Tokenizer {ref} ({slow.convert_ids_to_tokens(ref)})"
+        if fast(text).input_ids == ref:
+            agree_with_fast += 1
+    # The fast pipeline equals the slow one on ordinary text (where precis equals both).
+    assert fast(TEXTS[0]).input_ids == ours[0]
+    print(f"T5TokenizerFast agrees on {agree_with_fast}/{len(TEXTS)} texts")
+    assert any(2 in ids for ids in ours), "the corpus should exercise <unk>"
+    assert any(ids[-1] == 1 for ids in ours)
+
+
+@pytest.mark.parametrize("skip", [True, False])
+def test_decode_equals_t5tokenizer(t5_tokenizers, tmp_path, skip):
+    tok_dir, slow, _ = t5_tokenizers
+    # Encoded texts, and generated-like rows: decoder start (pad) first, pad after </s>.
+    rows = [slow(t).input_ids for t in TEXTS]
+    rows += [[0] + r + [0, 0] for r in rows[:6]]
+    rows += [[0, len(slow) - 1, 5, 6, len(slow) - 2, 1]]
+    ours = probe("decode", tok_dir, rows, tmp_path, *([] if skip else ["keep"]))
+    for ids, text in zip(rows, ours):
+        ref = slow.decode(ids, skip_special_tokens=skip)
+        assert text == ref, f"{ids}: ours {text!r} vs T5Tokenizer {ref!r}"
