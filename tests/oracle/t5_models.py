@@ -1,4 +1,7 @@
 """Tiny random T5 checkpoints made with the real transformers classes."""
+import math
+import pathlib
+
 import torch
 from transformers import T5Config, T5ForConditionalGeneration
 
@@ -48,3 +51,35 @@ def random_batch(vocab_size, batch=3, source_len=15, target_len=9, seed=1):
     decoder_input_ids[decoder_input_ids == -100] = 0
     return dict(input_ids=input_ids, attention_mask=attention_mask,
                 decoder_input_ids=decoder_input_ids, labels=labels)
+
+
+def spread_weights(model, seed):
+    """Projections with unit gain, norms near 1, embeddings giving logits of a few units, so
+    outputs depend on the input and near-ties between candidates are rare."""
+    g = torch.Generator().manual_seed(seed + 1000)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if name in ("shared.weight", "lm_head.weight"):
+                p.copy_(torch.randn(p.shape, generator=g) * 2.0 / math.sqrt(model.config.d_model))
+            elif "layer_norm" in name:
+                p.copy_(1.0 + torch.randn(p.shape, generator=g) * 0.1)
+            elif "relative_attention_bias" in name:
+                p.copy_(torch.randn(p.shape, generator=g) * 0.5)
+            else:
+                p.copy_(torch.randn(p.shape, generator=g) / math.sqrt(p.shape[1]))
+    return model
+
+
+def train_tiny_spiece(out_dir, texts, vocab_size=200):
+    """A SentencePiece unigram model with T5's settings (pad 0, eos 1, unk 2, no BOS, nmt_nfkc),
+    coverage below 1 so rare characters are unknown; returns the slow T5Tokenizer on it."""
+    import sentencepiece as spm
+    from transformers import T5Tokenizer
+
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(texts), model_prefix=str(out_dir / "spiece"), vocab_size=vocab_size,
+        model_type="unigram", pad_id=0, eos_id=1, unk_id=2, bos_id=-1, character_coverage=0.98,
+        normalization_rule_name="nmt_nfkc", minloglevel=2)
+    return T5Tokenizer(vocab_file=str(out_dir / "spiece.model"), legacy=True)

@@ -1,7 +1,6 @@
 """T5 generation (KV-cached decoder, greedy and beam search through the shared generate())
 against transformers' generate() on tiny random T5 v1.0 and v1.1 checkpoints: ids equal."""
 import json
-import math
 import os
 import subprocess
 
@@ -10,7 +9,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from conftest import precis_binary
-from t5_models import CONFIGS, make_t5, random_batch
+from t5_models import CONFIGS, make_t5, random_batch, spread_weights
 
 VOCAB = 89
 
@@ -24,23 +23,6 @@ SETTINGS = {
     "beam4-no-repeat": dict(num_beams=4, max_length=22, no_repeat_ngram_size=3, num_return_sequences=2,
                             min_length=5),
 }
-
-
-def spread_weights(model, seed):
-    """Projections with unit gain, norms near 1, embeddings giving logits of a few units, so
-    outputs depend on the input and near-ties between candidates are rare."""
-    g = torch.Generator().manual_seed(seed + 1000)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if name in ("shared.weight", "lm_head.weight"):
-                p.copy_(torch.randn(p.shape, generator=g) * 2.0 / math.sqrt(model.config.d_model))
-            elif "layer_norm" in name:
-                p.copy_(1.0 + torch.randn(p.shape, generator=g) * 0.1)
-            elif "relative_attention_bias" in name:
-                p.copy_(torch.randn(p.shape, generator=g) * 0.5)
-            else:
-                p.copy_(torch.randn(p.shape, generator=g) / math.sqrt(p.shape[1]))
-    return model
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))

@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from conftest import UNICODE_CORPUS, precis_binary
+from t5_models import train_tiny_spiece
 
 spm = pytest.importorskip("sentencepiece")
 
@@ -23,7 +24,7 @@ TEXTS = UNICODE_CORPUS + EXTRA
 
 @pytest.fixture(scope="module")
 def t5_tokenizers(tmp_path_factory):
-    from transformers import T5Tokenizer, T5TokenizerFast
+    from transformers import T5TokenizerFast
 
     d = tmp_path_factory.mktemp("t5_spiece")
     corpus = [t for t in UNICODE_CORPUS if t.strip()] * 3 + [
@@ -32,13 +33,7 @@ def t5_tokenizers(tmp_path_factory):
         "precis fine-tunes sequence-to-sequence transformers for summarization.",
         "summarize: a house is a building that people live in.",
     ] * 20
-    # T5's settings: unigram, pad 0 / eos 1 / unk 2, no BOS, nmt_nfkc; coverage below 1 so
-    # that rare characters are unknown (fused <unk>).
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(corpus), model_prefix=str(d / "spiece"), vocab_size=200,
-        model_type="unigram", pad_id=0, eos_id=1, unk_id=2, bos_id=-1, character_coverage=0.98,
-        normalization_rule_name="nmt_nfkc", minloglevel=2)
-    slow = T5Tokenizer(vocab_file=str(d / "spiece.model"), legacy=True)
+    slow = train_tiny_spiece(d, corpus)
     slow.save_pretrained(str(d / "tok"))
     fast = T5TokenizerFast.from_pretrained(str(d / "tok"), from_slow=True)
     return d / "tok", slow, fast
