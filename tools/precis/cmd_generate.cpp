@@ -3,6 +3,7 @@
 // {"summary_text": ..., "ids": [...]}, num_return_sequences lines per input, in input order.
 // ids are the row generate() returns for the batch (start token first, pad-padded);
 // summary_text is tokenizer.decode(ids, skip_special_tokens=True), as the pipeline gives it.
+// T5 checkpoints (config.json model_type "t5") use their spiece.model tokenizer.
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,8 @@
 #include "precis/data/dataset.h"
 #include "precis/generate/generate.h"
 #include "precis/model/safetensors.h"
+#include "precis/model/t5_config.h"
+#include "precis/tokenize/sentencepiece_tokenizer.h"
 #include "precis/tokenize/tokenizer.h"
 
 namespace {
@@ -88,25 +91,19 @@ std::vector<std::string> read_texts(const GenerateCommandOptions& o) {
   return texts;
 }
 
-void run(const GenerateCommandOptions& o) {
+// The body shared by BART and T5: `encode(texts)` gives the inputs' ids, `decode(ids)` the
+// text of a generated row (skip_special_tokens).
+template <class Model, class Encode, class Decode>
+void generate_all(const GenerateCommandOptions& o, const Model& model,
+                  precis::generate::GenerationConfig config, Encode encode, Decode decode) {
   using namespace precis;
-  check(o.texts.empty() != o.input.empty(), "precis generate: give either --text or --input");
-  BartModel model = BartModel::load(o.model);
-  tokenize::Tokenizer tokenizer = tokenize::Tokenizer::from_directory(o.model);
-  generate::GenerationConfig config =
-      generate::GenerationConfig::from_model_directory(o.model, model.config);
   config.update(overrides(o), "command line");
-
   std::vector<std::string> texts = read_texts(o);
   for (auto& t : texts) t = o.source_prefix + t;
-  tokenize::EncodeOptions encode;
-  encode.max_length = o.max_source_length;
-  std::vector<std::vector<int32_t>> inputs = tokenizer.encode_batch(texts, encode);
+  std::vector<std::vector<int32_t>> inputs = encode(texts);
 
   std::vector<NamedTensor> dumped;
   std::vector<std::vector<float>> dumped_logits;
-  tokenize::DecodeOptions decode;
-  decode.skip_special_tokens = true;
   for (size_t begin = 0; begin < inputs.size(); begin += size_t(o.batch_size)) {
     size_t end = std::min(inputs.size(), begin + size_t(o.batch_size));
     std::span<const std::vector<int32_t>> batch(inputs.data() + begin, end - begin);
@@ -115,7 +112,7 @@ void run(const GenerateCommandOptions& o) {
     generate::Generated out = generate::generate(model, batch, config, options);
     for (int64_t r = 0; r < out.rows; ++r) {
       auto ids = out.row(r);
-      nlohmann::json line = {{"summary_text", tokenizer.decode(ids, decode)},
+      nlohmann::json line = {{"summary_text", decode(ids)},
                              {"ids", std::vector<int32_t>(ids.begin(), ids.end())}};
       std::printf("%s\n", line.dump().c_str());
     }
@@ -129,6 +126,47 @@ void run(const GenerateCommandOptions& o) {
     for (size_t i = 0; i < dumped.size(); ++i) dumped[i].tensor.ptr = dumped_logits[i].data();
     write_safetensors(o.output_logits, dumped);
   }
+}
+
+// T5 / FLAN-T5: spiece.model, inputs truncated as tokenizer(truncation=True) does (the text
+// cut to max_source_length - 1 tokens, then </s> unless already there).
+void run_t5(const GenerateCommandOptions& o) {
+  using namespace precis;
+  T5Model model = T5Model::load(o.model);
+  auto tokenizer = tokenize::SentencePieceTokenizer::from_directory(o.model);
+  auto config = generate::GenerationConfig::from_model_directory(
+      o.model, generate::generation_tokens(model.config));
+  auto encode = [&](const std::vector<std::string>& texts) {
+    std::vector<std::vector<int32_t>> inputs;
+    for (const auto& t : texts) {
+      std::vector<int32_t> ids = tokenizer.encode(t, false);
+      if (o.max_source_length > 0 && ids.size() + 1 > o.max_source_length)
+        ids.resize(o.max_source_length - 1);
+      if (ids.empty() || ids.back() != tokenizer.eos_id()) ids.push_back(tokenizer.eos_id());
+      inputs.push_back(std::move(ids));
+    }
+    return inputs;
+  };
+  auto decode = [&](std::span<const int32_t> ids) { return tokenizer.decode(ids, true); };
+  generate_all(o, model, config, encode, decode);
+}
+
+void run(const GenerateCommandOptions& o) {
+  using namespace precis;
+  check(o.texts.empty() != o.input.empty(), "precis generate: give either --text or --input");
+  if (model_type_of(o.model) == "t5") return run_t5(o);
+  BartModel model = BartModel::load(o.model);
+  tokenize::Tokenizer tokenizer = tokenize::Tokenizer::from_directory(o.model);
+  auto config = generate::GenerationConfig::from_model_directory(o.model, model.config);
+  auto encode = [&](const std::vector<std::string>& texts) {
+    tokenize::EncodeOptions options;
+    options.max_length = o.max_source_length;
+    return tokenizer.encode_batch(texts, options);
+  };
+  tokenize::DecodeOptions decode_options;
+  decode_options.skip_special_tokens = true;
+  auto decode = [&](std::span<const int32_t> ids) { return tokenizer.decode(ids, decode_options); };
+  generate_all(o, model, config, encode, decode);
 }
 
 }  // namespace
