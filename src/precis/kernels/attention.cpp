@@ -17,12 +17,13 @@ cpu::AttentionShape attention_shape(const Tensor& q, const Tensor& k, const Tens
           q.size(2), k.size(2), v.size(2), out.size(2)};
 }
 
-cpu::DropoutRange dropout_range(const DropoutSpec& d) {
+// The probabilities (B, H, Tq, Tk) are the dropout's flat index space.
+cpu::DropoutRange dropout_range(const DropoutSpec& d, const cpu::AttentionShape& s) {
   check(d.p >= 0 && d.p <= 1, "attention dropout probability " + std::to_string(d.p) +
                                   " is outside [0, 1]");
   if (!d.active()) return {};
   return {true, dropout_threshold(d.p), d.p >= 1 ? 0.0f : 1.0f / float(1.0 - double(d.p)), d.seed,
-          d.stream};
+          d.stream, d.rows ? d.first_row * (uint64_t(s.batch * s.heads * s.q_len * s.k_len) / d.rows) : 0};
 }
 
 }  // namespace
@@ -46,7 +47,7 @@ void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_
                          mask.key_padding.ptr ? mask.key_padding.i32() : nullptr, mask.causal,
                          mask.past, scale,
                          mask.position_bias.ptr ? mask.position_bias.f32() : nullptr, out.f32(),
-                         probs.ptr ? probs.f32() : nullptr, dropout_range(dropout));
+                         probs.ptr ? probs.f32() : nullptr, dropout_range(dropout, s));
 }
 
 void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v,
@@ -64,7 +65,7 @@ void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, co
                                              " for probs " + probs.describe());
   if (q.numel() == 0) return;
   cpu::attention_backward(s, dout.f32(), q.f32(), k.f32(), v.f32(), probs.f32(), scale,
-                          dropout_range(dropout), dq.f32(), dk.f32(), dv.f32(),
+                          dropout_range(dropout, s), dq.f32(), dk.f32(), dv.f32(),
                           d_scores.ptr ? d_scores.f32() : nullptr);
 }
 

@@ -18,7 +18,8 @@ void apply_dropout(const Tensor& x, const DropoutSpec& d, const Tensor& y, const
     return;
   }
   float scale = d.p >= 1 ? 0.0f : 1.0f / float(1.0 - double(d.p));
-  cpu::dropout(x.f32(), y.f32(), x.numel(), dropout_threshold(d.p), scale, d.seed, d.stream);
+  const uint64_t first = d.rows ? d.first_row * (uint64_t(x.numel()) / d.rows) : 0;
+  cpu::dropout(x.f32(), y.f32(), x.numel(), dropout_threshold(d.p), scale, d.seed, d.stream, first);
 }
 
 }  // namespace

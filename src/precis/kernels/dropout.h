@@ -17,6 +17,10 @@ struct DropoutSpec {
   float p = 0;  // drop probability; 0: identity
   uint64_t seed = 0;
   uint64_t stream = 0;
+  // A data-parallel shard of a batch numbers its mask as the whole batch would: its `rows`
+  // batch rows are rows first_row.. of the global batch, so element i of x draws at
+  // first_row * (x.numel() / rows) + i. rows = 0: the tensor is the whole batch.
+  uint64_t first_row = 0, rows = 0;
   bool active() const { return p > 0; }
 };
 

@@ -3,6 +3,8 @@
 // plus final_logits_bias (spec §1.2).
 #pragma once
 
+#include <functional>
+
 #include <vector>
 
 #include "precis/data/seq2seq_batch.h"
@@ -54,6 +56,9 @@ struct BartDropoutContext {
   uint64_t seed = 0;
   uint64_t step = 0;
   uint32_t micro_batch = 0;
+  // Data parallelism: this process holds rows first_row .. first_row + rows - 1 of the
+  // global batch, and draws those rows' masks (rows = 0: the whole batch).
+  uint64_t first_row = 0, rows = 0;
 };
 
 // Gradient scratch for one step: activation gradients, reused layer after layer.
@@ -63,6 +68,10 @@ struct BartGradScratch {
   Tensor d_ffn;            // (B, max(S, T), max ffn)
   Tensor d_encoder_output; // (B, S, d) summed over the decoder's cross-attentions
   AttentionGradScratch attention;
+  // Optional: called as the backward ends each stage, numbered in order: after each decoder
+  // layer (the last first), after the decoder embeddings, after each encoder layer (the last
+  // first). Data parallelism starts all-reducing the gradients that are final by then.
+  std::function<void(int stage)> stage_done;
 };
 
 // Lays out the activations for a (batch, source_len, target_len) step; `training` keeps

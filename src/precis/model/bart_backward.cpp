@@ -74,10 +74,13 @@ void bart_backward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch&
                              drop::attention(c, ctx, id), la.self_attn, dbranch, s.attention,
                              lg.self_attn, dbranch, Tensor{}, true);
     add_into(dbranch, dh);
+    if (s.stage_done) s.stage_done(int(a.decoder_layers.size() - 1 - i));
   }
   embedding_backward_all(c, batch.decoder_input_ids, a.decoder_embedded, p.decoder_layernorm_embedding,
                          a.decoder_layernorm_embedding, drop::embedding(c, ctx, drop::kDecoderEmbedding),
                          dh, dbranch, g.decoder_layernorm_embedding, g.decoder_positions, g.shared);
+  const int decoder_stages = int(a.decoder_layers.size()) + 1;
+  if (s.stage_done) s.stage_done(decoder_stages - 1);
 
   // Encoder layers, last to first, starting from the cross-attentions' gradient.
   dh = s.d_hidden.prefix({B, S, d});
@@ -104,6 +107,7 @@ void bart_backward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch&
                              drop::attention(c, ctx, id), la.self_attn, dbranch, s.attention,
                              lg.self_attn, dbranch, Tensor{}, true);
     add_into(dbranch, dh);
+    if (s.stage_done) s.stage_done(decoder_stages + int(a.encoder_layers.size() - 1 - i));
   }
   embedding_backward_all(c, batch.input_ids, a.encoder_embedded, p.encoder_layernorm_embedding,
                          a.encoder_layernorm_embedding, drop::embedding(c, ctx, drop::kEncoderEmbedding),

@@ -15,7 +15,7 @@ enum Site : uint32_t { kSelfProbs, kSelfResidual, kActivation, kFfnResidual, kCr
 
 inline DropoutSpec spec(const BartDropoutContext& ctx, double p, uint32_t layer, uint32_t site) {
   if (!ctx.training || p == 0.0) return {};
-  return {float(p), ctx.seed, dropout_stream(ctx.step, ctx.micro_batch, layer, site)};
+  return {float(p), ctx.seed, dropout_stream(ctx.step, ctx.micro_batch, layer, site), ctx.first_row, ctx.rows};
 }
 
 // Self-attention (or, with cross = true, cross-attention) of a layer.

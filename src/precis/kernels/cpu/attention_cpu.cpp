@@ -68,7 +68,7 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
       // attention_dropout on the probabilities; `scores` keeps them undropped.
       const float* weights = scores;
       if (dropout.active) {
-        dropout_range(scores, dropped.data(), plane, uint64_t(p * plane), dropout.threshold,
+        dropout_range(scores, dropped.data(), plane, dropout.first + uint64_t(p * plane), dropout.threshold,
                       dropout.scale, dropout.seed, dropout.stream);
         weights = dropped.data();
       }
@@ -103,7 +103,7 @@ void attention_backward(const AttentionShape& s, const float* dout, const float*
       // The weights the forward multiplied v by: the probabilities, dropped out.
       const float* weights = pb;
       if (dropout.active) {
-        dropout_range(pb, dropped.data(), plane, uint64_t(p * plane), dropout.threshold,
+        dropout_range(pb, dropped.data(), plane, dropout.first + uint64_t(p * plane), dropout.threshold,
                       dropout.scale, dropout.seed, dropout.stream);
         weights = dropped.data();
       }
@@ -117,7 +117,7 @@ void attention_backward(const AttentionShape& s, const float* dout, const float*
                   int(s.k_len));
       // weights = probs ∘ keep/(1-p)  =>  dprobs = d weights ∘ keep/(1-p) (the same mask)
       if (dropout.active)
-        dropout_range(dP, dP, plane, uint64_t(p * plane), dropout.threshold, dropout.scale,
+        dropout_range(dP, dP, plane, dropout.first + uint64_t(p * plane), dropout.threshold, dropout.scale,
                       dropout.seed, dropout.stream);
       // Softmax: dscores_j = P_j · (dP_j - Σ_l P_l·dP_l). Masked keys have P = 0 and get 0.
       for (int64_t i = 0; i < s.q_len; ++i) {

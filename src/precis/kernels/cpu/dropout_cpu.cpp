@@ -24,12 +24,12 @@ void dropout_range(const float* x, float* y, int64_t n, uint64_t first, uint64_t
 }
 
 void dropout(const float* x, float* y, int64_t n, uint64_t threshold, float scale, uint64_t seed,
-             uint64_t stream) {
+             uint64_t stream, uint64_t first) {
   const int64_t chunks = (n + kChunk - 1) / kChunk;
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t begin = c * kChunk;
-    dropout_range(x + begin, y + begin, std::min(kChunk, n - begin), uint64_t(begin), threshold,
+    dropout_range(x + begin, y + begin, std::min(kChunk, n - begin), first + uint64_t(begin), threshold,
                   scale, seed, stream);
   }
 }

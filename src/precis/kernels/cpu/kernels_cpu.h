@@ -54,7 +54,7 @@ void dropout_range(const float* x, float* y, int64_t n, uint64_t first, uint64_t
                    float scale, uint64_t seed, uint64_t stream);
 // The same over n elements from index 0, in parallel.
 void dropout(const float* x, float* y, int64_t n, uint64_t threshold, float scale, uint64_t seed,
-             uint64_t stream);
+             uint64_t stream, uint64_t first);
 
 // A dropout over a flat index space, resolved to integers by the dispatcher.
 struct DropoutRange {
@@ -62,6 +62,7 @@ struct DropoutRange {
   uint64_t threshold = 0;  // drop when random bits < threshold
   float scale = 1.0f;      // 1 / (1 - p), in float
   uint64_t seed = 0, stream = 0;
+  uint64_t first = 0;  // index of the first (batch, head) plane's first element
 };
 
 struct AttentionShape {
