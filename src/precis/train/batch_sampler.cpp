@@ -79,7 +79,11 @@ std::vector<Batch> epoch_batches(const std::vector<int64_t>& lengths, const Samp
     for (int64_t b : batch_order) shuffled.push_back(std::move(batches[size_t(b)]));
     return shuffled;
   }
-  std::vector<int64_t> order = epoch_permutation(n, o.seed, epoch);
+  return cut(example_order(lengths, o, epoch), o.batch_size, o.drop_last);
+}
+
+std::vector<int64_t> example_order(const std::vector<int64_t>& lengths, const SamplerOptions& o, int64_t epoch) {
+  std::vector<int64_t> order = epoch_permutation(int64_t(lengths.size()), o.seed, epoch);
   if (o.group_by_length) {
     // LengthGroupedSampler: megabatches of 50 batches, sorted by length, longest first.
     const size_t mega = size_t(50 * o.batch_size);
@@ -95,7 +99,50 @@ std::vector<Batch> epoch_batches(const std::vector<int64_t>& lengths, const Samp
       if (lengths[size_t(order[i])] > lengths[size_t(order[longest])]) longest = i;
     if (!order.empty()) std::swap(order[0], order[longest]);
   }
-  return cut(order, o.batch_size, o.drop_last);
+  return order;
+}
+
+int64_t GlobalBatch::examples() const {
+  int64_t n = 0;
+  for (const Batch& s : shards) n += int64_t(s.size());
+  return n;
+}
+
+int64_t GlobalBatch::first_row(int rank) const {
+  int64_t n = 0;
+  for (int r = 0; r < rank; ++r) n += int64_t(shards[size_t(r)].size());
+  return n;
+}
+
+std::vector<GlobalBatch> epoch_global_batches(const std::vector<int64_t>& lengths, const SamplerOptions& o,
+                                              int64_t epoch, int world) {
+  check(world >= 1, "world size must be positive");
+  std::vector<GlobalBatch> global;
+  if (o.max_tokens_per_batch > 0) {
+    std::vector<Batch> batches = epoch_batches(lengths, o, epoch);
+    for (size_t k = 0; k < batches.size(); k += size_t(world)) {
+      GlobalBatch g;
+      g.shared_padding = false;
+      for (size_t r = 0; r < size_t(world); ++r)
+        g.shards.push_back(k + r < batches.size() ? std::move(batches[k + r]) : Batch{});
+      global.push_back(std::move(g));
+    }
+    return global;
+  }
+  check(o.batch_size > 0, "per_device_train_batch_size must be positive");
+  for (Batch& rows : cut(example_order(lengths, o, epoch), o.batch_size * world, o.drop_last)) {
+    GlobalBatch g;
+    const int64_t n = int64_t(rows.size());
+    int64_t begin = 0;
+    for (int r = 0; r < world; ++r) {
+      // Full batches: batch_size each; a short last one as evenly as possible.
+      int64_t take = n / world + (r < n % world ? 1 : 0);
+      g.shards.emplace_back(rows.begin() + begin, rows.begin() + begin + take);
+      begin += take;
+    }
+    global.push_back(std::move(g));
+  }
+  return global;
 }
 
 }  // namespace precis::train

@@ -28,8 +28,33 @@ struct SamplerOptions {
   uint64_t seed = 42;
 };
 
+// The examples of an epoch in batch order for the fixed-size modes (random, group_by_length).
+std::vector<int64_t> example_order(const std::vector<int64_t>& lengths, const SamplerOptions& options,
+                                   int64_t epoch);
+
 // lengths[i]: the example's length in tokens (for the token budget: max(source, target)).
 std::vector<Batch> epoch_batches(const std::vector<int64_t>& lengths, const SamplerOptions& options,
                                  int64_t epoch);
+
+// One step's micro-batch over `world` data-parallel ranks: shards[r] is what rank r computes.
+//   random / group_by_length: the epoch's example order (the same whatever the world size)
+//     cut into global batches of batch_size x world, each split into contiguous shards, rank
+//     r taking rows r*batch_size.. (a short last batch as evenly as possible). This is
+//     accelerate's BatchSamplerShard (what HF 4.44's Trainer uses under DDP: the seeded
+//     sampler is shared and rank r takes the r-th of each `world` consecutive per-device
+//     batches), so a global batch holds exactly the examples of one batch of
+//     batch_size x world on one process. Unlike accelerate (even_batches), the last global
+//     batch is not topped up with examples from the start of the epoch.
+//     The shards are rows of one batch: padded together (shared_padding).
+//   token budget: the epoch's token-budget batches, rank r taking batch k*world + r of global
+//     step k (ranks past the end of the epoch get an empty shard); each padded on its own.
+struct GlobalBatch {
+  std::vector<Batch> shards;  // one per rank
+  bool shared_padding = true;
+  int64_t examples() const;
+  int64_t first_row(int rank) const;  // rows of the global batch before rank's shard
+};
+std::vector<GlobalBatch> epoch_global_batches(const std::vector<int64_t>& lengths, const SamplerOptions& options,
+                                              int64_t epoch, int world);
 
 }  // namespace precis::train

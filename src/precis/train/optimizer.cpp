@@ -52,29 +52,36 @@ void AdamW::step(BartParams& params, BartParams& grads, double lr) {
 }
 
 void AdamW::save(const std::filesystem::path& file) const {
-  std::vector<NamedTensor> tensors;
   BartParams m = exp_avg_, v = exp_avg_sq_;
-  visit_parameters(config_, m, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
-    if (role != ParamRole::Buffer) tensors.push_back({name + ".exp_avg", t});
-  });
-  visit_parameters(config_, v, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
-    if (role != ParamRole::Buffer) tensors.push_back({name + ".exp_avg_sq", t});
-  });
-  write_safetensors(file, tensors, {{"step", std::to_string(step_)}, {"optimizer", "adamw"}});
+  save_adamw_state(file, config_, m, v, step_);
 }
 
-void AdamW::load(const std::filesystem::path& file) {
+void AdamW::load(const std::filesystem::path& file) { step_ = load_adamw_state(file, config_, exp_avg_, exp_avg_sq_); }
+
+void save_adamw_state(const std::filesystem::path& file, const BartConfig& config, BartParams& m, BartParams& v,
+                      int64_t step) {
+  std::vector<NamedTensor> tensors;
+  visit_parameters(config, m, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer) tensors.push_back({name + ".exp_avg", t});
+  });
+  visit_parameters(config, v, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer) tensors.push_back({name + ".exp_avg_sq", t});
+  });
+  write_safetensors(file, tensors, {{"step", std::to_string(step)}, {"optimizer", "adamw"}});
+}
+
+int64_t load_adamw_state(const std::filesystem::path& file, const BartConfig& config, BartParams& m, BartParams& v) {
   SafetensorsReader reader = SafetensorsReader::open(file);
-  visit_parameters(config_, exp_avg_, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
+  visit_parameters(config, m, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
     if (role != ParamRole::Buffer) reader.read(name + ".exp_avg", t);
   });
-  visit_parameters(config_, exp_avg_sq_, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
+  visit_parameters(config, v, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
     if (role != ParamRole::Buffer) reader.read(name + ".exp_avg_sq", t);
   });
   auto it = reader.metadata().find("step");
   check(it != reader.metadata().end(), file.string() + ": no \"step\" in the metadata");
   try {
-    step_ = std::stoll(it->second);
+    return std::stoll(it->second);
   } catch (const std::exception&) {
     throw Error(file.string() + ": metadata \"step\" is not a number: " + it->second);
   }

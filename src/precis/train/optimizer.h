@@ -22,6 +22,7 @@ class AdamW {
   // One update with learning rate `lr` (the schedule's value for this step).
   void step(BartParams& params, BartParams& grads, double lr);
   int64_t steps_taken() const { return step_; }
+  size_t state_bytes() const { return arena_.capacity(); }
 
   // optimizer.safetensors: "<param>.exp_avg", "<param>.exp_avg_sq", metadata {"step": N}.
   void save(const std::filesystem::path& file) const;
@@ -34,6 +35,13 @@ class AdamW {
   BartParams exp_avg_, exp_avg_sq_;
   int64_t step_ = 0;
 };
+
+// optimizer.safetensors from / into state with the parameters' layout (the file does not
+// depend on how many ranks shared the state). load returns the step count.
+void save_adamw_state(const std::filesystem::path& file, const BartConfig& config, BartParams& exp_avg,
+                      BartParams& exp_avg_sq, int64_t step);
+int64_t load_adamw_state(const std::filesystem::path& file, const BartConfig& config, BartParams& exp_avg,
+                         BartParams& exp_avg_sq);
 
 // The global L2 norm of every trainable gradient (before clipping), then, when max_norm > 0,
 // scales the gradients by min(1, max_norm / (norm + 1e-6)). Returns the norm.

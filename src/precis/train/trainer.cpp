@@ -1,16 +1,21 @@
 #include "precis/train/trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <thread>
 #include <unistd.h>
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/progress.h"
 #include "precis/data/collator.h"
 #include "precis/data/dataset.h"
+#include "precis/dist/gradient_buckets.h"
+#include "precis/dist/launch_environment.h"
 #include "precis/eval/generation_evaluation.h"
 #include "precis/eval/loss_evaluation.h"
 #include "precis/generate/generation_config.h"
@@ -21,8 +26,11 @@
 #include "precis/tokenize/tokenizer.h"
 #include "precis/train/batch_sampler.h"
 #include "precis/train/checkpoints.h"
+#include "precis/train/job_summary.h"
 #include "precis/train/lr_schedule.h"
 #include "precis/train/optimizer.h"
+#include "precis/train/sharded_adamw.h"
+#include "precis/train/sharded_evaluation.h"
 #include "precis/train/trainer_state.h"
 
 namespace precis::train {
@@ -49,12 +57,12 @@ void write_json(const fs::path& file, const nlohmann::json& j) {
 std::vector<data::SummarizationExample> load_split(const TrainingArguments& a, const std::string& file,
                                                    std::optional<int64_t> max_samples,
                                                    int64_t max_target_length,
-                                                   const tokenize::Tokenizer& tokenizer) {
+                                                   const tokenize::Tokenizer& tokenizer, bool verbose) {
   data::ReadOptions read = data::columns_for("", a.text_column.value_or(""), a.summary_column.value_or(""));
   read.skip_bad_records = a.skip_bad_records;
   if (max_samples) read.max_samples = size_t(*max_samples);
   data::Dataset ds = data::read_dataset(file, read);
-  if (ds.stats.dropped_empty || ds.stats.skipped_bad)
+  if (verbose && (ds.stats.dropped_empty || ds.stats.skipped_bad))
     std::fprintf(stderr, "precis: %s: %zu records dropped (empty text or summary), %zu skipped as malformed\n",
                  file.c_str(), ds.stats.dropped_empty, ds.stats.skipped_bad);
   check(!ds.records.empty(), file + ": no usable records");
@@ -71,26 +79,36 @@ fs::path generation_config_file(const std::string& path) {
   return p;
 }
 
-// Everything one training run holds.
+// Everything one training run holds. With several ranks every rank holds the model, the
+// gradients and (unless ZeRO-1 shards it) the optimizer; only rank 0 writes files.
 struct TrainingRun {
   const TrainingArguments& args;
+  dist::Communicator& comm;
   BartModel model;
   tokenize::Tokenizer tokenizer;
   BartParams grads;
   Arena grad_arena;
-  AdamW optimizer;
+  std::unique_ptr<AdamW> optimizer;          // zero_stage 0
+  std::unique_ptr<ShardedAdamW> sharded;     // zero_stage 1
   TrainerState state;
   data::CollatorOptions collator;
 
-  TrainingRun(const TrainingArguments& a, BartModel m, tokenize::Tokenizer t)
+  TrainingRun(const TrainingArguments& a, dist::Communicator& c, BartModel m, tokenize::Tokenizer t)
       : args(a),
+        comm(c),
         model(std::move(m)),
         tokenizer(std::move(t)),
         grad_arena(parameter_bytes(model.config)),
-        optimizer(model.config, {a.learning_rate, a.adam_beta1, a.adam_beta2, a.adam_epsilon, a.weight_decay}),
         collator{model.config.pad_token_id, model.config.decoder_start_token_id, 1} {
     allocate_parameters(model.config, grads, grad_arena);
+    const AdamWSettings settings{a.learning_rate, a.adam_beta1, a.adam_beta2, a.adam_epsilon, a.weight_decay};
+    if (a.zero_stage == 1)
+      sharded = std::make_unique<ShardedAdamW>(model.config, settings, model.params, comm);
+    else
+      optimizer = std::make_unique<AdamW>(model.config, settings);
   }
+
+  size_t optimizer_state_bytes() const { return sharded ? sharded->state_bytes() : optimizer->state_bytes(); }
 
   void save_model(const fs::path& dir) const {
     model.save(dir);
@@ -119,11 +137,19 @@ struct TrainingRun {
     write_file_atomic(dir / "generation_config.json", j.dump(2) + "\n");
   }
 
+  // Collective with ZeRO-1 (the optimizer state is gathered); rank 0 writes.
   void save_checkpoint(const fs::path& output_dir) {
     fs::path final_dir = output_dir / (kCheckpointPrefix + std::to_string(state.global_step));
+    if (!comm.is_main()) {
+      if (sharded) sharded->save(fs::path());
+      return;
+    }
     AtomicDirectory dir(final_dir);
     save_model(dir.staging());
-    optimizer.save(dir.staging() / "optimizer.safetensors");
+    if (sharded)
+      sharded->save(dir.staging() / "optimizer.safetensors");
+    else
+      optimizer->save(dir.staging() / "optimizer.safetensors");
     state.save(dir.staging() / "trainer_state.json");
     dir.commit();
     rotate_checkpoints(output_dir, args.save_total_limit.value_or(0),
@@ -132,12 +158,15 @@ struct TrainingRun {
   }
 
   void resume_from(const fs::path& checkpoint) {
-    std::fprintf(stderr, "precis: resuming from %s\n", checkpoint.string().c_str());
+    if (comm.is_main()) std::fprintf(stderr, "precis: resuming from %s\n", checkpoint.string().c_str());
     BartModel loaded = BartModel::load(checkpoint);
     check(loaded.config.d_model == model.config.d_model && loaded.config.vocab_size == model.config.vocab_size,
           checkpoint.string() + ": the checkpoint's model differs from " + args.model_name_or_path);
     model = std::move(loaded);
-    optimizer.load(checkpoint / "optimizer.safetensors");
+    if (sharded)
+      sharded->load(checkpoint / "optimizer.safetensors");
+    else
+      optimizer->load(checkpoint / "optimizer.safetensors");
     state = TrainerState::load(checkpoint / "trainer_state.json");
   }
 };
@@ -145,7 +174,7 @@ struct TrainingRun {
 // run_summarization's model set-up: weights from model_name_or_path (with config_name's
 // config when given), or a fresh model from config_name (a preset or config.json) with HF's
 // initialisation; then resize_token_embeddings when the tokenizer has more tokens.
-std::pair<BartModel, tokenize::Tokenizer> load_model_and_tokenizer(const TrainingArguments& a) {
+std::pair<BartModel, tokenize::Tokenizer> load_model_and_tokenizer(const TrainingArguments& a, bool verbose) {
   check(!a.model_name_or_path.empty() || a.config_name,
         "give model_name_or_path (a local Hugging Face checkpoint directory) or config_name (" +
             bart_preset_names() + ", or a config.json) to train from scratch");
@@ -164,11 +193,13 @@ std::pair<BartModel, tokenize::Tokenizer> load_model_and_tokenizer(const Trainin
     config.forced_eos_token_id = tokenizer.eos_token_id();
     model = BartModel::allocate(config);
     initialize_bart(model, uint64_t(a.seed));
-    std::fprintf(stderr, "precis: new %s model (%lld parameters), initialised with seed %lld\n",
+    if (verbose)
+      std::fprintf(stderr, "precis: new %s model (%lld parameters), initialised with seed %lld\n",
                  a.config_name->c_str(), (long long)parameter_count(config), (long long)a.seed);
   }
   if (int64_t(tokenizer.size()) > model.config.vocab_size) {
-    std::fprintf(stderr, "precis: resizing the embeddings from %lld to %zu rows to fit the tokenizer\n",
+    if (verbose)
+      std::fprintf(stderr, "precis: resizing the embeddings from %lld to %zu rows to fit the tokenizer\n",
                  (long long)model.config.vocab_size, tokenizer.size());
     model = resize_token_embeddings(model, int64_t(tokenizer.size()), uint64_t(a.seed));
   }
@@ -180,20 +211,38 @@ struct LossSum {
   int64_t steps = 0;
 };
 
-}  // namespace
+// Label tokens of the examples (what the loss averages over).
+int64_t label_tokens(const std::vector<data::SummarizationExample>& data, const Batch& rows) {
+  int64_t n = 0;
+  for (int64_t i : rows)
+    for (int32_t id : data[size_t(i)].labels) n += id != -100;
+  return n;
+}
 
-void run_training_job(const TrainingArguments& a) {
-  const auto job_start = Clock::now();
-  if (a.fp16) throw Error("--fp16 needs the CUDA backend; on the CPU precis trains in fp32 (drop --fp16)");
-  const fs::path output_dir = a.output_dir;
-  std::string warning = ignored_options_warning(a);
-  if (!warning.empty()) std::fprintf(stderr, "precis: warning: %s\n", warning.c_str());
+// A blocking all-reduce of the whole gradient buffer (zeros), the median of a few: what the
+// bucketed all-reduce would cost if nothing hid it.
+double blocking_allreduce_seconds(dist::Communicator& comm, std::span<float> flat) {
+  std::vector<float> zeros(flat.size(), 0.0f);
+  std::vector<double> t;
+  for (int i = 0; i < 5; ++i) {
+    comm.barrier();
+    auto start = Clock::now();
+    comm.all_reduce(std::span<float>(zeros), dist::ReduceOp::Sum);
+    t.push_back(seconds_since(start));
+  }
+  std::sort(t.begin(), t.end());
+  double median = t[t.size() / 2];
+  comm.broadcast_value(median, 0);
+  return median;
+}
 
-  // Where to resume from: an explicit checkpoint, or the last one in output_dir (HF's
-  // get_last_checkpoint), unless overwrite_output_dir.
+// Where to resume from: an explicit checkpoint, or the last one in output_dir (HF's
+// get_last_checkpoint), unless overwrite_output_dir. Decided by rank 0 alone (ranks may not
+// look at a directory that rank 0 is writing) and told to the others.
+std::optional<fs::path> find_resume_point(const TrainingArguments& a, dist::Communicator& comm) {
   std::optional<fs::path> resume;
-  if (a.do_train) {
-    check(!output_dir.empty(), "output_dir is required with do_train");
+  const fs::path output_dir = a.output_dir;
+  if (a.do_train && comm.is_main()) {
     if (a.resume_from_checkpoint && *a.resume_from_checkpoint != "false" && *a.resume_from_checkpoint != "False") {
       std::string r = *a.resume_from_checkpoint;
       if (r == "true" || r == "True") {
@@ -213,16 +262,40 @@ void run_training_job(const TrainingArguments& a) {
                     ") already exists and is not empty. Use --overwrite_output_dir to overcome.");
     }
   }
+  if (comm.world_size() > 1) {
+    std::string path = comm.all_gather_bytes(resume ? resume->string() : std::string())[0];
+    resume = path.empty() ? std::nullopt : std::optional<fs::path>(path);
+  }
+  return resume;
+}
 
-  auto [model, tokenizer] = load_model_and_tokenizer(a);
-  TrainingRun run(a, std::move(model), std::move(tokenizer));
+// Slows every step down by PRECIS_STEP_DELAY_MS milliseconds: lets the failure tests kill a
+// rank in the middle of a run of a tiny model. Not for other uses.
+int step_delay_ms() {
+  const char* v = std::getenv("PRECIS_STEP_DELAY_MS");
+  return v ? std::atoi(v) : 0;
+}
+
+void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_point job_start) {
+  if (a.fp16) throw Error("--fp16 needs the CUDA backend; on the CPU precis trains in fp32 (drop --fp16)");
+  const fs::path output_dir = a.output_dir;
+  const bool main_rank = comm.is_main();
+  const int world = comm.world_size(), rank = comm.rank();
+  check(a.zero_stage == 0 || a.zero_stage == 1, "--zero_stage " + std::to_string(a.zero_stage) + ": precis has stages 0 and 1");
+  std::string warning = ignored_options_warning(a);
+  if (!warning.empty() && main_rank) std::fprintf(stderr, "precis: warning: %s\n", warning.c_str());
+  if (a.do_train) check(!output_dir.empty(), "output_dir is required with do_train");
+  std::optional<fs::path> resume = find_resume_point(a, comm);
+
+  auto [model, tokenizer] = load_model_and_tokenizer(a, main_rank);
+  TrainingRun run(a, comm, std::move(model), std::move(tokenizer));
   const BartConfig& config = run.model.config;
   nlohmann::json all_results = nlohmann::json::object();
 
   std::vector<data::SummarizationExample> eval_examples;
   if (a.do_eval || a.eval_strategy != IntervalStrategy::kNo) {
     check(a.validation_file.has_value(), "do_eval requires a validation_file");
-    eval_examples = load_split(a, *a.validation_file, a.max_eval_samples, a.val_max_target_length, run.tokenizer);
+    eval_examples = load_split(a, *a.validation_file, a.max_eval_samples, a.val_max_target_length, run.tokenizer, main_rank);
   }
   // Seq2SeqTrainer's generation settings: the model's generation config, with max_length and
   // num_beams from generation_max_length / generation_num_beams when given.
@@ -242,15 +315,15 @@ void run_training_job(const TrainingArguments& a) {
     double runtime = 0;
     int64_t samples = 0, steps = 0;
     if (a.predict_with_generate) {
-      eval::GenerationEvaluation r = eval::evaluate_with_generation(
-          run.model, run.tokenizer, examples, a.per_device_eval_batch_size, run.collator, generation,
+      eval::GenerationEvaluation r = sharded_evaluate_with_generation(
+          comm, run.model, run.tokenizer, examples, a.per_device_eval_batch_size, run.collator, generation,
           uint32_t(a.seed));
       m = r.scores.metrics(prefix);
       m[prefix + "_loss"] = r.loss;
       runtime = r.runtime_s, samples = r.samples, steps = r.steps;
       if (predictions) *predictions = r.scores.predictions;
     } else {
-      eval::LossEvaluation r = eval::evaluate_loss(run.model, examples, a.per_device_eval_batch_size, run.collator);
+      eval::LossEvaluation r = sharded_evaluate_loss(comm, run.model, examples, a.per_device_eval_batch_size, run.collator);
       m[prefix + "_loss"] = r.eval_loss;
       runtime = r.runtime_s, samples = r.samples, steps = r.steps;
     }
@@ -263,12 +336,16 @@ void run_training_job(const TrainingArguments& a) {
 
   if (a.do_train) {
     check(a.train_file.has_value(), "do_train requires a train_file (dataset_name cannot download offline)");
-    auto train = load_split(a, *a.train_file, a.max_train_samples, a.max_target_length, run.tokenizer);
+    auto train = load_split(a, *a.train_file, a.max_train_samples, a.max_target_length, run.tokenizer, main_rank);
     std::vector<int64_t> lengths;
     for (const auto& e : train) lengths.push_back(int64_t(std::max(e.input_ids.size(), e.labels.size())));
     SamplerOptions sampler{a.per_device_train_batch_size, a.group_by_length, a.max_tokens_per_batch,
                            a.dataloader_drop_last, uint64_t(a.data_seed.value_or(a.seed))};
-    const int64_t batches_per_epoch = int64_t(epoch_batches(lengths, sampler, 0).size());
+    // A step's micro-batch is one global batch: per_device_train_batch_size x world examples
+    // (or, with a token budget, world token-budget batches), each rank computing its shard.
+    auto global_batches = [&](int64_t epoch) { return epoch_global_batches(lengths, sampler, epoch, world); };
+    const std::vector<GlobalBatch> first_epoch = global_batches(0);
+    const int64_t batches_per_epoch = int64_t(first_epoch.size());
     check(batches_per_epoch > 0, "the training data makes no batch (dataloader_drop_last with too few examples?)");
     const int64_t updates_per_epoch = num_update_steps_per_epoch(batches_per_epoch, a);
     int64_t total_steps = total_train_steps(updates_per_epoch, a);
@@ -285,40 +362,62 @@ void run_training_job(const TrainingArguments& a) {
     if (resume) run.resume_from(*resume);
 
     // One arena for the largest batch of any epoch. Fixed-size batches: the longest source
-    // and target bound every batch's shape, whatever the order. Token-budget batches are the
-    // same groups every epoch (only their order changes): the largest of them, measured.
-    auto batch_bytes = [&](int64_t B, int64_t S, int64_t T) {
+    // and target bound every batch's shape, whatever the order (with several ranks the arena
+    // also holds the global batch's token ids, of which the shard is a row range). Token-budget
+    // batches are the same groups every epoch (only their order changes): the largest, measured.
+    auto batch_bytes = [&](int64_t B, int64_t S, int64_t T, int64_t collated_rows) {
       Arena measure = Arena::measuring();
       allocate_activations(config, measure, B, S, T, true);
       allocate_grad_scratch(config, measure, B, S, T);
-      return measure.used() + size_t(16 * B * (S + T)) + 8 * Arena::kAlignment;
+      return measure.used() + size_t(16 * collated_rows * (S + T)) + 8 * Arena::kAlignment;
     };
     size_t per_batch_bytes = 0;
     if (a.max_tokens_per_batch > 0) {
-      for (const Batch& b : epoch_batches(lengths, sampler, 0)) {
-        std::vector<const data::SummarizationExample*> chunk;
-        for (int64_t i : b) chunk.push_back(&train[size_t(i)]);
-        auto [S, T] = data::padded_lengths(chunk, run.collator);
-        per_batch_bytes = std::max(per_batch_bytes, batch_bytes(int64_t(b.size()), S, T));
-      }
+      for (const GlobalBatch& g : first_epoch)
+        for (const Batch& b : g.shards) {
+          if (b.empty()) continue;
+          std::vector<const data::SummarizationExample*> chunk;
+          for (int64_t i : b) chunk.push_back(&train[size_t(i)]);
+          auto [S, T] = data::padded_lengths(chunk, run.collator);
+          per_batch_bytes = std::max(per_batch_bytes, batch_bytes(int64_t(b.size()), S, T, int64_t(b.size())));
+        }
     } else {
       int64_t max_source = 1, max_target = 1;
       for (const auto& e : train) {
         max_source = std::max<int64_t>(max_source, int64_t(e.input_ids.size()));
         max_target = std::max<int64_t>(max_target, int64_t(e.labels.size()));
       }
-      per_batch_bytes = batch_bytes(a.per_device_train_batch_size, max_source, max_target);
+      per_batch_bytes = batch_bytes(a.per_device_train_batch_size, max_source, max_target,
+                                    a.per_device_train_batch_size * world);
     }
     Arena arena(per_batch_bytes);
 
-    std::fprintf(stderr,
-                 "precis: %zu training examples, %lld batches per epoch, %lld optimizer steps (%lld epochs, "
-                 "batch %lld x accumulation %lld), warmup %lld\n",
-                 train.size(), (long long)batches_per_epoch, (long long)total_steps, (long long)epochs,
-                 (long long)a.per_device_train_batch_size, (long long)GA, (long long)warmup);
+    if (main_rank)
+      std::fprintf(stderr,
+                   "precis: %zu training examples, %lld batches per epoch, %lld optimizer steps (%lld epochs, "
+                   "batch %lld x %d rank%s x accumulation %lld), warmup %lld%s\n",
+                   train.size(), (long long)batches_per_epoch, (long long)total_steps, (long long)epochs,
+                   (long long)a.per_device_train_batch_size, world, world == 1 ? "" : "s", (long long)GA,
+                   (long long)warmup, a.zero_stage == 1 ? ", ZeRO-1" : "");
     const int64_t first_step = run.state.global_step;
     const int64_t epochs_done = first_step / updates_per_epoch;
     const int64_t micro_batches_to_skip = (first_step % updates_per_epoch) * GA;
+
+    // Data parallelism: the gradient all-reduce in buckets, started as the backward finishes
+    // layers (plain DP), or the reduce-scatter of ZeRO-1 inside its optimizer step.
+    std::unique_ptr<dist::GradientAllReduce> grad_sync;
+    JobSummary job;
+    job.world_size = world;
+    job.hosts = comm.hosts();
+    job.zero_stage = int(a.zero_stage);
+    job.price_per_hour = a.price_per_hour;
+    job.optimizer_state_bytes_per_rank = run.optimizer_state_bytes();
+    if (world > 1 && !run.sharded) {
+      grad_sync = std::make_unique<dist::GradientAllReduce>(config, run.grads, comm);
+      job.allreduce_blocking_s = blocking_allreduce_seconds(comm, grad_sync->flat());
+    }
+    double exposed_allreduce_s = 0;
+    const int delay_ms = step_delay_ms();
 
     LossSum logged;
     int64_t last_logged_step = first_step, samples_seen = 0, tokens_seen = 0;
@@ -326,61 +425,101 @@ void run_training_job(const TrainingArguments& a) {
     int64_t micro_in_step = 0;
     int64_t total_batched = epochs_done * batches_per_epoch + micro_batches_to_skip;
     const auto train_start = Clock::now();
-    Progress progress("train", total_steps - first_step, "steps");
+    std::optional<Progress> progress;
+    if (main_rank) progress.emplace("train", total_steps - first_step, "steps");
     // With a time budget and no max_steps, the schedule ends where the budget does: the
     // horizon is estimated from the measured step rate after 100 steps, then refined every
-    // tenth of the way.
+    // tenth of the way. With several ranks, rank 0 decides (horizon and stop) for all.
     const bool time_horizon = a.max_train_time_s > 0 && a.max_steps <= 0;
     int64_t next_horizon_estimate = 100;
-    fs::create_directories(output_dir);
-    std::ofstream train_log(output_dir / "train_log.jsonl", std::ios::app);
-    check(bool(train_log), (output_dir / "train_log.jsonl").string() + ": cannot open for writing");
+    std::ofstream train_log;
+    if (main_rank) {
+      fs::create_directories(output_dir);
+      train_log.open(output_dir / "train_log.jsonl", std::ios::app);
+      check(bool(train_log), (output_dir / "train_log.jsonl").string() + ": cannot open for writing");
+    }
     bool stop = false;
     std::optional<fs::path> last_saved;
     zero_grads(config, run.grads);
     for (int64_t epoch = epochs_done; epoch < epochs && !stop; ++epoch) {
-      std::vector<Batch> batches = epoch_batches(lengths, sampler, epoch);
+      std::vector<GlobalBatch> batches = global_batches(epoch);
       const int64_t steps_in_epoch = int64_t(batches.size());
       int64_t start_batch = epoch == epochs_done ? micro_batches_to_skip : 0;
       for (int64_t b = start_batch; b < steps_in_epoch && !stop; ++b) {
         ++total_batched;
+        const bool update = total_batched % GA == 0 || (steps_in_epoch <= GA && b + 1 == steps_in_epoch);
         arena.reset();
-        std::vector<const data::SummarizationExample*> chunk;
-        for (int64_t i : batches[size_t(b)]) chunk.push_back(&train[size_t(i)]);
-        Seq2SeqBatch batch = data::collate(chunk, run.collator, arena);
-        const int64_t B = batch.batch_size(), S = batch.input_ids.size(1), T = batch.labels.size(1);
-        BartActivations acts = allocate_activations(config, arena, B, S, T, true);
-        BartGradScratch scratch = allocate_grad_scratch(config, arena, B, S, T);
-        BartDropoutContext dropout{true, uint64_t(a.seed), uint64_t(run.state.global_step), uint32_t(micro_in_step)};
-        bart_forward(config, run.model.params, batch, acts, dropout);
-        // The micro-batch loss: LabelSmoother or the model's mean cross-entropy, divided by
-        // the accumulation steps (accelerator.backward in HF 4.44).
-        CrossEntropyResult ce = bart_loss(batch, acts, float(a.label_smoothing_factor));
-        check(ce.counted > 0, "a training batch has no label tokens (all -100)");
-        step_loss += ce.mean() / double(GA);
-        bart_backward(config, run.model.params, batch, acts, dropout, float(a.label_smoothing_factor),
-                      float(1.0 / (double(ce.counted) * double(GA))), run.grads, scratch);
-        samples_seen += B;
-        for (const auto* e : chunk) tokens_seen += int64_t(e->input_ids.size() + e->labels.size());
+        const GlobalBatch& global = batches[size_t(b)];
+        const Batch& mine = global.shards[size_t(rank)];
+        // The loss is the mean over the global micro-batch's label tokens (1 rank x 2b and
+        // 2 ranks x b give the same gradient); HF 4.44 averages per-rank means instead.
+        int64_t global_tokens = 0;
+        for (const Batch& shard : global.shards) global_tokens += label_tokens(train, shard);
+        if (!mine.empty()) {
+          Seq2SeqBatch batch;
+          BartDropoutContext dropout{true, uint64_t(a.seed), uint64_t(run.state.global_step), uint32_t(micro_in_step)};
+          std::vector<const data::SummarizationExample*> chunk;
+          if (world > 1 && global.shared_padding) {
+            // The shard is rows of the global batch: padded as the global batch, with the
+            // global batch's dropout masks for those rows.
+            for (const Batch& shard : global.shards)
+              for (int64_t i : shard) chunk.push_back(&train[size_t(i)]);
+            Seq2SeqBatch all = data::collate(chunk, run.collator, arena);
+            const int64_t first = global.first_row(rank), rows = int64_t(mine.size());
+            batch = {all.input_ids.slice(first, first + rows), all.attention_mask.slice(first, first + rows),
+                     all.decoder_input_ids.slice(first, first + rows), all.labels.slice(first, first + rows)};
+            dropout.first_row = uint64_t(first);
+            dropout.rows = uint64_t(rows);
+            chunk.assign(chunk.begin() + first, chunk.begin() + first + rows);
+          } else {
+            for (int64_t i : mine) chunk.push_back(&train[size_t(i)]);
+            batch = data::collate(chunk, run.collator, arena);
+            // Token-budget shards are micro-batches of their own: distinct masks per rank.
+            dropout.micro_batch = uint32_t(micro_in_step * world + rank);
+          }
+          const int64_t B = batch.batch_size(), S = batch.input_ids.size(1), T = batch.labels.size(1);
+          BartActivations acts = allocate_activations(config, arena, B, S, T, true);
+          BartGradScratch scratch = allocate_grad_scratch(config, arena, B, S, T);
+          if (grad_sync && update) scratch.stage_done = [&](int stage) { grad_sync->stage_done(stage); };
+          bart_forward(config, run.model.params, batch, acts, dropout);
+          // The micro-batch loss: LabelSmoother or the model's mean cross-entropy, divided by
+          // the accumulation steps (accelerator.backward in HF 4.44).
+          CrossEntropyResult ce = bart_loss(batch, acts, float(a.label_smoothing_factor));
+          check(ce.counted > 0 || world > 1, "a training batch has no label tokens (all -100)");
+          check(ce.counted == label_tokens(train, mine), "internal: label tokens counted differently");
+          step_loss += ce.loss_sum / double(global_tokens) / double(GA);
+          bart_backward(config, run.model.params, batch, acts, dropout, float(a.label_smoothing_factor),
+                        float(1.0 / (double(global_tokens) * double(GA))), run.grads, scratch);
+          samples_seen += B;
+          for (const auto* e : chunk) tokens_seen += int64_t(e->input_ids.size() + e->labels.size());
+        }
+        check(global_tokens > 0, "a training batch has no label tokens (all -100)");
         ++micro_in_step;
-        bool update = total_batched % GA == 0 || (steps_in_epoch <= GA && b + 1 == steps_in_epoch);
         if (!update) continue;
 
+        if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
         const double lr = learning_rate_at(a, run.state.global_step, total_steps, warmup);
-        const double grad_norm = clip_grad_norm(config, run.grads, a.max_grad_norm);
-        run.optimizer.step(run.model.params, run.grads, lr);
+        double grad_norm = 0;
+        if (run.sharded) {
+          grad_norm = run.sharded->step(run.model.params, run.grads, lr, a.max_grad_norm);
+        } else {
+          if (grad_sync) exposed_allreduce_s += grad_sync->finish();
+          grad_norm = clip_grad_norm(config, run.grads, a.max_grad_norm);
+          run.optimizer->step(run.model.params, run.grads, lr);
+        }
         zero_grads(config, run.grads);
+        if (world > 1) comm.all_reduce(std::span<double>(&step_loss, 1), dist::ReduceOp::Sum);
         run.state.global_step += 1;
         run.state.epoch = double(epoch) + double(b + 1) / double(steps_in_epoch);
         logged.sum += step_loss;
         logged.steps += 1;
         run_loss_sum += step_loss;
         const double logged_step_loss = step_loss;
-        if (!std::isfinite(step_loss))
+        if (!std::isfinite(step_loss) && main_rank)
           std::fprintf(stderr, "precis: warning: step %lld has a non-finite loss\n", (long long)run.state.global_step);
         char note[96];
         std::snprintf(note, sizeof note, "loss %.4f lr %.3g", step_loss, lr);
-        progress.advance(1, note);
+        if (progress) progress->advance(1, note);
         step_loss = 0.0;
         micro_in_step = 0;
 
@@ -388,16 +527,17 @@ void run_training_job(const TrainingArguments& a) {
         if (time_horizon && step - first_step >= next_horizon_estimate) {
           const double per_step = seconds_since(train_start) / double(step - first_step);
           const double left = a.max_train_time_s - seconds_since(job_start);
-          const int64_t horizon = time_budget_horizon(step, per_step, left, epoch_total_steps);
-          if (next_horizon_estimate == 100)
+          int64_t horizon = time_budget_horizon(step, per_step, left, epoch_total_steps);
+          if (world > 1) comm.broadcast_value(horizon, 0);
+          if (next_horizon_estimate == 100 && main_rank)
             std::fprintf(stderr, "precis: at %.1f ms per step the time budget allows %lld steps; the lr schedule ends there\n",
                          per_step * 1e3, (long long)horizon);
           total_steps = run.state.max_steps = horizon;
-          progress.set_total(total_steps - first_step);
+          if (progress) progress->set_total(total_steps - first_step);
           next_horizon_estimate = step - first_step + std::max<int64_t>(100, (total_steps - first_step) / 10);
         }
-        {
-          // Every step, unrounded, in output_dir/train_log.jsonl (the progress line's numbers).
+        // Log point: every step, unrounded, in output_dir/train_log.jsonl (rank 0).
+        if (main_rank) {
           nlohmann::json line = {{"step", step}, {"epoch", run.state.epoch}, {"loss", logged_step_loss},
                                  {"grad_norm", grad_norm}, {"learning_rate", lr},
                                  {"elapsed_s", seconds_since(train_start)}};
@@ -406,6 +546,7 @@ void run_training_job(const TrainingArguments& a) {
         const bool log_now = (a.logging_strategy == IntervalStrategy::kSteps && step % run.state.logging_steps == 0) ||
                              (a.logging_first_step && step == 1);
         if (log_now) {
+          // Log point: HF's logging_steps entries (every rank keeps the history; rank 0 prints).
           nlohmann::json entry;
           entry["loss"] = round_to(logged.sum / double(step - last_logged_step), 4);
           entry["grad_norm"] = grad_norm;
@@ -413,11 +554,12 @@ void run_training_job(const TrainingArguments& a) {
           entry["epoch"] = run.state.epoch;
           entry["step"] = step;
           run.state.log_history.push_back(entry);
-          if (!isatty(2)) std::fprintf(stderr, "%s\n", entry.dump().c_str());
+          if (!isatty(2) && main_rank) std::fprintf(stderr, "%s\n", entry.dump().c_str());
           logged = {};
           last_logged_step = step;
         }
         if (a.eval_strategy == IntervalStrategy::kSteps && step % run.state.eval_steps == 0) {
+          // Log point: evaluation metrics (collective: every rank evaluates its shard).
           nlohmann::json metrics = evaluate("eval", eval_examples, nullptr);
           metrics.erase("eval_samples");
           metrics["epoch"] = run.state.epoch;
@@ -435,6 +577,11 @@ void run_training_job(const TrainingArguments& a) {
         }
         stop = step >= total_steps ||
                (a.max_train_time_s > 0 && seconds_since(job_start) >= a.max_train_time_s);
+        if (world > 1 && a.max_train_time_s > 0) {
+          int64_t agreed = stop;
+          comm.broadcast_value(agreed, 0);
+          stop = agreed != 0;
+        }
         if ((a.save_strategy == IntervalStrategy::kSteps && step % run.state.save_steps == 0) ||
             (stop && a.save_strategy != IntervalStrategy::kNo && a.max_train_time_s > 0)) {
           run.save_checkpoint(output_dir);
@@ -443,10 +590,17 @@ void run_training_job(const TrainingArguments& a) {
       }
       if (a.save_strategy == IntervalStrategy::kEpoch && !stop) run.save_checkpoint(output_dir);
     }
-    progress.finish();
+    if (progress) progress->finish();
     const double train_runtime = seconds_since(train_start);
+    if (world > 1) {
+      double counts[2] = {double(samples_seen), double(tokens_seen)};
+      comm.all_reduce(std::span<double>(counts, 2), dist::ReduceOp::Sum);
+      samples_seen = int64_t(counts[0]);
+      tokens_seen = int64_t(counts[1]);
+    }
     if (a.load_best_model_at_end && run.state.best_model_checkpoint) {
-      std::fprintf(stderr, "precis: loading the best model from %s\n", run.state.best_model_checkpoint->c_str());
+      if (main_rank) std::fprintf(stderr, "precis: loading the best model from %s\n", run.state.best_model_checkpoint->c_str());
+      if (world > 1) comm.barrier();  // rank 0 has written it
       run.model = BartModel::load(*run.state.best_model_checkpoint);
     }
     nlohmann::json summary;
@@ -461,47 +615,81 @@ void run_training_job(const TrainingArguments& a) {
     summary["train_loss"] = run_loss_sum / double(std::max<int64_t>(1, run.state.global_step));
     run.state.log_history.push_back(summary);
 
-    fs::create_directories(output_dir);
-    run.save_model(output_dir);
-    run.state.save(output_dir / "trainer_state.json");
-    nlohmann::json train_results = summary;
-    train_results.erase("step");
-    train_results["train_samples"] = int64_t(train.size());
-    write_json(output_dir / "train_results.json", train_results);
-    all_results.update(train_results);
+    job.wall_s = seconds_since(job_start);
+    job.train_s = train_runtime;
+    job.steps = run.state.global_step - first_step;
+    job.samples = samples_seen;
+    job.tokens = tokens_seen;
+    job.allreduce_exposed_s = job.steps > 0 ? exposed_allreduce_s / double(job.steps) : 0.0;
+    if (world > 1) {
+      // The slowest rank's wait is what the step paid.
+      comm.all_reduce(std::span<double>(&job.allreduce_exposed_s, 1), dist::ReduceOp::Average);
+    }
+    if (main_rank) {
+      fs::create_directories(output_dir);
+      run.save_model(output_dir);
+      run.state.save(output_dir / "trainer_state.json");
+      nlohmann::json train_results = summary;
+      train_results.erase("step");
+      train_results["train_samples"] = int64_t(train.size());
+      write_json(output_dir / "train_results.json", train_results);
+      all_results.update(train_results);
+      write_json(output_dir / "job_summary.json", job.to_json());
+      std::fprintf(stderr, "%s\n", job.text().c_str());
+    }
   }
 
   if (a.do_eval) {
     nlohmann::json metrics = evaluate("eval", eval_examples, nullptr);
     if (a.do_train) metrics["epoch"] = run.state.epoch;
-    if (!output_dir.empty()) {
+    if (!output_dir.empty() && main_rank) {
       fs::create_directories(output_dir);
       write_json(output_dir / "eval_results.json", metrics);
     }
     all_results.update(metrics);
-    std::printf("%s\n", metrics.dump(2).c_str());
+    if (main_rank) std::printf("%s\n", metrics.dump(2).c_str());
   }
   if (a.do_predict) {
     check(a.test_file.has_value(), "do_predict requires a test_file");
     check(!output_dir.empty(), "do_predict needs an output_dir for its results");
-    auto test = load_split(a, *a.test_file, a.max_predict_samples, a.val_max_target_length, run.tokenizer);
+    auto test = load_split(a, *a.test_file, a.max_predict_samples, a.val_max_target_length, run.tokenizer, main_rank);
     std::vector<std::string> predictions;
     nlohmann::json metrics = evaluate("predict", test, &predictions);
-    fs::create_directories(output_dir);
-    write_json(output_dir / "predict_results.json", metrics);
-    if (a.predict_with_generate) {
-      std::string text;
-      for (size_t i = 0; i < predictions.size(); ++i) text += (i ? "\n" : "") + predictions[i];
-      write_file_atomic(output_dir / "generated_predictions.txt", text);
+    if (main_rank) {
+      fs::create_directories(output_dir);
+      write_json(output_dir / "predict_results.json", metrics);
+      if (a.predict_with_generate) {
+        std::string text;
+        for (size_t i = 0; i < predictions.size(); ++i) text += (i ? "\n" : "") + predictions[i];
+        write_file_atomic(output_dir / "generated_predictions.txt", text);
+      }
+      std::printf("%s\n", metrics.dump(2).c_str());
     }
     all_results.update(metrics);
-    std::printf("%s\n", metrics.dump(2).c_str());
   }
+  if (!main_rank) return;
   if (!output_dir.empty() && !all_results.empty()) write_json(output_dir / "all_results.json", all_results);
   // The model card, as Trainer.create_model_card at the end of run_summarization.
   if (a.do_train) {
     fs::path card = hub::write_model_card(output_dir, {});
     std::fprintf(stderr, "precis: model card %s\n", card.string().c_str());
+  }
+}
+
+}  // namespace
+
+void run_training_job(const TrainingArguments& a) {
+  const auto job_start = Clock::now();
+  // Under mpirun / srun with more than one process: data parallelism over MPI.
+  std::unique_ptr<dist::Communicator> comm = dist::make_communicator(double(a.ddp_timeout.value_or(1800)));
+  if (comm->world_size() == 1) return run_job(a, *comm, job_start);
+  // Every rank's error reaches the user, named by its rank; then the whole job ends, so no
+  // rank waits forever in a collective for one that has given up.
+  try {
+    run_job(a, *comm, job_start);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "precis: rank %d: error: %s\n", comm->rank(), e.what());
+    comm->abort(1);
   }
 }
 

@@ -1,0 +1,47 @@
+#include "precis/dist/flat_parameters.h"
+
+#include "precis/core/error.h"
+
+namespace precis::dist {
+
+FlatLayout flat_layout(const BartConfig& config, BartParams& params) {
+  FlatLayout layout;
+  const float* base = nullptr;
+  int64_t end = 0;
+  visit_parameters(config, params, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
+    if (role == ParamRole::Buffer) return;
+    if (!base) base = t.f32();
+    int64_t offset = t.f32() - base;
+    check(offset >= end, "flat parameters: " + name + " is not after the previous tensor (parameters not laid out by allocate_parameters?)");
+    layout.tensors.push_back({name, offset, t.numel(), role});
+    end = offset + t.numel();
+  });
+  layout.size = end;
+  return layout;
+}
+
+std::span<float> flat_span(const BartConfig& config, BartParams& params) {
+  FlatLayout layout = flat_layout(config, params);
+  float* first = nullptr;
+  visit_parameters(config, params, [&](const std::string&, Tensor& t, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer && !first) first = t.f32();
+  });
+  return {first, size_t(layout.size)};
+}
+
+int final_backward_stage(const BartConfig& c) { return int(c.decoder_layers + c.encoder_layers + 1); }
+
+int backward_stage(const BartConfig& c, const std::string& name) {
+  const int m = int(c.decoder_layers), n = int(c.encoder_layers);
+  auto layer_index = [&](const std::string& prefix) {
+    size_t dot = name.find('.', prefix.size());
+    return std::stoi(name.substr(prefix.size(), dot - prefix.size()));
+  };
+  if (name.rfind("lm_head.", 0) == 0) return 0;
+  if (name.rfind("model.decoder.layers.", 0) == 0) return m - 1 - layer_index("model.decoder.layers.");
+  if (name.rfind("model.decoder.", 0) == 0) return m;
+  if (name.rfind("model.encoder.layers.", 0) == 0) return m + 1 + (n - 1 - layer_index("model.encoder.layers."));
+  return m + n + 1;  // encoder embeddings, model.shared
+}
+
+}  // namespace precis::dist

@@ -1,0 +1,63 @@
+#include "precis/dist/gradient_buckets.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+namespace precis::dist {
+
+std::vector<GradientBucket> plan_buckets(const BartConfig& config, const FlatLayout& layout,
+                                         int64_t bucket_floats, int64_t first_bucket_floats) {
+  std::vector<GradientBucket> buckets;
+  int64_t hi = layout.size, lo = layout.size;
+  int stage = -1, previous = -1;
+  auto close = [&] {
+    if (hi > lo) buckets.push_back({lo, hi, stage});
+    hi = lo;
+    stage = -1;
+  };
+  for (auto t = layout.tensors.rbegin(); t != layout.tensors.rend(); ++t) {
+    const int s = backward_stage(config, t->name);
+    // A tensor finished much later (or earlier) than its neighbour starts a bucket of its own,
+    // so a small late tensor (a layernorm_embedding) does not hold back a whole bucket.
+    if (previous >= 0 && std::abs(s - previous) > 1) close();
+    previous = s;
+    int64_t start = t->offset;
+    while (lo > start) {
+      const int64_t cap = buckets.empty() ? first_bucket_floats : bucket_floats;
+      lo = std::max(start, hi - cap);
+      stage = std::max(stage, s);
+      if (hi - lo >= cap) close();
+    }
+  }
+  close();
+  std::stable_sort(buckets.begin(), buckets.end(),
+                   [](const GradientBucket& a, const GradientBucket& b) { return a.ready_stage < b.ready_stage; });
+  return buckets;
+}
+
+GradientAllReduce::GradientAllReduce(const BartConfig& config, BartParams& grads, Communicator& comm,
+                                     int64_t bucket_bytes, int64_t first_bucket_bytes)
+    : comm_(comm), flat_(flat_span(config, grads)), final_stage_(final_backward_stage(config)) {
+  buckets_ = plan_buckets(config, flat_layout(config, grads), std::max<int64_t>(1, bucket_bytes / 4),
+                          std::max<int64_t>(1, first_bucket_bytes / 4));
+}
+
+void GradientAllReduce::stage_done(int stage) {
+  while (started_ < buckets_.size() && buckets_[started_].ready_stage <= stage) {
+    const GradientBucket& b = buckets_[started_++];
+    handles_.push_back(comm_.all_reduce_async(flat_.subspan(size_t(b.begin), size_t(b.end - b.begin)), ReduceOp::Sum));
+  }
+  comm_.progress();
+}
+
+double GradientAllReduce::finish() {
+  const auto start = std::chrono::steady_clock::now();
+  stage_done(final_stage_);
+  for (Communicator::Handle h : handles_) comm_.wait(h);
+  handles_.clear();
+  started_ = 0;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace precis::dist

@@ -1,0 +1,50 @@
+// Data parallelism's gradient all-reduce, overlapped with the backward (PyTorch DDP's
+// buckets): the flat gradient buffer is cut into buckets of about 25 MB (the first, which
+// becomes final soonest, smaller) walking from the end of the buffer, which is the order in
+// which bart_backward finishes layers. As each backward stage ends, every bucket whose
+// gradients are all final starts its asynchronous all-reduce; the backward goes on while
+// MPI moves the bytes, and finish() waits for what is left.
+//
+// Buckets start in the order they become final (ties: buffer order), the same on every
+// rank, as MPI requires. Gradients are summed (the loss is already normalised by the global
+// token count).
+#pragma once
+
+#include "precis/dist/communicator.h"
+#include "precis/dist/flat_parameters.h"
+
+namespace precis::dist {
+
+struct GradientBucket {
+  int64_t begin, end;  // floats in the flat buffer
+  int ready_stage;     // the backward stage after which all its gradients are final
+};
+
+// Buckets of at most `bucket_floats` (the first at most `first_bucket_floats`), walking the
+// layout from its end. A bucket never mixes tensors whose stages are far apart.
+std::vector<GradientBucket> plan_buckets(const BartConfig& config, const FlatLayout& layout,
+                                         int64_t bucket_floats, int64_t first_bucket_floats);
+
+class GradientAllReduce {
+ public:
+  GradientAllReduce(const BartConfig& config, BartParams& grads, Communicator& comm,
+                    int64_t bucket_bytes = 25 << 20, int64_t first_bucket_bytes = 1 << 20);
+
+  // Backward stage `stage` has ended: start the buckets it completes, let the others progress.
+  void stage_done(int stage);
+  // Starts what is left and waits for everything. Returns the seconds spent blocked here.
+  double finish();
+
+  const std::vector<GradientBucket>& buckets() const { return buckets_; }
+  std::span<float> flat() const { return flat_; }
+
+ private:
+  Communicator& comm_;
+  std::span<float> flat_;
+  std::vector<GradientBucket> buckets_;  // in start order
+  std::vector<Communicator::Handle> handles_;
+  size_t started_ = 0;
+  int final_stage_;
+};
+
+}  // namespace precis::dist

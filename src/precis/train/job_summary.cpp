@@ -1,0 +1,64 @@
+#include "precis/train/job_summary.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace precis::train {
+
+double JobSummary::hidden_fraction() const {
+  if (allreduce_blocking_s <= 0) return 0;
+  return std::clamp(1.0 - allreduce_exposed_s / allreduce_blocking_s, 0.0, 1.0);
+}
+
+nlohmann::json JobSummary::to_json() const {
+  nlohmann::json j = {{"world_size", world_size},
+                      {"hosts", hosts},
+                      {"zero_stage", zero_stage},
+                      {"wall_s", wall_s},
+                      {"train_s", train_s},
+                      {"steps", steps},
+                      {"samples", samples},
+                      {"tokens", tokens},
+                      {"samples_per_second", train_s > 0 ? double(samples) / train_s : 0.0},
+                      {"tokens_per_second", train_s > 0 ? double(tokens) / train_s : 0.0},
+                      {"step_s", steps > 0 ? train_s / double(steps) : 0.0},
+                      {"instance_seconds", instance_seconds()},
+                      {"optimizer_state_bytes_per_rank", optimizer_state_bytes_per_rank}};
+  if (price_per_hour > 0) {
+    j["price_per_hour"] = price_per_hour;
+    j["cost"] = instance_seconds() / 3600.0 * price_per_hour;
+  }
+  if (world_size > 1) {
+    j["allreduce_blocking_s"] = allreduce_blocking_s;
+    j["allreduce_exposed_s_per_step"] = allreduce_exposed_s;
+    j["allreduce_hidden_fraction"] = hidden_fraction();
+  }
+  return j;
+}
+
+std::string JobSummary::text() const {
+  char buf[640];
+  int n = std::snprintf(buf, sizeof buf,
+                        "precis: job summary: %d rank%s on %d host%s%s, wall %.1f s, training %.1f s (%lld steps, "
+                        "%.1f ms/step), %.2f samples/s, %.1f tokens/s, %.1f instance-seconds",
+                        world_size, world_size == 1 ? "" : "s", hosts, hosts == 1 ? "" : "s",
+                        zero_stage ? ", ZeRO-1" : "", wall_s, train_s, (long long)steps,
+                        steps ? 1e3 * train_s / double(steps) : 0.0, train_s > 0 ? double(samples) / train_s : 0.0,
+                        train_s > 0 ? double(tokens) / train_s : 0.0, instance_seconds());
+  std::string s(buf, size_t(std::max(0, std::min<int>(n, int(sizeof buf) - 1))));
+  if (price_per_hour > 0) {
+    std::snprintf(buf, sizeof buf, ", cost %.4f at %.4g per host-hour", instance_seconds() / 3600.0 * price_per_hour,
+                  price_per_hour);
+    s += buf;
+  }
+  if (world_size > 1) {
+    std::snprintf(buf, sizeof buf,
+                  "\nprecis: gradient all-reduce: %.2f ms blocking, %.2f ms per step left after overlap "
+                  "(%.0f%% hidden behind the backward)",
+                  1e3 * allreduce_blocking_s, 1e3 * allreduce_exposed_s, 100.0 * hidden_fraction());
+    s += buf;
+  }
+  return s;
+}
+
+}  // namespace precis::train

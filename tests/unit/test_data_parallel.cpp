@@ -1,0 +1,133 @@
+// Data parallelism's pieces that need no second process: how global batches are split
+// over ranks (against the one-process batches), how the gradient buffer is bucketed, and
+// the single-process communicator.
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "precis/dist/gradient_buckets.h"
+#include "precis/dist/single_process_communicator.h"
+#include "precis/model/bart_init.h"
+#include "precis/train/batch_sampler.h"
+
+namespace precis {
+namespace {
+
+std::vector<int64_t> lengths_of(int n) {
+  std::vector<int64_t> lengths;
+  for (int i = 0; i < n; ++i) lengths.push_back(3 + (i * 7) % 11);
+  return lengths;
+}
+
+TEST(DataParallel, OneRankGlobalBatchesAreTheOneProcessBatches) {
+  for (int mode = 0; mode < 3; ++mode) {
+    train::SamplerOptions o{4, mode == 1, mode == 2 ? 30 : 0, false, 11};
+    auto lengths = lengths_of(37);
+    for (int64_t epoch : {0, 3}) {
+      auto batches = train::epoch_batches(lengths, o, epoch);
+      auto global = train::epoch_global_batches(lengths, o, epoch, 1);
+      ASSERT_EQ(global.size(), batches.size()) << mode;
+      for (size_t k = 0; k < batches.size(); ++k) EXPECT_EQ(global[k].shards[0], batches[k]) << mode;
+    }
+  }
+}
+
+TEST(DataParallel, RanksSplitTheBatchOfBatchSizeTimesWorld) {
+  // 2 ranks x 3 hold, step for step, the examples of 1 process x 6, in order.
+  for (bool grouped : {false, true}) {
+    auto lengths = lengths_of(29);
+    train::SamplerOptions two{3, grouped, 0, false, 5}, one{6, grouped, 0, false, 5};
+    for (int world : {2, 3}) {
+      one.batch_size = 3 * world;
+      auto global = train::epoch_global_batches(lengths, two, 1, world);
+      auto reference = train::epoch_batches(lengths, one, 1);
+      if (grouped) {
+        // group_by_length's megabatches follow the per-device batch size: the order is the
+        // per-device order whatever the world size.
+        auto order = train::example_order(lengths, two, 1);
+        std::vector<int64_t> flat;
+        for (auto& g : global)
+          for (auto& s : g.shards) flat.insert(flat.end(), s.begin(), s.end());
+        EXPECT_EQ(flat, order);
+        continue;
+      }
+      ASSERT_EQ(global.size(), reference.size());
+      for (size_t k = 0; k < global.size(); ++k) {
+        std::vector<int64_t> joined;
+        for (int r = 0; r < world; ++r) {
+          EXPECT_EQ(global[k].first_row(r), int64_t(joined.size()));
+          joined.insert(joined.end(), global[k].shards[size_t(r)].begin(), global[k].shards[size_t(r)].end());
+        }
+        EXPECT_EQ(joined, reference[k]);
+        // Shards differ in size by at most one (the last, short batch).
+        auto [lo, hi] = std::minmax_element(global[k].shards.begin(), global[k].shards.end(),
+                                            [](auto& a, auto& b) { return a.size() < b.size(); });
+        EXPECT_LE(hi->size() - lo->size(), 1u);
+      }
+    }
+  }
+}
+
+TEST(DataParallel, TokenBudgetRanksTakeConsecutiveBatches) {
+  auto lengths = lengths_of(41);
+  train::SamplerOptions o{4, false, 30, false, 9};
+  auto batches = train::epoch_batches(lengths, o, 2);
+  auto global = train::epoch_global_batches(lengths, o, 2, 3);
+  ASSERT_EQ(global.size(), (batches.size() + 2) / 3);
+  for (size_t k = 0; k < batches.size(); ++k) EXPECT_EQ(global[k / 3].shards[k % 3], batches[k]);
+  EXPECT_FALSE(global[0].shared_padding);
+}
+
+TEST(DataParallel, BucketsCoverTheGradientBufferOnceInBackwardOrder) {
+  BartConfig c = bart_config_from("bart-tiny");
+  c.vocab_size = 1000;
+  Arena arena(parameter_bytes(c));
+  BartParams grads;
+  allocate_parameters(c, grads, arena);
+  dist::FlatLayout layout = dist::flat_layout(c, grads);
+  const int64_t cap = 5000, first_cap = 700;
+  auto buckets = dist::plan_buckets(c, layout, cap, first_cap);
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  for (auto& b : buckets) {
+    EXPECT_LE(b.end - b.begin, cap);
+    ranges.push_back({b.begin, b.end});
+  }
+  // The bucket at the end of the buffer is the small first one.
+  auto last = std::max_element(buckets.begin(), buckets.end(), [](auto& a, auto& b) { return a.end < b.end; });
+  EXPECT_LE(last->end - last->begin, first_cap);
+  std::sort(ranges.begin(), ranges.end());
+  int64_t at = 0;
+  for (auto& [b, e] : ranges) {
+    EXPECT_EQ(b, at);
+    at = e;
+  }
+  EXPECT_EQ(at, layout.size);
+  // Started in the order the backward finishes them; each waits for all its tensors.
+  for (size_t i = 1; i < buckets.size(); ++i) EXPECT_LE(buckets[i - 1].ready_stage, buckets[i].ready_stage);
+  for (auto& t : layout.tensors)
+    for (auto& b : buckets)
+      if (t.offset < b.end && t.offset + t.numel > b.begin) {
+        EXPECT_GE(b.ready_stage, dist::backward_stage(c, t.name)) << t.name;
+      }
+  EXPECT_EQ(dist::backward_stage(c, "model.shared.weight"), dist::final_backward_stage(c));
+  EXPECT_EQ(dist::backward_stage(c, "model.decoder.layers." + std::to_string(c.decoder_layers - 1) + ".fc1.weight"), 0);
+}
+
+TEST(DataParallel, SingleProcessCollectivesLeaveDataAlone) {
+  dist::SingleProcessCommunicator comm;
+  std::vector<float> x = {1, 2, 3};
+  comm.all_reduce(std::span<float>(x), dist::ReduceOp::Average);
+  std::vector<int64_t> counts = {3};
+  comm.reduce_scatter(std::span<float>(x), counts, dist::ReduceOp::Sum);
+  comm.all_gather(std::span<float>(x), counts);
+  comm.wait(comm.all_reduce_async(std::span<float>(x), dist::ReduceOp::Sum));
+  EXPECT_EQ(x, (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(comm.all_gather_bytes("abc"), std::vector<std::string>{"abc"});
+  EXPECT_EQ(dist::even_segments(10, 3), (std::vector<int64_t>{4, 3, 3}));
+  EXPECT_EQ(dist::even_segments(2, 3), (std::vector<int64_t>{1, 1, 0}));
+}
+
+}  // namespace
+}  // namespace precis
