@@ -1,10 +1,32 @@
 // precis train: run_summarization.py + Seq2SeqTrainer. Options are Hugging Face's names,
 // from --config FILE (JSON or YAML) and/or the command line (see `precis train --help`).
+// Started by mpirun or srun with several processes, it trains data-parallel (each process
+// learns its rank from the launcher's environment).
 #include <cstdio>
+#include <cstdlib>
 
 #include "command.h"
+#include "precis/core/error.h"
+#include "precis/dist/launch_environment.h"
 #include "precis/train/trainer.h"
 #include "precis/train/training_arguments.h"
+
+namespace {
+
+// Under a launcher every rank says which it is when its options are wrong (the launcher
+// then ends the others).
+precis::train::TrainingArguments parse_on_this_rank(const std::vector<std::string>& args) {
+  try {
+    return precis::train::parse_training_arguments(args);
+  } catch (const precis::Error& e) {
+    const auto launch = precis::dist::launch_environment();
+    if (!launch.launched()) throw;
+    std::fprintf(stderr, "precis: rank %d: error: %s\n", launch.rank, e.what());
+    std::exit(1);
+  }
+}
+
+}  // namespace
 
 PRECIS_COMMAND("train", "Fine-tune a seq2seq model (run_summarization.py + Seq2SeqTrainer semantics)",
                [](CLI::App& app) {
@@ -18,6 +40,6 @@ PRECIS_COMMAND("train", "Fine-tune a seq2seq model (run_summarization.py + Seq2S
                        std::printf("%s", precis::train::training_arguments_help().c_str());
                        return;
                      }
-                   precis::train::run_training_job(precis::train::parse_training_arguments(args));
+                   precis::train::run_training_job(parse_on_this_rank(args));
                  });
                });

@@ -1,0 +1,221 @@
+"""`precis train` under `mpirun -np N` (data parallelism over MPI) against the one-process run:
+2 ranks x batch b == 1 rank x batch 2b, resume across world sizes, a killed or stuck rank,
+ZeRO-1 == plain data parallelism, sharded evaluation and prediction. Tiny models, few steps,
+one thread per rank."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from conftest import precis_binary
+from test_train import make_job
+
+MPIRUN = shutil.which("mpirun")
+pytestmark = pytest.mark.skipif(MPIRUN is None, reason="mpirun (openmpi-bin) is not installed")
+ENV = dict(os.environ, OMP_NUM_THREADS="1")
+
+
+def launch(ranks, *args, env=None, **kwargs):
+    """The command line: precis alone for one rank, under mpirun for more."""
+    cmd = [precis_binary(), *map(str, args)]
+    if ranks > 1:
+        cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), "-x", "OMP_NUM_THREADS",
+               *(["-x", "PRECIS_STEP_DELAY_MS"] if env and "PRECIS_STEP_DELAY_MS" in env else []), *cmd]
+    return cmd
+
+
+def train(tmp_path, out, ranks, check=True, env=None, **overrides):
+    job = dict(model_name_or_path=str(tmp_path / "base"), train_file=str(tmp_path / "train.jsonl"),
+               output_dir=str(out), do_train=True, learning_rate=1e-3, weight_decay=0.01, warmup_steps=1,
+               max_grad_norm=1.0, max_steps=5, logging_steps=1, save_strategy="no", seed=7,
+               max_source_length=64, max_target_length=32)
+    job.update(overrides)
+    config = tmp_path / f"job-{out.name}.json"
+    config.write_text(json.dumps(job))
+    result = subprocess.run(launch(ranks, "train", "--config", config, env=env), capture_output=True, text=True,
+                            env=env or ENV, timeout=600)
+    if check:
+        assert result.returncode == 0, result.stderr
+    return result
+
+
+def weights(out):
+    return load_file(str(out / "model.safetensors"))
+
+
+def max_diff(a, b):
+    assert a.keys() == b.keys()
+    return max((a[k] - b[k]).abs().max().item() for k in a)
+
+
+def drop_all_but(out, keep):
+    """An interrupted run: only `keep` left in the output directory."""
+    for entry in os.listdir(out):
+        if entry != keep:
+            path = out / entry
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+
+
+def test_collectives_on_two_and_three_ranks():
+    for ranks in (2, 3):
+        cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), precis_binary("mpi_collectives_probe")]
+        r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=120)
+        assert r.returncode == 0 and f"collectives ok on {ranks} ranks" in r.stdout, r.stderr
+
+
+@pytest.mark.parametrize("dropout", [0.0, 0.1])
+def test_two_ranks_equal_one_rank_with_twice_the_batch(tmp_path, dropout):
+    make_job(tmp_path, dropout=dropout)
+    # 6 examples, global batch 4: every epoch ends with a short batch of 2 (one per rank).
+    train(tmp_path, tmp_path / "one", 1, per_device_train_batch_size=4)
+    two = train(tmp_path, tmp_path / "two", 2, per_device_train_batch_size=2, price_per_hour=3.6)
+    diff = max_diff(weights(tmp_path / "one"), weights(tmp_path / "two"))
+    print(f"dropout {dropout}: 2 ranks x 2 vs 1 rank x 4 after 5 steps: max abs diff {diff:.2e}")
+    assert diff <= 1e-6
+    ones = [json.loads(l) for l in (tmp_path / "one" / "train_log.jsonl").read_text().splitlines()]
+    twos = [json.loads(l) for l in (tmp_path / "two" / "train_log.jsonl").read_text().splitlines()]
+    assert [s["step"] for s in twos] == [1, 2, 3, 4, 5]  # rank 0 alone logs
+    for a, b in zip(ones, twos):
+        assert abs(a["loss"] - b["loss"]) <= 1e-6 * abs(a["loss"]) and abs(a["grad_norm"] - b["grad_norm"]) <= 1e-5 * a["grad_norm"]
+    summary = json.loads((tmp_path / "two" / "job_summary.json").read_text())
+    assert summary["world_size"] == 2 and summary["samples"] == sum(4 if s["epoch"] % 1 else 2 for s in twos)
+    assert summary["instance_seconds"] == pytest.approx(summary["wall_s"] * summary["hosts"])
+    assert summary["cost"] == pytest.approx(summary["instance_seconds"] / 3600 * 3.6)
+    assert "job summary: 2 ranks on 1 host" in two.stderr
+
+
+@pytest.mark.parametrize("first,second", [(2, 1), (1, 2), (2, 2)])
+def test_resume_on_another_world_size(tmp_path, first, second):
+    make_job(tmp_path, dropout=0.1)
+    common = dict(save_strategy="steps", save_steps=3)
+    batch = {1: 4, 2: 2}  # the same global batch of 4
+    train(tmp_path, tmp_path / "straight", first, per_device_train_batch_size=batch[first], **common)
+    train(tmp_path, tmp_path / "resumed", first, per_device_train_batch_size=batch[first], **common)
+    drop_all_but(tmp_path / "resumed", "checkpoint-3")
+    r = train(tmp_path, tmp_path / "resumed", second, per_device_train_batch_size=batch[second], **common)
+    assert "resuming from" in r.stderr
+    steps = [json.loads(l)["step"] for l in (tmp_path / "resumed" / "train_log.jsonl").read_text().splitlines()]
+    assert steps == [4, 5]
+    straight, resumed = weights(tmp_path / "straight"), weights(tmp_path / "resumed")
+    diff = max_diff(straight, resumed)
+    print(f"saved on {first} ranks, resumed on {second}: max abs diff {diff:.2e}")
+    if first == second:
+        assert all(torch.equal(straight[k], resumed[k]) for k in straight)
+    else:
+        assert diff <= 1e-6
+
+
+def rank_pids(mpirun_pid):
+    """{rank: pid} of the processes mpirun started."""
+    pids = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            if ppid != mpirun_pid:
+                continue
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = dict(v.split(b"=", 1) for v in f.read().split(b"\0") if b"=" in v)
+            pids[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(pid)
+        except (OSError, KeyError, IndexError, ValueError):
+            continue
+    return pids
+
+
+def test_killed_rank_ends_the_job_and_the_rerun_finishes_the_same(tmp_path):
+    make_job(tmp_path, dropout=0.1)
+    job = dict(max_steps=12, save_strategy="steps", save_steps=2, per_device_train_batch_size=2, ddp_timeout=20)
+    train(tmp_path, tmp_path / "straight", 2, **job)
+    out = tmp_path / "killed"
+    config = tmp_path / "job-killed.json"
+    config.write_text(json.dumps(dict(json.loads((tmp_path / "job-straight.json").read_text()), output_dir=str(out))))
+    env = dict(ENV, PRECIS_STEP_DELAY_MS="250")
+    proc = subprocess.Popen(launch(2, "train", "--config", config, env=env), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 120
+    while not (out / "checkpoint-4" / "trainer_state.json").exists():
+        assert proc.poll() is None and time.time() < deadline, "the run ended before checkpoint-4"
+        time.sleep(0.05)
+    pids = rank_pids(proc.pid)
+    assert set(pids) == {0, 1}
+    os.kill(pids[1], signal.SIGKILL)
+    killed_at = time.time()
+    _, stderr = proc.communicate(timeout=60)
+    print(f"job ended {time.time() - killed_at:.1f} s after kill -9 of rank 1, exit {proc.returncode}")
+    assert proc.returncode != 0
+    assert time.time() - killed_at < 60
+    assert "rank 1" in stderr, stderr  # mpirun: "process rank 1 with PID ... exited on signal 9"
+    assert not (out / "model.safetensors").exists()  # it did not finish
+    # The last checkpoint is whole: the rerun (the same command) resumes from it.
+    rerun = train(tmp_path, out, 2, **job)
+    assert "resuming from" in rerun.stderr
+    straight, resumed = weights(tmp_path / "straight"), weights(out)
+    assert all(torch.equal(straight[k], resumed[k]) for k in straight)
+
+
+def test_stuck_rank_ends_the_job_within_the_timeout():
+    cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "3", precis_binary("mpi_collectives_probe"),
+           "hang-rank", "2", "3"]
+    start = time.time()
+    r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=60)
+    assert r.returncode != 0 and time.time() - start < 60
+    assert "did not complete within --ddp_timeout 3 s" in r.stderr, r.stderr
+
+
+def test_zero1_equals_plain_data_parallelism(tmp_path):
+    make_job(tmp_path, dropout=0.1)
+    common = dict(per_device_train_batch_size=2, save_strategy="steps", save_steps=5)
+    train(tmp_path, tmp_path / "plain", 2, **common)
+    train(tmp_path, tmp_path / "zero", 2, zero_stage=1, **common)
+    diff = max_diff(weights(tmp_path / "plain"), weights(tmp_path / "zero"))
+    print(f"ZeRO-1 vs plain DP on 2 ranks: max abs diff {diff:.2e}")
+    assert diff <= 1e-6
+    # The saved optimizer state is the unsharded one, whatever the sharding.
+    plain_opt = load_file(str(tmp_path / "plain" / "checkpoint-5" / "optimizer.safetensors"))
+    zero_opt = load_file(str(tmp_path / "zero" / "checkpoint-5" / "optimizer.safetensors"))
+    assert max_diff(plain_opt, zero_opt) <= 1e-6
+    plain_bytes = json.loads((tmp_path / "plain" / "job_summary.json").read_text())["optimizer_state_bytes_per_rank"]
+    zero_bytes = json.loads((tmp_path / "zero" / "job_summary.json").read_text())["optimizer_state_bytes_per_rank"]
+    state_bytes = sum(t.numel() * 4 for t in plain_opt.values())  # both moments of every parameter
+    print(f"optimizer state per rank: plain {plain_bytes} bytes, ZeRO-1 {zero_bytes} bytes")
+    assert plain_bytes >= state_bytes
+    assert state_bytes / 2 <= zero_bytes <= state_bytes / 2 * 1.01  # one half each, up to alignment gaps
+
+
+def test_sharded_evaluation_and_prediction_equal_one_rank(tmp_path):
+    make_job(tmp_path)
+    (tmp_path / "valid.jsonl").write_text((tmp_path / "train.jsonl").read_text())
+    job = dict(do_train=False, do_eval=True, do_predict=True, predict_with_generate=True,
+               validation_file=str(tmp_path / "valid.jsonl"), test_file=str(tmp_path / "valid.jsonl"),
+               per_device_eval_batch_size=2, generation_max_length=12)
+    train(tmp_path, tmp_path / "one", 1, **job)
+    train(tmp_path, tmp_path / "three", 3, **job)
+    for name in ("eval_results.json", "predict_results.json"):
+        one = json.loads((tmp_path / "one" / name).read_text())
+        three = json.loads((tmp_path / "three" / name).read_text())
+        for key, value in one.items():
+            if key.endswith(("_runtime", "_per_second")):
+                continue
+            assert three[key] == pytest.approx(value, rel=1e-6, abs=1e-9), (name, key)
+    assert (tmp_path / "one" / "generated_predictions.txt").read_text() == \
+        (tmp_path / "three" / "generated_predictions.txt").read_text()
+
+
+def test_an_error_on_any_rank_is_reported_with_its_rank(tmp_path):
+    make_job(tmp_path)
+    r = train(tmp_path, tmp_path / "out", 2, check=False, per_device_train_batch_size=2, zero_stage=3)
+    assert r.returncode != 0
+    assert "precis: rank 0: error:" in r.stderr and "zero_stage" in r.stderr, r.stderr
+    # After MPI is up: the error ends every rank instead of leaving the others waiting.
+    r = train(tmp_path, tmp_path / "out", 2, check=False, per_device_train_batch_size=2,
+              train_file=str(tmp_path / "missing.jsonl"))
+    assert r.returncode != 0
+    assert "precis: rank 1: error:" in r.stderr and "missing.jsonl" in r.stderr, r.stderr
