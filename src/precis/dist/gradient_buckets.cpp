@@ -44,20 +44,25 @@ GradientAllReduce::GradientAllReduce(const BartConfig& config, BartParams& grads
 }
 
 void GradientAllReduce::stage_done(int stage) {
+  const auto start = std::chrono::steady_clock::now();
   while (started_ < buckets_.size() && buckets_[started_].ready_stage <= stage) {
     const GradientBucket& b = buckets_[started_++];
     handles_.push_back(comm_.all_reduce_async(flat_.subspan(size_t(b.begin), size_t(b.end - b.begin)), ReduceOp::Sum));
   }
   comm_.progress();
+  in_calls_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 double GradientAllReduce::finish() {
   const auto start = std::chrono::steady_clock::now();
+  const double before = in_calls_s_;
   stage_done(final_stage_);
   for (Communicator::Handle h : handles_) comm_.wait(h);
   handles_.clear();
   started_ = 0;
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double total = before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  in_calls_s_ = 0;
+  return total;
 }
 
 }  // namespace precis::dist
