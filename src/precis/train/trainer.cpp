@@ -224,7 +224,7 @@ int64_t label_tokens(const std::vector<data::SummarizationExample>& data, const 
 double blocking_allreduce_seconds(dist::Communicator& comm, std::span<float> flat) {
   std::vector<float> zeros(flat.size(), 0.0f);
   std::vector<double> t;
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < 3; ++i) {
     comm.barrier();
     auto start = Clock::now();
     comm.all_reduce(std::span<float>(zeros), dist::ReduceOp::Sum);
@@ -687,6 +687,9 @@ void run_training_job(const TrainingArguments& a) {
   // rank waits forever in a collective for one that has given up.
   try {
     run_job(a, *comm, job_start);
+    // Wait for rank 0's last writes here, polling gently, rather than in MPI_Finalize, whose
+    // busy polling would take the core rank 0 is saving with.
+    comm->barrier();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "precis: rank %d: error: %s\n", comm->rank(), e.what());
     comm->abort(1);
