@@ -154,6 +154,10 @@ def test_killed_rank_ends_the_job_and_the_rerun_finishes_the_same(tmp_path):
     assert time.time() - killed_at < 60
     assert "rank 1" in stderr, stderr  # mpirun: "process rank 1 with PID ... exited on signal 9"
     assert not (out / "model.safetensors").exists()  # it did not finish
+    last = max((p for p in out.iterdir() if p.name.startswith("checkpoint-")), key=lambda p: int(p.name.split("-")[1]))
+    state = json.loads((last / "trainer_state.json").read_text())
+    assert state["global_step"] == int(last.name.split("-")[1])
+    assert load_file(str(last / "model.safetensors")) and load_file(str(last / "optimizer.safetensors"))
     # The last checkpoint is whole: the rerun (the same command) resumes from it.
     rerun = train(tmp_path, out, 2, **job)
     assert "resuming from" in rerun.stderr
