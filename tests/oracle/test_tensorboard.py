@@ -158,3 +158,34 @@ def test_default_logging_dir_is_hf_default(tmp_path, monkeypatch):
     monkeypatch.undo()
     out = run_precis("logging_dir", tmp_path / "out", when, binary="tensorboard_tool").stdout.strip()
     assert out == expected
+
+
+@pytest.mark.parametrize("report_to", [None, "none"])
+def test_precis_train_writes_the_logs_tensorboard_reads(tmp_path, report_to):
+    """precis train writes output_dir/runs/<date>_<host>/events.out.tfevents.* with what its
+    log_history holds, tagged as TensorBoardCallback tags it; report_to none writes none."""
+    from test_train import make_job, precis_train
+    make_job(tmp_path)
+    out = tmp_path / "out"
+    overrides = {} if report_to is None else {"report_to": report_to}
+    _, _, state, _ = precis_train(tmp_path, out, **overrides)
+    runs = list((out / "runs").glob("*/events.out.tfevents.*")) if (out / "runs").exists() else []
+    if report_to == "none":
+        assert runs == []
+        return
+    assert len(runs) == 1 and runs[0].parent.name.endswith("_" + socket.gethostname())
+    acc = EventAccumulator(str(runs[0].parent), size_guidance={"scalars": 0, "tensors": 0})
+    acc.Reload()
+    expected = {}
+    for entry in state["log_history"]:
+        for key, value in entry.items():
+            if key == "step" or not isinstance(value, (int, float)):
+                continue
+            tag = key.replace("eval_", "eval/", 1) if key.startswith("eval_") else "train/" + key
+            expected.setdefault(tag, []).append((entry["step"], struct.unpack("f", struct.pack("f", value))[0]))
+    assert set(acc.Tags()["scalars"]) == set(expected)
+    for tag, points in expected.items():
+        assert [(e.step, e.value) for e in acc.Scalars(tag)] == points, tag
+    assert {"args/text_summary", "model_config/text_summary"} <= set(acc.Tags()["tensors"])
+    args_text = acc.Tensors("args/text_summary")[0].tensor_proto.string_val[0].decode()
+    assert json.loads(args_text)["learning_rate"] == 1e-3

@@ -375,7 +375,7 @@ TEST(TrainingArguments, IgnoredOptionsWarning) {
        "--tf32", "True", "--dataloader_num_workers", "2", "--overwrite_cache"});
   EXPECT_EQ(ignored_options_warning(a),
             "precis ignores these Hugging Face options: overwrite_cache, tf32, "
-            "dataloader_num_workers, report_to, push_to_hub");
+            "dataloader_num_workers, push_to_hub");
   json j = to_json(a);
   EXPECT_EQ(j["dataloader_num_workers"], 2);
   EXPECT_EQ(j["report_to"], json::array({"wandb", "tensorboard"}));

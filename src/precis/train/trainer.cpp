@@ -31,6 +31,7 @@
 #include "precis/train/optimizer.h"
 #include "precis/train/sharded_adamw.h"
 #include "precis/train/sharded_evaluation.h"
+#include "precis/train/tensorboard_writer.h"
 #include "precis/train/trainer_state.h"
 
 namespace precis::train {
@@ -77,6 +78,17 @@ fs::path generation_config_file(const std::string& path) {
   if (fs::is_directory(p)) p /= "generation_config.json";
   check(fs::is_regular_file(p), "--generation_config " + path + ": no such file (expected a generation_config.json or a directory holding one)");
   return p;
+}
+
+// report_to: HF 4.44's default ("all") and "tensorboard" write event files; "none" or a
+// list of other integrations does not.
+bool reports_to_tensorboard(const TrainingArguments& a) {
+  auto it = a.ignored_options.find("report_to");
+  if (it == a.ignored_options.end() || it->second.is_null()) return true;
+  nlohmann::json names = it->second.is_array() ? it->second : nlohmann::json::array({it->second});
+  for (const auto& n : names)
+    if (n == "all" || n == "tensorboard") return true;
+  return false;
 }
 
 // Everything one training run holds. With several ranks every rank holds the model, the
@@ -438,6 +450,14 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
       train_log.open(output_dir / "train_log.jsonl", std::ios::app);
       check(bool(train_log), (output_dir / "train_log.jsonl").string() + ": cannot open for writing");
     }
+    // TensorBoard event files as HF's TensorBoardCallback writes them (report_to's 4.44 default
+    // "all" includes it), so the Hub shows the training-metrics tab.
+    std::optional<TensorBoardWriter> tensorboard;
+    if (main_rank && reports_to_tensorboard(a)) {
+      tensorboard.emplace(a.logging_dir ? fs::path(*a.logging_dir) : default_logging_dir(output_dir));
+      tensorboard->add_text("args", to_json(a).dump(2));
+      tensorboard->add_text("model_config", config.to_json().dump(2));
+    }
     bool stop = false;
     std::optional<fs::path> last_saved;
     zero_grads(config, run.grads);
@@ -554,6 +574,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
           entry["epoch"] = run.state.epoch;
           entry["step"] = step;
           run.state.log_history.push_back(entry);
+          if (tensorboard) tensorboard->log(entry, step);
           if (!isatty(2) && main_rank) std::fprintf(stderr, "%s\n", entry.dump().c_str());
           logged = {};
           last_logged_step = step;
@@ -565,6 +586,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
           metrics["epoch"] = run.state.epoch;
           metrics["step"] = step;
           run.state.log_history.push_back(metrics);
+          if (tensorboard) tensorboard->log(metrics, step);
           const std::string key = "eval_" + a.metric_for_best_model.value_or("loss");
           check(metrics.contains(key), "metric_for_best_model: evaluation reports no \"" + key + "\"");
           const double value = metrics[key].get<double>();
@@ -614,6 +636,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
     // As HF: the sum of this run's step losses over global_step (which counts resumed steps).
     summary["train_loss"] = run_loss_sum / double(std::max<int64_t>(1, run.state.global_step));
     run.state.log_history.push_back(summary);
+    if (tensorboard) tensorboard->log(summary, run.state.global_step);
 
     job.wall_s = seconds_since(job_start);
     job.train_s = train_runtime;

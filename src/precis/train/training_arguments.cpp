@@ -534,7 +534,8 @@ bool is_bool_option(const Option& option) {
 
 // An ignored option's value, checked for its type and normalised ("True" -> true).
 json normalise_ignored(const IgnoredOption& option, const json& v, const Origin& at) {
-  bool none = v.is_null() || (option.kind != Kind::kString && is_none_text(v));
+  // A list keeps "none" as written: report_to "none" (no integration) is not None ("all").
+  bool none = v.is_null() || (option.kind != Kind::kString && option.kind != Kind::kList && is_none_text(v));
   if (none) return nullptr;
   switch (option.kind) {
     case Kind::kBool:
@@ -1031,7 +1032,9 @@ TrainingArguments parse_training_arguments(const std::vector<std::string>& argv_
 std::string ignored_options_warning(const TrainingArguments& args) {
   std::vector<std::string> names;
   for (const auto& o : ignored_options_table())
-    if (args.ignored_options.count(std::string(o.name))) names.emplace_back(o.name);
+    // report_to is honoured for TensorBoard (the trainer reads it); other integrations are not.
+    if (args.ignored_options.count(std::string(o.name)) && o.name != std::string_view("report_to"))
+      names.emplace_back(o.name);
   std::vector<std::string> lines = args.warnings;
   if (!names.empty()) lines.push_back("precis ignores these Hugging Face options: " + join(names, ", "));
   return join(lines, "\nprecis: warning: ");
