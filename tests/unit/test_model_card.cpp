@@ -168,6 +168,18 @@ TEST(ModelCard, FullRunHasEverySection) {
   EXPECT_TRUE(contains(card, "- Transformers 4.44.2"));
 }
 
+TEST(ModelCard, DataParallelRunListsDevicesAndTotalBatches) {
+  // As Trainer.create_model_card with world_size 2: num_devices and the total batch sizes.
+  ModelDir m;
+  m.write_training_run();
+  m.write("job_summary.json", R"({"world_size": 2, "hosts": 1})");
+  const std::string card = model_card(m.path(), {});
+  EXPECT_TRUE(contains(card, "- seed: 7\n- distributed_type: multi-CPU\n- num_devices: 2\n"
+                             "- gradient_accumulation_steps: 2\n- total_train_batch_size: 16\n"
+                             "- total_eval_batch_size: 16\n- optimizer:"))
+      << card;
+}
+
 TEST(ModelCard, WritesDeterministicFiles) {
   ModelDir d;
   d.write_training_run();

@@ -62,6 +62,7 @@ struct ModelDirectory {
   std::optional<json> state;    // trainer_state.json
   std::optional<json> eval;     // eval_results.json (validation split)
   std::optional<json> predict;  // predict_results.json (test split)
+  std::optional<json> job;      // job_summary.json (world size of a data-parallel run)
 };
 
 ModelDirectory read_model_directory(const fs::path& dir) {
@@ -75,6 +76,7 @@ ModelDirectory read_model_directory(const fs::path& dir) {
   m.state = read_json_object(dir / "trainer_state.json");
   m.eval = read_json_object(dir / "eval_results.json");
   m.predict = read_json_object(dir / "predict_results.json");
+  m.job = read_json_object(dir / "job_summary.json");
   return m;
 }
 
@@ -397,7 +399,8 @@ std::string description(const ModelDirectory& m, const CardFacts& f) {
 }
 
 // Trainer.create_model_card's "Training hyperparameters" list.
-std::string hyperparameters(const json& a, const fs::path& file) {
+// world_size: the data-parallel ranks of the run (job_summary.json), as trainer.args.world_size.
+std::string hyperparameters(const json& a, const fs::path& file, int64_t world_size) {
   std::string s = "\nThe following hyperparameters were used during training:\n";
   auto add = [&s](const std::string& name, const std::string& value) { s += "- " + name + ": " + value + "\n"; };
   auto num = [&](const char* key, double fallback) {
@@ -415,9 +418,16 @@ std::string hyperparameters(const json& a, const fs::path& file) {
   add("train_batch_size", std::to_string(train_batch));
   add("eval_batch_size", std::to_string(a.value("per_device_eval_batch_size", int64_t(8))));
   add("seed", std::to_string(a.value("seed", int64_t(42))));
+  if (world_size > 1) {
+    // HF writes "multi-GPU" for every torch.distributed run; precis says which devices ran.
+    add("distributed_type", a.value("device", std::string("cpu")) == "cuda" ? "multi-GPU" : "multi-CPU");
+    add("num_devices", std::to_string(world_size));
+  }
   if (accumulation > 1) add("gradient_accumulation_steps", std::to_string(accumulation));
-  if (train_batch * accumulation != train_batch)
-    add("total_train_batch_size", std::to_string(train_batch * accumulation));
+  const int64_t total_train = train_batch * world_size * accumulation;
+  if (total_train != train_batch) add("total_train_batch_size", std::to_string(total_train));
+  const int64_t eval_batch = a.value("per_device_eval_batch_size", int64_t(8));
+  if (eval_batch * world_size != eval_batch) add("total_eval_batch_size", std::to_string(eval_batch * world_size));
   add("optimizer", "Adam with betas=(" + str("adam_beta1", 0.9) + "," + str("adam_beta2", 0.999) +
                                   ") and epsilon=" + str("adam_epsilon", 1e-8));
   add("lr_scheduler_type", a.value("lr_scheduler_type", std::string("linear")));
@@ -600,7 +610,12 @@ ModelCardFiles render_model_card(const fs::path& dir, const ModelCardOptions& op
     s += "\n## Training procedure\n";
     if (m.args) {
       s += "\n### Training hyperparameters\n";
-      s += from_file(dir / "training_args.json", [&] { return hyperparameters(*m.args, dir / "training_args.json"); });
+      s += from_file(dir / "training_args.json", [&] { 
+        int64_t world = 1;
+        if (m.job && m.job->contains("world_size") && (*m.job)["world_size"].is_number_integer())
+          world = std::max<int64_t>(1, (*m.job)["world_size"].get<int64_t>());
+        return hyperparameters(*m.args, dir / "training_args.json", world);
+      });
     }
     if (!logs.empty()) {
       s += from_file(dir / "trainer_state.json", [&] { return training_results(logs); });
