@@ -173,11 +173,15 @@ TEST(ModelCard, DataParallelRunListsDevicesAndTotalBatches) {
   ModelDir m;
   m.write_training_run();
   m.write("job_summary.json", R"({"world_size": 2, "hosts": 1})");
+  std::string args = read_file(m.path() / "training_args.json");
+  args.insert(args.rfind('}'), R"(, "max_train_time_s": 900.0)");
+  m.write("training_args.json", args);
   const std::string card = model_card(m.path(), {});
   EXPECT_TRUE(contains(card, "- seed: 7\n- distributed_type: multi-CPU\n- num_devices: 2\n"
                              "- gradient_accumulation_steps: 2\n- total_train_batch_size: 16\n"
                              "- total_eval_batch_size: 16\n- optimizer:"))
       << card;
+  EXPECT_TRUE(contains(card, "- num_epochs: 3.0\n- max_train_time_s: 900.0\n")) << card;
 }
 
 TEST(ModelCard, WritesDeterministicFiles) {

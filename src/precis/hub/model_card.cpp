@@ -437,6 +437,8 @@ std::string hyperparameters(const json& a, const fs::path& file, int64_t world_s
     add("training_steps", std::to_string(a["max_steps"].get<int64_t>()));
   else
     add("num_epochs", str("num_train_epochs", 3.0));
+  // precis's time budget ends training before the epochs or steps above when it runs out.
+  if (num("max_train_time_s", 0) > 0) add("max_train_time_s", str("max_train_time_s", 0));
   if (a.value("fp16", false)) add("mixed_precision_training", "Native AMP");
   if (num("label_smoothing_factor", 0) != 0) add("label_smoothing_factor", str("label_smoothing_factor", 0));
   return s;
