@@ -9,8 +9,10 @@
 #include "precis/core/atomic_file.h"
 #include "precis/eval/generation_evaluation.h"
 #include "precis/eval/loss_evaluation.h"
+#include "precis/generate/generate.h"
 #include "precis/generate/generation_config.h"
-#include "precis/tokenize/tokenizer.h"
+#include "precis/model/seq2seq_family.h"
+#include "precis/tokenize/text_tokenizer.h"
 
 namespace {
 
@@ -31,11 +33,16 @@ double round_to(double v, int digits) {
   return std::round(v * scale) / scale;
 }
 
-void run(const EvalOptions& o) {
+precis::BartConfig generation_tokens_of(const precis::BartConfig& c) { return c; }
+precis::BartConfig generation_tokens_of(const precis::T5Config& c) { return precis::generate::generation_tokens(c); }
+
+// Model: BartModel or T5Model (config.json's model_type decides).
+template <class Model>
+void run_with(const EvalOptions& o) {
   using namespace precis;
-  if (!o.dataset_name.empty()) data::throw_dataset_name_unsupported(o.dataset_name);
-  BartModel model = BartModel::load(o.model);
-  tokenize::Tokenizer tokenizer = tokenize::Tokenizer::from_directory(o.model);
+  Model model = Model::load(o.model);
+  auto text_tokenizer = tokenize::load_text_tokenizer(o.model);
+  const tokenize::TextTokenizer& tokenizer = *text_tokenizer;
   data::ReadOptions read = data::columns_for("", o.text_column, o.summary_column);
   if (o.max_eval_samples) read.max_samples = o.max_eval_samples;
   data::Dataset dataset = data::read_dataset(o.data, read);
@@ -50,7 +57,7 @@ void run(const EvalOptions& o) {
   if (o.predict_with_generate) {
     // As Seq2SeqTrainer.evaluate with predict_with_generate: the checkpoint's generation
     // config, max_length and num_beams overridable.
-    generate::GenerationConfig generation = generate::GenerationConfig::from_model_directory(o.model, model.config);
+    generate::GenerationConfig generation = generate::GenerationConfig::from_model_directory(o.model, generation_tokens_of(model.config));
     generation.max_length = o.generation_max_length > 0 ? o.generation_max_length : int64_t(o.max_target_length);
     if (o.num_beams > 0) generation.num_beams = o.num_beams;
     eval::GenerationEvaluation r =
@@ -79,6 +86,12 @@ void run(const EvalOptions& o) {
     }
   }
   std::printf("%s\n", out.dump(2).c_str());
+}
+
+void run(const EvalOptions& o) {
+  if (!o.dataset_name.empty()) precis::data::throw_dataset_name_unsupported(o.dataset_name);
+  if (precis::model_type_of(o.model) == "t5") return run_with<precis::T5Model>(o);
+  run_with<precis::BartModel>(o);
 }
 
 }  // namespace

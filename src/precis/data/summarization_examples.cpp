@@ -5,7 +5,7 @@
 namespace precis::data {
 
 std::vector<SummarizationExample> preprocess(const std::vector<Record>& records,
-                                             const tokenize::Tokenizer& tokenizer,
+                                             const tokenize::TextTokenizer& tokenizer,
                                              const PreprocessOptions& options) {
   std::vector<std::string> sources, targets;
   sources.reserve(records.size());
@@ -14,8 +14,8 @@ std::vector<SummarizationExample> preprocess(const std::vector<Record>& records,
     sources.push_back(options.source_prefix + r.text);
     targets.push_back(r.summary);
   }
-  auto inputs = tokenizer.encode_batch(sources, {true, options.max_source_length});
-  auto labels = tokenizer.encode_batch(targets, {true, options.max_target_length});
+  auto inputs = tokenizer.encode_batch(sources, options.max_source_length);
+  auto labels = tokenizer.encode_batch(targets, options.max_target_length);
   std::vector<SummarizationExample> examples(records.size());
   const int32_t pad = tokenizer.pad_token_id();
   for (size_t i = 0; i < examples.size(); ++i) {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "precis/data/dataset.h"
-#include "precis/tokenize/tokenizer.h"
+#include "precis/tokenize/text_tokenizer.h"
 
 namespace precis::data {
 
@@ -28,7 +28,7 @@ struct PreprocessOptions {
 };
 
 std::vector<SummarizationExample> preprocess(const std::vector<Record>& records,
-                                             const tokenize::Tokenizer& tokenizer,
+                                             const tokenize::TextTokenizer& tokenizer,
                                              const PreprocessOptions& options);
 
 }  // namespace precis::data

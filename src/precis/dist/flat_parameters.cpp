@@ -4,7 +4,8 @@
 
 namespace precis::dist {
 
-FlatLayout flat_layout(const BartConfig& config, BartParams& params) {
+template <class Config>
+FlatLayout flat_layout(const Config& config, ParamsOf<Config>& params) {
   FlatLayout layout;
   const float* base = nullptr;
   int64_t end = 0;
@@ -20,7 +21,8 @@ FlatLayout flat_layout(const BartConfig& config, BartParams& params) {
   return layout;
 }
 
-std::span<float> flat_span(const BartConfig& config, BartParams& params) {
+template <class Config>
+std::span<float> flat_span(const Config& config, ParamsOf<Config>& params) {
   FlatLayout layout = flat_layout(config, params);
   float* first = nullptr;
   visit_parameters(config, params, [&](const std::string&, Tensor& t, Shape, ParamRole role) {
@@ -28,6 +30,11 @@ std::span<float> flat_span(const BartConfig& config, BartParams& params) {
   });
   return {first, size_t(layout.size)};
 }
+
+template FlatLayout flat_layout<BartConfig>(const BartConfig&, BartParams&);
+template FlatLayout flat_layout<T5Config>(const T5Config&, T5Params&);
+template std::span<float> flat_span<BartConfig>(const BartConfig&, BartParams&);
+template std::span<float> flat_span<T5Config>(const T5Config&, T5Params&);
 
 int final_backward_stage(const BartConfig& c) { return int(c.decoder_layers + c.encoder_layers + 1); }
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "precis/model/bart_params.h"
+#include "precis/model/seq2seq_family.h"
 
 namespace precis::dist {
 
@@ -26,10 +26,12 @@ struct FlatLayout {
 };
 
 // The layout of `params`' trainable tensors; throws if they are not one ascending range.
-FlatLayout flat_layout(const BartConfig& config, BartParams& params);
+template <class Config>
+FlatLayout flat_layout(const Config& config, ParamsOf<Config>& params);
 
 // The range itself.
-std::span<float> flat_span(const BartConfig& config, BartParams& params);
+template <class Config>
+std::span<float> flat_span(const Config& config, ParamsOf<Config>& params);
 
 // When a tensor's gradient is final during bart_backward: the backward stage (see
 // BartGradScratch::stage_done) after which nothing adds to it. The LM head first, each
@@ -37,5 +39,8 @@ std::span<float> flat_span(const BartConfig& config, BartParams& params);
 // and last the encoder embeddings with the shared token embedding.
 int backward_stage(const BartConfig& config, const std::string& hf_name);
 int final_backward_stage(const BartConfig& config);
+// T5's backward reports no stages: every gradient is final when it ends (stage 0).
+inline int backward_stage(const T5Config&, const std::string&) { return 0; }
+inline int final_backward_stage(const T5Config&) { return 0; }
 
 }  // namespace precis::dist

@@ -6,7 +6,8 @@
 
 namespace precis::dist {
 
-std::vector<GradientBucket> plan_buckets(const BartConfig& config, const FlatLayout& layout,
+template <class Config>
+std::vector<GradientBucket> plan_buckets(const Config& config, const FlatLayout& layout,
                                          int64_t bucket_floats, int64_t first_bucket_floats) {
   std::vector<GradientBucket> buckets;
   int64_t hi = layout.size, lo = layout.size;
@@ -36,12 +37,18 @@ std::vector<GradientBucket> plan_buckets(const BartConfig& config, const FlatLay
   return buckets;
 }
 
-GradientAllReduce::GradientAllReduce(const BartConfig& config, BartParams& grads, Communicator& comm,
+template <class Config>
+GradientAllReduce::GradientAllReduce(const Config& config, ParamsOf<Config>& grads, Communicator& comm,
                                      int64_t bucket_bytes, int64_t first_bucket_bytes)
     : comm_(comm), flat_(flat_span(config, grads)), final_stage_(final_backward_stage(config)) {
   buckets_ = plan_buckets(config, flat_layout(config, grads), std::max<int64_t>(1, bucket_bytes / 4),
                           std::max<int64_t>(1, first_bucket_bytes / 4));
 }
+
+template std::vector<GradientBucket> plan_buckets<BartConfig>(const BartConfig&, const FlatLayout&, int64_t, int64_t);
+template std::vector<GradientBucket> plan_buckets<T5Config>(const T5Config&, const FlatLayout&, int64_t, int64_t);
+template GradientAllReduce::GradientAllReduce(const BartConfig&, BartParams&, Communicator&, int64_t, int64_t);
+template GradientAllReduce::GradientAllReduce(const T5Config&, T5Params&, Communicator&, int64_t, int64_t);
 
 void GradientAllReduce::stage_done(int stage) {
   const auto start = std::chrono::steady_clock::now();

@@ -22,12 +22,14 @@ struct GradientBucket {
 
 // Buckets of at most `bucket_floats` (the first at most `first_bucket_floats`), walking the
 // layout from its end. A bucket never mixes tensors whose stages are far apart.
-std::vector<GradientBucket> plan_buckets(const BartConfig& config, const FlatLayout& layout,
+template <class Config>
+std::vector<GradientBucket> plan_buckets(const Config& config, const FlatLayout& layout,
                                          int64_t bucket_floats, int64_t first_bucket_floats);
 
 class GradientAllReduce {
  public:
-  GradientAllReduce(const BartConfig& config, BartParams& grads, Communicator& comm,
+  template <class Config>
+  GradientAllReduce(const Config& config, ParamsOf<Config>& grads, Communicator& comm,
                     int64_t bucket_bytes = 25 << 20, int64_t first_bucket_bytes = 1 << 20);
 
   // Backward stage `stage` has ended: start the buckets it completes, let the others progress.

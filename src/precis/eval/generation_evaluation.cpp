@@ -8,7 +8,8 @@
 
 namespace precis::eval {
 
-GenerationEvaluation evaluate_with_generation(const BartModel& model, const tokenize::Tokenizer& tokenizer,
+template <class Model>
+GenerationEvaluation evaluate_with_generation(const Model& model, const tokenize::TextTokenizer& tokenizer,
                                               const std::vector<data::SummarizationExample>& examples,
                                               int64_t batch_size, const data::CollatorOptions& collator,
                                               const generate::GenerationConfig& generation,
@@ -41,5 +42,13 @@ GenerationEvaluation evaluate_with_generation(const BartModel& model, const toke
   r.runtime_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
+
+#define PRECIS_INSTANTIATE(Model)                                                                      \
+  template GenerationEvaluation evaluate_with_generation<Model>(                                       \
+      const Model&, const tokenize::TextTokenizer&, const std::vector<data::SummarizationExample>&, int64_t, \
+      const data::CollatorOptions&, const generate::GenerationConfig&, uint32_t);
+PRECIS_INSTANTIATE(BartModel)
+PRECIS_INSTANTIATE(T5Model)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::eval

@@ -8,7 +8,8 @@
 #include "precis/data/collator.h"
 #include "precis/eval/summarization_metrics.h"
 #include "precis/generate/generation_config.h"
-#include "precis/model/bart_model.h"
+#include "precis/model/seq2seq_family.h"
+#include "precis/tokenize/text_tokenizer.h"
 
 namespace precis::eval {
 
@@ -19,7 +20,9 @@ struct GenerationEvaluation {
   SummarizationScores scores;
 };
 
-GenerationEvaluation evaluate_with_generation(const BartModel& model, const tokenize::Tokenizer& tokenizer,
+// Model: BartModel or T5Model.
+template <class Model>
+GenerationEvaluation evaluate_with_generation(const Model& model, const tokenize::TextTokenizer& tokenizer,
                                               const std::vector<data::SummarizationExample>& examples,
                                               int64_t batch_size, const data::CollatorOptions& collator,
                                               const generate::GenerationConfig& generation,

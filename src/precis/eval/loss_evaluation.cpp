@@ -5,11 +5,11 @@
 #include <cstdio>
 
 #include "precis/core/progress.h"
-#include "precis/model/bart.h"
 
 namespace precis::eval {
 
-LossEvaluation evaluate_loss(const BartModel& model,
+template <class Model>
+LossEvaluation evaluate_loss(const Model& model,
                              const std::vector<data::SummarizationExample>& examples,
                              int64_t batch_size, const data::CollatorOptions& collator) {
   check(batch_size > 0, "per_device_eval_batch_size must be positive");
@@ -40,10 +40,10 @@ LossEvaluation evaluate_loss(const BartModel& model,
     std::span<const data::SummarizationExample* const> chunk(all.data() + i,
                                                              std::min(all.size() - i, size_t(batch_size)));
     Seq2SeqBatch batch = data::collate(chunk, collator, arena);
-    BartActivations acts = allocate_activations(model.config, arena, batch.batch_size(),
-                                                batch.input_ids.size(1), batch.labels.size(1), false);
-    bart_forward(model.config, model.params, batch, acts);
-    batch_means += bart_loss(batch, acts).mean();
+    auto acts = allocate_activations(model.config, arena, batch.batch_size(), batch.input_ids.size(1),
+                                     batch.labels.size(1), false);
+    model_forward(model.config, model.params, batch, acts);
+    batch_means += model_loss(batch, acts).mean();
     result.samples += int64_t(chunk.size());
     result.steps += 1;
     progress.advance(int64_t(chunk.size()));
@@ -53,5 +53,10 @@ LossEvaluation evaluate_loss(const BartModel& model,
   result.runtime_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
+
+template LossEvaluation evaluate_loss<BartModel>(const BartModel&, const std::vector<data::SummarizationExample>&,
+                                                 int64_t, const data::CollatorOptions&);
+template LossEvaluation evaluate_loss<T5Model>(const T5Model&, const std::vector<data::SummarizationExample>&,
+                                               int64_t, const data::CollatorOptions&);
 
 }  // namespace precis::eval

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "precis/data/collator.h"
-#include "precis/model/bart_model.h"
+#include "precis/model/seq2seq_family.h"
 
 namespace precis::eval {
 
@@ -19,7 +19,9 @@ struct LossEvaluation {
   double runtime_s = 0.0;
 };
 
-LossEvaluation evaluate_loss(const BartModel& model,
+// Model: BartModel or T5Model.
+template <class Model>
+LossEvaluation evaluate_loss(const Model& model,
                              const std::vector<data::SummarizationExample>& examples,
                              int64_t batch_size, const data::CollatorOptions& collator);
 

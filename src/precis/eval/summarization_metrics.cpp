@@ -53,18 +53,18 @@ SummarizationScores score_texts(const std::vector<std::string>& predictions,
 
 SummarizationScores score_summaries(const std::vector<std::vector<int32_t>>& predictions,
                                     const std::vector<std::vector<int32_t>>& labels,
-                                    const tokenize::Tokenizer& tokenizer, uint32_t seed) {
+                                    const tokenize::TextTokenizer& tokenizer, uint32_t seed) {
   const int32_t pad = tokenizer.pad_token_id();
   std::vector<std::string> preds, refs;
   double tokens = 0;
   for (const auto& row : predictions) {
-    preds.push_back(tokenizer.decode(row, {true, std::nullopt}));
+    preds.push_back(tokenizer.decode(row));
     for (int32_t id : row) tokens += id != pad && id != kIgnoreIndex;
   }
   for (const auto& row : labels) {
     std::vector<int32_t> ids;
     for (int32_t id : row) ids.push_back(id == kIgnoreIndex ? pad : id);
-    refs.push_back(tokenizer.decode(ids, {true, std::nullopt}));
+    refs.push_back(tokenizer.decode(ids));
   }
   SummarizationScores s = score_texts(preds, refs, seed);
   s.gen_len = round4(tokens / double(predictions.size()));

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "precis/tokenize/tokenizer.h"
+#include "precis/tokenize/text_tokenizer.h"
 
 namespace precis::eval {
 
@@ -27,7 +27,7 @@ struct SummarizationScores {
 // predictions: generated rows (start token first, pad-padded); labels: reference ids (-100 allowed).
 SummarizationScores score_summaries(const std::vector<std::vector<int32_t>>& predictions,
                                     const std::vector<std::vector<int32_t>>& labels,
-                                    const tokenize::Tokenizer& tokenizer, uint32_t bootstrap_seed);
+                                    const tokenize::TextTokenizer& tokenizer, uint32_t bootstrap_seed);
 
 // The ROUGE part alone, on texts.
 SummarizationScores score_texts(const std::vector<std::string>& predictions,

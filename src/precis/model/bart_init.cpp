@@ -4,7 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "precis/core/rng.h"
+#include "precis/model/weight_init.h"
 #include "precis/kernels/copy.h"
 
 namespace precis {
@@ -12,24 +12,6 @@ namespace precis {
 namespace {
 
 constexpr uint64_t kInitStream = 0x1417'0000'0000'0000ull;
-
-// Standard normal number `index` of stream `stream` (Box-Muller on two 32-bit draws).
-float normal(uint64_t seed, uint64_t stream, uint64_t index) {
-  uint32_t a = random_bits(seed, stream, 2 * index), b = random_bits(seed, stream, 2 * index + 1);
-  double u1 = (double(a) + 1.0) / 4294967296.0;  // (0, 1]
-  double u2 = double(b) / 4294967296.0;
-  return float(std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2));
-}
-
-void fill_normal(const Tensor& t, double std, uint64_t seed, uint64_t stream, int64_t first = 0) {
-  float* p = t.f32();
-  for (int64_t i = first; i < t.numel(); ++i) p[i] = float(std * normal(seed, stream, uint64_t(i)));
-}
-
-void fill(const Tensor& t, float value) {
-  float* p = t.f32();
-  for (int64_t i = 0; i < t.numel(); ++i) p[i] = value;
-}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -71,9 +53,9 @@ void initialize_bart(BartModel& m, uint64_t seed) {
   visit_parameters(m.config, m.params, [&](const std::string& name, Tensor& t, Shape, ParamRole) {
     ++stream;
     if (name == "final_logits_bias" || ends_with(name, ".bias")) {
-      fill(t, 0.0f);
+      fill_constant(t, 0.0f);
     } else if (name.find("layer_norm") != std::string::npos || name.find("layernorm") != std::string::npos) {
-      fill(t, 1.0f);
+      fill_constant(t, 1.0f);
     } else {
       fill_normal(t, m.config.init_std, seed, stream);
     }

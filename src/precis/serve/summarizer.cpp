@@ -7,16 +7,32 @@
 
 namespace precis::serve {
 
+namespace {
+
+// T5 has relative positions and no input limit of its own: the tokenizer's model_max_length
+// (512 for the published checkpoints) when it has one, else this.
+constexpr size_t kT5DefaultInputTokens = 512;
+
+std::variant<BartModel, T5Model> load_model(const std::filesystem::path& dir) {
+  if (model_type_of(dir) == "t5") return T5Model::load(dir);
+  return BartModel::load(dir);
+}
+
+}  // namespace
+
 Summarizer::Summarizer(const std::filesystem::path& dir, const SummarizerLimits& limits)
     : dir_(dir),
-      model_(BartModel::load(dir)),
-      tokenizer_(tokenize::Tokenizer::from_directory(dir)),
-      defaults_(generate::GenerationConfig::from_model_directory(dir, model_.config)),
+      model_(load_model(dir)),
+      tokens_(std::holds_alternative<T5Model>(model_) ? generate::generation_tokens(std::get<T5Model>(model_).config)
+                                                       : std::get<BartModel>(model_).config),
+      tokenizer_(tokenize::load_text_tokenizer(dir)),
+      defaults_(generate::GenerationConfig::from_model_directory(dir, tokens_)),
       max_num_beams_(limits.max_num_beams) {
-  // The encoder has max_position_embeddings positions; the tokenizer may promise fewer.
-  max_input_tokens_ = size_t(model_.config.max_position_embeddings);
-  if (auto m = tokenizer_.settings().model_max_length)
-    max_input_tokens_ = std::min(max_input_tokens_, *m);
+  // BART's encoder has max_position_embeddings positions; the tokenizer may promise fewer.
+  max_input_tokens_ = std::holds_alternative<T5Model>(model_) ? kT5DefaultInputTokens
+                                                              : size_t(tokens_.max_position_embeddings);
+  if (auto m = tokenizer_->model_max_length())
+    max_input_tokens_ = std::holds_alternative<T5Model>(model_) ? *m : std::min(max_input_tokens_, *m);
   if (limits.max_input_tokens)
     max_input_tokens_ = std::min(max_input_tokens_, *limits.max_input_tokens);
   check(max_input_tokens_ >= 2, dir.string() + ": the model takes fewer than 2 input tokens");
@@ -29,9 +45,8 @@ std::unique_ptr<Summarizer> Summarizer::load(const std::filesystem::path& dir,
 
 std::variant<std::vector<int32_t>, RequestError> Summarizer::encode(const std::string& text,
                                                                     bool truncate) const {
-  tokenize::EncodeOptions options;
-  if (truncate) options.max_length = max_input_tokens_;
-  std::vector<int32_t> ids = tokenizer_.encode(text, options);
+  std::vector<int32_t> ids =
+      tokenizer_->encode(text, truncate ? std::optional<size_t>(max_input_tokens_) : std::nullopt);
   if (ids.size() > max_input_tokens_)
     return RequestError{400, "the input has " + std::to_string(ids.size()) +
                                  " tokens; this model takes at most " +
@@ -50,16 +65,16 @@ generate::GenerationConfig Summarizer::config_for(const nlohmann::json& override
 
 std::optional<RequestError> Summarizer::check_generation(const nlohmann::json& overrides) const {
   try {
-    generate::ResolvedGeneration r = generate::resolve(config_for(overrides), model_.config);
+    generate::ResolvedGeneration r = generate::resolve(config_for(overrides), tokens_);
     if (r.config.num_beams > max_num_beams_)
       return RequestError{400, "parameters.num_beams is " + std::to_string(r.config.num_beams) +
                                    "; this server allows at most " +
                                    std::to_string(max_num_beams_)};
     // Decoder positions are learned embeddings: no more tokens than the model has positions.
-    if (r.config.max_length > model_.config.max_position_embeddings)
+    if (r.config.max_length > tokens_.max_position_embeddings)
       return RequestError{400, "the summary would be up to " + std::to_string(r.config.max_length) +
                                    " tokens (max_length / max_new_tokens); this model has " +
-                                   std::to_string(model_.config.max_position_embeddings) +
+                                   std::to_string(tokens_.max_position_embeddings) +
                                    " decoder positions"};
   } catch (const Error& e) {
     return RequestError{400, e.what()};
@@ -70,11 +85,10 @@ std::optional<RequestError> Summarizer::check_generation(const nlohmann::json& o
 std::vector<std::string> Summarizer::summarize(
     const std::string& key, const std::vector<std::vector<int32_t>>& inputs) const {
   generate::GenerationConfig config = config_for(nlohmann::json::parse(key));
-  generate::Generated out = generate::generate(model_, inputs, config);
-  tokenize::DecodeOptions decode;
-  decode.skip_special_tokens = true;
+  generate::Generated out =
+      std::visit([&](const auto& model) { return generate::generate(model, inputs, config); }, model_);
   std::vector<std::string> summaries;
-  for (int64_t r = 0; r < out.rows; ++r) summaries.push_back(tokenizer_.decode(out.row(r), decode));
+  for (int64_t r = 0; r < out.rows; ++r) summaries.push_back(tokenizer_->decode(out.row(r)));
   return summaries;
 }
 

@@ -1,8 +1,9 @@
 // The model behind the server: a checkpoint, its tokenizer and its generation defaults, with
 // the checks a request needs before it is queued (input length, generation settings) and
 // the batch work the batcher runs. Loaded with the same library calls as `precis generate`
-// (BartModel::load, Tokenizer::from_directory, GenerationConfig::from_model_directory), so a
-// summary equals the pipeline's: generate() ids decoded with skip_special_tokens.
+// (BartModel::load or T5Model::load by config.json's model_type, the checkpoint's tokenizer,
+// GenerationConfig::from_model_directory), so a summary equals the pipeline's: generate() ids
+// decoded with skip_special_tokens.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +17,9 @@
 
 #include "precis/generate/generation_config.h"
 #include "precis/model/bart_model.h"
+#include "precis/model/t5_model.h"
 #include "precis/serve/inference_request.h"
-#include "precis/tokenize/tokenizer.h"
+#include "precis/tokenize/text_tokenizer.h"
 
 namespace precis::serve {
 
@@ -54,8 +56,9 @@ class Summarizer {
   generate::GenerationConfig config_for(const nlohmann::json& overrides) const;
 
   std::filesystem::path dir_;
-  BartModel model_;
-  tokenize::Tokenizer tokenizer_;
+  std::variant<BartModel, T5Model> model_;
+  BartConfig tokens_;  // the special tokens and decoder positions generate() checks against
+  std::unique_ptr<tokenize::TextTokenizer> tokenizer_;
   generate::GenerationConfig defaults_;
   size_t max_input_tokens_ = 0;
   int64_t max_num_beams_ = 8;

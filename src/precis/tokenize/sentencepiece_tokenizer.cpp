@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
 
 namespace precis::tokenize {
@@ -78,7 +79,44 @@ SentencePieceTokenizer SentencePieceTokenizer::from_directory(const std::filesys
   }
   check(std::filesystem::exists(dir / "spiece.model"),
         dir.string() + ": no spiece.model (a T5 tokenizer directory needs one)");
-  return from_model_file(dir / "spiece.model", extra_ids);
+  SentencePieceTokenizer t = from_model_file(dir / "spiece.model", extra_ids);
+  for (const char* name : {"tokenizer_config.json", "special_tokens_map.json"}) {
+    std::ifstream file(dir / name, std::ios::binary);
+    if (!file) continue;
+    std::stringstream bytes;
+    bytes << file.rdbuf();
+    t.config_files_[name] = bytes.str();
+  }
+  return t;
+}
+
+std::vector<int32_t> SentencePieceTokenizer::encode_truncated(std::string_view text, size_t max_length) const {
+  std::vector<int32_t> ids = encode(text, false);
+  if (max_length > 0 && ids.size() + 1 > max_length) ids.resize(max_length - 1);
+  if (ids.empty() || ids.back() != eos_id_) ids.push_back(eos_id_);
+  return ids;
+}
+
+void SentencePieceTokenizer::save(const std::filesystem::path& dir) const {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  check(!ec, dir.string() + ": cannot create directory: " + ec.message());
+  write_file_atomic(dir / "spiece.model", sp_->serialized_model_proto());
+  auto piece = [&](int32_t id) { return sp_->IdToPiece(id); };
+  nlohmann::json specials = {{"eos_token", piece(eos_id_)}, {"pad_token", piece(pad_id_)}};
+  if (unk_id_ >= 0) specials["unk_token"] = piece(unk_id_);
+  auto config = config_files_.find("tokenizer_config.json");
+  if (config != config_files_.end()) {
+    write_file_atomic(dir / "tokenizer_config.json", config->second);
+  } else {
+    nlohmann::json j = specials;
+    j["tokenizer_class"] = "T5Tokenizer";
+    j["extra_ids"] = extra_ids_;
+    write_file_atomic(dir / "tokenizer_config.json", j.dump(2) + "\n");
+  }
+  auto map = config_files_.find("special_tokens_map.json");
+  write_file_atomic(dir / "special_tokens_map.json",
+                    map != config_files_.end() ? map->second : specials.dump(2) + "\n");
 }
 
 size_t SentencePieceTokenizer::size() const { return size_t(sp_->GetPieceSize()) + size_t(extra_ids_); }

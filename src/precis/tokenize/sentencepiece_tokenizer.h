@@ -33,6 +33,14 @@ class SentencePieceTokenizer {
   // tokenizer.decode(ids, skip_special_tokens=...) with clean_up_tokenization_spaces.
   std::string decode(std::span<const int32_t> ids, bool skip_special_tokens = true) const;
 
+  // tokenizer(text, max_length=max_length, truncation=True): the text's ids cut to
+  // max_length - 1, then </s> (max_length 0: no limit).
+  std::vector<int32_t> encode_truncated(std::string_view text, size_t max_length) const;
+
+  // save_pretrained's files: spiece.model, and tokenizer_config.json / special_tokens_map.json
+  // (the source directory's, or written for T5Tokenizer), each atomically.
+  void save(const std::filesystem::path& dir) const;
+
   size_t size() const;  // len(tokenizer): pieces + sentinels
   int32_t eos_id() const { return eos_id_; }
   int32_t pad_id() const { return pad_id_; }
@@ -43,6 +51,8 @@ class SentencePieceTokenizer {
   int32_t pad_id_ = 0, eos_id_ = 1, unk_id_ = 2;
   // Special tokens by text: </s>, <unk>, <pad> and the sentinels.
   std::unordered_map<std::string, int32_t> specials_;
+  // The source directory's tokenizer_config.json / special_tokens_map.json bytes, by name.
+  std::unordered_map<std::string, std::string> config_files_;
   std::string sentinel(int32_t id) const;  // "<extra_id_N>" for a sentinel id
   bool is_sentinel(int32_t id) const;
 };

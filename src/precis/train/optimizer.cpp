@@ -13,8 +13,8 @@ namespace precis::train {
 namespace {
 
 // Visits the trainable tensors of two parameter-shaped structs side by side.
-template <class F>
-void zip_trainable(const BartConfig& c, BartParams& a, BartParams& b, F f) {
+template <class Config, class F>
+void zip_trainable(const Config& c, ParamsOf<Config>& a, ParamsOf<Config>& b, F f) {
   std::vector<Tensor*> second;
   visit_parameters(c, b, [&](const std::string&, Tensor& t, Shape, ParamRole role) {
     if (role != ParamRole::Buffer) second.push_back(&t);
@@ -27,13 +27,15 @@ void zip_trainable(const BartConfig& c, BartParams& a, BartParams& b, F f) {
 
 }  // namespace
 
-AdamW::AdamW(const BartConfig& config, const AdamWSettings& settings)
+template <class Config>
+AdamW<Config>::AdamW(const Config& config, const AdamWSettings& settings)
     : config_(config), settings_(settings), arena_(2 * parameter_bytes(config)) {
   allocate_parameters(config_, exp_avg_, arena_);
   allocate_parameters(config_, exp_avg_sq_, arena_);
 }
 
-void AdamW::step(BartParams& params, BartParams& grads, double lr) {
+template <class Config>
+void AdamW<Config>::step(Params& params, Params& grads, double lr) {
   ++step_;
   std::vector<Tensor*> m, v;
   visit_parameters(config_, exp_avg_, [&](const std::string&, Tensor& t, Shape, ParamRole role) {
@@ -51,15 +53,18 @@ void AdamW::step(BartParams& params, BartParams& grads, double lr) {
   });
 }
 
-void AdamW::save(const std::filesystem::path& file) const {
-  BartParams m = exp_avg_, v = exp_avg_sq_;
+template <class Config>
+void AdamW<Config>::save(const std::filesystem::path& file) const {
+  Params m = exp_avg_, v = exp_avg_sq_;
   save_adamw_state(file, config_, m, v, step_);
 }
 
-void AdamW::load(const std::filesystem::path& file) { step_ = load_adamw_state(file, config_, exp_avg_, exp_avg_sq_); }
+template <class Config>
+void AdamW<Config>::load(const std::filesystem::path& file) { step_ = load_adamw_state(file, config_, exp_avg_, exp_avg_sq_); }
 
-void save_adamw_state(const std::filesystem::path& file, const BartConfig& config, BartParams& m, BartParams& v,
-                      int64_t step) {
+template <class Config>
+void save_adamw_state(const std::filesystem::path& file, const Config& config, ParamsOf<Config>& m,
+                      ParamsOf<Config>& v, int64_t step) {
   std::vector<NamedTensor> tensors;
   visit_parameters(config, m, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
     if (role != ParamRole::Buffer) tensors.push_back({name + ".exp_avg", t});
@@ -70,7 +75,9 @@ void save_adamw_state(const std::filesystem::path& file, const BartConfig& confi
   write_safetensors(file, tensors, {{"step", std::to_string(step)}, {"optimizer", "adamw"}});
 }
 
-int64_t load_adamw_state(const std::filesystem::path& file, const BartConfig& config, BartParams& m, BartParams& v) {
+template <class Config>
+int64_t load_adamw_state(const std::filesystem::path& file, const Config& config, ParamsOf<Config>& m,
+                         ParamsOf<Config>& v) {
   SafetensorsReader reader = SafetensorsReader::open(file);
   visit_parameters(config, m, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
     if (role != ParamRole::Buffer) reader.read(name + ".exp_avg", t);
@@ -87,7 +94,8 @@ int64_t load_adamw_state(const std::filesystem::path& file, const BartConfig& co
   }
 }
 
-double clip_grad_norm(const BartConfig& c, BartParams& grads, double max_norm) {
+template <class Config>
+double clip_grad_norm(const Config& c, ParamsOf<Config>& grads, double max_norm) {
   double sum = 0.0;
   visit_parameters(c, grads, [&](const std::string&, Tensor& g, Shape, ParamRole role) {
     if (role != ParamRole::Buffer) sum += sum_of_squares(g);
@@ -104,8 +112,21 @@ double clip_grad_norm(const BartConfig& c, BartParams& grads, double max_norm) {
   return norm;
 }
 
-void zero_grads(const BartConfig& c, BartParams& grads) {
+template <class Config>
+void zero_grads(const Config& c, ParamsOf<Config>& grads) {
   visit_parameters(c, grads, [&](const std::string&, Tensor& g, Shape, ParamRole) { zero(g); });
 }
+
+#define PRECIS_INSTANTIATE(Config)                                                                    \
+  template class AdamW<Config>;                                                                     \
+  template void save_adamw_state<Config>(const std::filesystem::path&, const Config&, ParamsOf<Config>&, \
+                                         ParamsOf<Config>&, int64_t);                               \
+  template int64_t load_adamw_state<Config>(const std::filesystem::path&, const Config&, ParamsOf<Config>&, \
+                                            ParamsOf<Config>&);                                     \
+  template double clip_grad_norm<Config>(const Config&, ParamsOf<Config>&, double);                 \
+  template void zero_grads<Config>(const Config&, ParamsOf<Config>&);
+PRECIS_INSTANTIATE(BartConfig)
+PRECIS_INSTANTIATE(T5Config)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::train

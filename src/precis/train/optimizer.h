@@ -1,4 +1,4 @@
-// AdamW over BART's parameters with Hugging Face's parameter groups (weight decay for
+// AdamW over a model's parameters (BART or T5: Config is BartConfig or T5Config) with Hugging Face's parameter groups (weight decay for
 // everything but biases and LayerNorm weights), torch.optim.AdamW's math, and global-norm
 // clipping as torch.nn.utils.clip_grad_norm_. Its state has the layout of the parameters,
 // so it saves by parameter name and resumes on any world size.
@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "precis/model/bart_params.h"
+#include "precis/model/seq2seq_family.h"
 
 namespace precis::train {
 
@@ -15,12 +15,14 @@ struct AdamWSettings {
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8, weight_decay = 0.0;
 };
 
+template <class Config>
 class AdamW {
  public:
-  AdamW(const BartConfig& config, const AdamWSettings& settings);
+  using Params = ParamsOf<Config>;
+  AdamW(const Config& config, const AdamWSettings& settings);
 
   // One update with learning rate `lr` (the schedule's value for this step).
-  void step(BartParams& params, BartParams& grads, double lr);
+  void step(Params& params, Params& grads, double lr);
   int64_t steps_taken() const { return step_; }
   size_t state_bytes() const { return arena_.capacity(); }
 
@@ -29,25 +31,29 @@ class AdamW {
   void load(const std::filesystem::path& file);
 
  private:
-  BartConfig config_;
+  Config config_;
   AdamWSettings settings_;
   Arena arena_;
-  BartParams exp_avg_, exp_avg_sq_;
+  Params exp_avg_, exp_avg_sq_;
   int64_t step_ = 0;
 };
 
 // optimizer.safetensors from / into state with the parameters' layout (the file does not
 // depend on how many ranks shared the state). load returns the step count.
-void save_adamw_state(const std::filesystem::path& file, const BartConfig& config, BartParams& exp_avg,
-                      BartParams& exp_avg_sq, int64_t step);
-int64_t load_adamw_state(const std::filesystem::path& file, const BartConfig& config, BartParams& exp_avg,
-                         BartParams& exp_avg_sq);
+template <class Config>
+void save_adamw_state(const std::filesystem::path& file, const Config& config, ParamsOf<Config>& exp_avg,
+                      ParamsOf<Config>& exp_avg_sq, int64_t step);
+template <class Config>
+int64_t load_adamw_state(const std::filesystem::path& file, const Config& config, ParamsOf<Config>& exp_avg,
+                         ParamsOf<Config>& exp_avg_sq);
 
 // The global L2 norm of every trainable gradient (before clipping), then, when max_norm > 0,
 // scales the gradients by min(1, max_norm / (norm + 1e-6)). Returns the norm.
-double clip_grad_norm(const BartConfig& config, BartParams& grads, double max_norm);
+template <class Config>
+double clip_grad_norm(const Config& config, ParamsOf<Config>& grads, double max_norm);
 
 // Sets every gradient to zero.
-void zero_grads(const BartConfig& config, BartParams& grads);
+template <class Config>
+void zero_grads(const Config& config, ParamsOf<Config>& grads);
 
 }  // namespace precis::train

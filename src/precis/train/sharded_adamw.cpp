@@ -21,8 +21,9 @@ Tensor flat_view(float* base, int64_t first, int64_t count) {
 
 }  // namespace
 
-ShardedAdamW::ShardedAdamW(const BartConfig& config, const AdamWSettings& settings, BartParams& params,
-                           dist::Communicator& comm)
+template <class Config>
+ShardedAdamW<Config>::ShardedAdamW(const Config& config, const AdamWSettings& settings, Params& params,
+                                   dist::Communicator& comm)
     : config_(config), settings_(settings), comm_(comm), layout_(dist::flat_layout(config, params)) {
   segments_ = dist::even_segments(layout_.size, comm.world_size());
   for (int r = 0; r < comm.rank(); ++r) begin_ += segments_[size_t(r)];
@@ -31,15 +32,17 @@ ShardedAdamW::ShardedAdamW(const BartConfig& config, const AdamWSettings& settin
   exp_avg_sq_.assign(size_t(end_ - begin_), 0.0f);
 }
 
+template <class Config>
 template <class F>
-void ShardedAdamW::for_each_in_segment(F f) const {
+void ShardedAdamW<Config>::for_each_in_segment(F f) const {
   for (const dist::FlatTensor& t : layout_.tensors) {
     const int64_t first = std::max(begin_, t.offset), last = std::min(end_, t.offset + t.numel);
     if (first < last) f(t, first, last - first);
   }
 }
 
-double ShardedAdamW::step(BartParams& params, BartParams& grads, double lr, double max_grad_norm) {
+template <class Config>
+double ShardedAdamW<Config>::step(Params& params, Params& grads, double lr, double max_grad_norm) {
   ++step_;
   std::span<float> g = dist::flat_span(config_, grads), p = dist::flat_span(config_, params);
   check(int64_t(g.size()) == layout_.size && int64_t(p.size()) == layout_.size,
@@ -64,10 +67,11 @@ double ShardedAdamW::step(BartParams& params, BartParams& grads, double lr, doub
   return norm;
 }
 
-void ShardedAdamW::save(const std::filesystem::path& file) {
+template <class Config>
+void ShardedAdamW<Config>::save(const std::filesystem::path& file) {
   // The unsharded state, laid out as the parameters, assembled from every rank's segment.
   Arena arena(2 * parameter_bytes(config_));
-  BartParams m, v;
+  Params m, v;
   allocate_parameters(config_, m, arena);
   allocate_parameters(config_, v, arena);
   std::span<float> fm = dist::flat_span(config_, m), fv = dist::flat_span(config_, v);
@@ -78,9 +82,10 @@ void ShardedAdamW::save(const std::filesystem::path& file) {
   if (comm_.is_main()) save_adamw_state(file, config_, m, v, step_);
 }
 
-void ShardedAdamW::load(const std::filesystem::path& file) {
+template <class Config>
+void ShardedAdamW<Config>::load(const std::filesystem::path& file) {
   Arena arena(2 * parameter_bytes(config_));
-  BartParams m, v;
+  Params m, v;
   allocate_parameters(config_, m, arena);
   allocate_parameters(config_, v, arena);
   step_ = load_adamw_state(file, config_, m, v);
@@ -88,5 +93,8 @@ void ShardedAdamW::load(const std::filesystem::path& file) {
   std::copy(fm.begin() + begin_, fm.begin() + end_, exp_avg_.begin());
   std::copy(fv.begin() + begin_, fv.begin() + end_, exp_avg_sq_.begin());
 }
+
+template class ShardedAdamW<BartConfig>;
+template class ShardedAdamW<T5Config>;
 
 }  // namespace precis::train

@@ -18,14 +18,16 @@
 
 namespace precis::train {
 
+template <class Config>
 class ShardedAdamW {
  public:
-  ShardedAdamW(const BartConfig& config, const AdamWSettings& settings, BartParams& params,
+  using Params = ParamsOf<Config>;
+  ShardedAdamW(const Config& config, const AdamWSettings& settings, Params& params,
                dist::Communicator& comm);
 
   // grads: this rank's gradient sums (the loss already normalised by the global token
   // count). Leaves grads undefined. Returns the global gradient norm before clipping.
-  double step(BartParams& params, BartParams& grads, double lr, double max_grad_norm);
+  double step(Params& params, Params& grads, double lr, double max_grad_norm);
 
   int64_t steps_taken() const { return step_; }
   size_t state_bytes() const { return 2 * exp_avg_.size() * sizeof(float); }
@@ -40,7 +42,7 @@ class ShardedAdamW {
   template <class F>
   void for_each_in_segment(F f) const;
 
-  BartConfig config_;
+  Config config_;
   AdamWSettings settings_;
   dist::Communicator& comm_;
   dist::FlatLayout layout_;

@@ -59,7 +59,8 @@ eval::LossEvaluation combine(dist::Communicator& comm, const eval::LossEvaluatio
 
 }  // namespace
 
-eval::LossEvaluation sharded_evaluate_loss(dist::Communicator& comm, const BartModel& model,
+template <class Model>
+eval::LossEvaluation sharded_evaluate_loss(dist::Communicator& comm, const Model& model,
                                            const std::vector<data::SummarizationExample>& examples,
                                            int64_t batch_size, const data::CollatorOptions& collator) {
   if (comm.world_size() == 1) return eval::evaluate_loss(model, examples, batch_size, collator);
@@ -70,8 +71,9 @@ eval::LossEvaluation sharded_evaluate_loss(dist::Communicator& comm, const BartM
   return combine(comm, r, start);
 }
 
+template <class Model>
 eval::GenerationEvaluation sharded_evaluate_with_generation(
-    dist::Communicator& comm, const BartModel& model, const tokenize::Tokenizer& tokenizer,
+    dist::Communicator& comm, const Model& model, const tokenize::TextTokenizer& tokenizer,
     const std::vector<data::SummarizationExample>& examples, int64_t batch_size,
     const data::CollatorOptions& collator, const generate::GenerationConfig& generation, uint32_t bootstrap_seed) {
   if (comm.world_size() == 1)
@@ -118,5 +120,17 @@ eval::GenerationEvaluation sharded_evaluate_with_generation(
   result.runtime_s = std::chrono::duration<double>(Clock::now() - start).count();
   return result;
 }
+
+#define PRECIS_INSTANTIATE(Model)                                                                       \
+  template eval::LossEvaluation sharded_evaluate_loss<Model>(                                           \
+      dist::Communicator&, const Model&, const std::vector<data::SummarizationExample>&, int64_t,       \
+      const data::CollatorOptions&);                                                                    \
+  template eval::GenerationEvaluation sharded_evaluate_with_generation<Model>(                          \
+      dist::Communicator&, const Model&, const tokenize::TextTokenizer&,                                \
+      const std::vector<data::SummarizationExample>&, int64_t, const data::CollatorOptions&,            \
+      const generate::GenerationConfig&, uint32_t);
+PRECIS_INSTANTIATE(BartModel)
+PRECIS_INSTANTIATE(T5Model)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::train

@@ -11,12 +11,15 @@
 
 namespace precis::train {
 
-eval::LossEvaluation sharded_evaluate_loss(dist::Communicator& comm, const BartModel& model,
+// Model: BartModel or T5Model.
+template <class Model>
+eval::LossEvaluation sharded_evaluate_loss(dist::Communicator& comm, const Model& model,
                                            const std::vector<data::SummarizationExample>& examples,
                                            int64_t batch_size, const data::CollatorOptions& collator);
 
+template <class Model>
 eval::GenerationEvaluation sharded_evaluate_with_generation(
-    dist::Communicator& comm, const BartModel& model, const tokenize::Tokenizer& tokenizer,
+    dist::Communicator& comm, const Model& model, const tokenize::TextTokenizer& tokenizer,
     const std::vector<data::SummarizationExample>& examples, int64_t batch_size,
     const data::CollatorOptions& collator, const generate::GenerationConfig& generation, uint32_t bootstrap_seed);
 

@@ -18,11 +18,13 @@
 #include "precis/dist/launch_environment.h"
 #include "precis/eval/generation_evaluation.h"
 #include "precis/eval/loss_evaluation.h"
+#include "precis/generate/generate.h"
 #include "precis/generate/generation_config.h"
 #include "precis/hub/model_card.h"
-#include "precis/model/bart.h"
 #include "precis/model/bart_init.h"
-#include "precis/model/bart_model.h"
+#include "precis/model/seq2seq_family.h"
+#include "precis/model/t5_init.h"
+#include "precis/tokenize/text_tokenizer.h"
 #include "precis/tokenize/tokenizer.h"
 #include "precis/train/batch_sampler.h"
 #include "precis/train/checkpoints.h"
@@ -58,7 +60,7 @@ void write_json(const fs::path& file, const nlohmann::json& j) {
 std::vector<data::SummarizationExample> load_split(const TrainingArguments& a, const std::string& file,
                                                    std::optional<int64_t> max_samples,
                                                    int64_t max_target_length,
-                                                   const tokenize::Tokenizer& tokenizer, bool verbose) {
+                                                   const tokenize::TextTokenizer& tokenizer, bool verbose) {
   data::ReadOptions read = data::columns_for("", a.text_column.value_or(""), a.summary_column.value_or(""));
   read.skip_bad_records = a.skip_bad_records;
   if (max_samples) read.max_samples = size_t(*max_samples);
@@ -91,21 +93,42 @@ bool reports_to_tensorboard(const TrainingArguments& a) {
   return false;
 }
 
+// The special tokens generate() reads, in the form GenerationConfig takes them.
+BartConfig generation_tokens_of(const BartConfig& c) { return c; }
+BartConfig generation_tokens_of(const T5Config& c) { return generate::generation_tokens(c); }
+
+// The generation_config.json save_pretrained writes when the model came with none
+// (GenerationConfig.from_model_config: the config's token ids).
+nlohmann::json default_generation_config(const BartConfig& c) {
+  nlohmann::json j = {{"_from_model_config", true}, {"bos_token_id", c.bos_token_id},
+                      {"decoder_start_token_id", c.decoder_start_token_id}, {"eos_token_id", c.eos_token_id},
+                      {"pad_token_id", c.pad_token_id}, {"transformers_version", "4.44.2"}};
+  if (c.forced_eos_token_id) j["forced_eos_token_id"] = *c.forced_eos_token_id;
+  if (c.forced_bos_token_id) j["forced_bos_token_id"] = *c.forced_bos_token_id;
+  return j;
+}
+nlohmann::json default_generation_config(const T5Config& c) {
+  return {{"_from_model_config", true}, {"decoder_start_token_id", c.decoder_start_token_id},
+          {"eos_token_id", c.eos_token_id}, {"pad_token_id", c.pad_token_id}, {"transformers_version", "4.44.2"}};
+}
+
 // Everything one training run holds. With several ranks every rank holds the model, the
 // gradients and (unless ZeRO-1 shards it) the optimizer; only rank 0 writes files.
+template <class Model>
 struct TrainingRun {
+  using Config = decltype(Model::config);
   const TrainingArguments& args;
   dist::Communicator& comm;
-  BartModel model;
-  tokenize::Tokenizer tokenizer;
-  BartParams grads;
+  Model model;
+  std::unique_ptr<tokenize::TextTokenizer> tokenizer;
+  ParamsOf<Config> grads;
   Arena grad_arena;
-  std::unique_ptr<AdamW> optimizer;          // zero_stage 0
-  std::unique_ptr<ShardedAdamW> sharded;     // zero_stage 1
+  std::unique_ptr<AdamW<Config>> optimizer;          // zero_stage 0
+  std::unique_ptr<ShardedAdamW<Config>> sharded;     // zero_stage 1
   TrainerState state;
   data::CollatorOptions collator;
 
-  TrainingRun(const TrainingArguments& a, dist::Communicator& c, BartModel m, tokenize::Tokenizer t)
+  TrainingRun(const TrainingArguments& a, dist::Communicator& c, Model m, std::unique_ptr<tokenize::TextTokenizer> t)
       : args(a),
         comm(c),
         model(std::move(m)),
@@ -115,9 +138,9 @@ struct TrainingRun {
     allocate_parameters(model.config, grads, grad_arena);
     const AdamWSettings settings{a.learning_rate, a.adam_beta1, a.adam_beta2, a.adam_epsilon, a.weight_decay};
     if (a.zero_stage == 1)
-      sharded = std::make_unique<ShardedAdamW>(model.config, settings, model.params, comm);
+      sharded = std::make_unique<ShardedAdamW<Config>>(model.config, settings, model.params, comm);
     else
-      optimizer = std::make_unique<AdamW>(model.config, settings);
+      optimizer = std::make_unique<AdamW<Config>>(model.config, settings);
   }
 
   size_t optimizer_state_bytes() const { return sharded ? sharded->state_bytes() : optimizer->state_bytes(); }
@@ -125,7 +148,7 @@ struct TrainingRun {
   void save_model(const fs::path& dir) const {
     model.save(dir);
     write_generation_config(dir);
-    tokenizer.save(dir);
+    tokenizer->save(dir);
     write_json(dir / "training_args.json", to_json(args));
   }
 
@@ -140,13 +163,7 @@ struct TrainingRun {
       write_file_atomic(dir / "generation_config.json", bytes);
       return;
     }
-    const BartConfig& c = model.config;
-    nlohmann::json j = {{"_from_model_config", true}, {"bos_token_id", c.bos_token_id},
-                        {"decoder_start_token_id", c.decoder_start_token_id}, {"eos_token_id", c.eos_token_id},
-                        {"pad_token_id", c.pad_token_id}, {"transformers_version", "4.44.2"}};
-    if (c.forced_eos_token_id) j["forced_eos_token_id"] = *c.forced_eos_token_id;
-    if (c.forced_bos_token_id) j["forced_bos_token_id"] = *c.forced_bos_token_id;
-    write_file_atomic(dir / "generation_config.json", j.dump(2) + "\n");
+    write_file_atomic(dir / "generation_config.json", default_generation_config(model.config).dump(2) + "\n");
   }
 
   // Collective with ZeRO-1 (the optimizer state is gathered); rank 0 writes.
@@ -171,7 +188,7 @@ struct TrainingRun {
 
   void resume_from(const fs::path& checkpoint) {
     if (comm.is_main()) std::fprintf(stderr, "precis: resuming from %s\n", checkpoint.string().c_str());
-    BartModel loaded = BartModel::load(checkpoint);
+    Model loaded = Model::load(checkpoint);
     check(loaded.config.d_model == model.config.d_model && loaded.config.vocab_size == model.config.vocab_size,
           checkpoint.string() + ": the checkpoint's model differs from " + args.model_name_or_path);
     model = std::move(loaded);
@@ -186,35 +203,60 @@ struct TrainingRun {
 // run_summarization's model set-up: weights from model_name_or_path (with config_name's
 // config when given), or a fresh model from config_name (a preset or config.json) with HF's
 // initialisation; then resize_token_embeddings when the tokenizer has more tokens.
-std::pair<BartModel, tokenize::Tokenizer> load_model_and_tokenizer(const TrainingArguments& a, bool verbose) {
-  check(!a.model_name_or_path.empty() || a.config_name,
-        "give model_name_or_path (a local Hugging Face checkpoint directory) or config_name (" +
-            bart_preset_names() + ", or a config.json) to train from scratch");
+std::unique_ptr<tokenize::TextTokenizer> load_tokenizer(const TrainingArguments& a) {
   std::string tokenizer_dir = a.tokenizer_name.value_or(a.model_name_or_path);
   check(!tokenizer_dir.empty(), "training from config_name needs tokenizer_name (a tokenizer directory)");
-  tokenize::Tokenizer tokenizer = tokenize::Tokenizer::from_directory(tokenizer_dir);
+  return tokenize::load_text_tokenizer(tokenizer_dir);
+}
+
+std::pair<BartModel, std::unique_ptr<tokenize::TextTokenizer>> load_model_and_tokenizer(
+    const TrainingArguments& a, bool verbose, BartModel*) {
+  auto tokenizer = load_tokenizer(a);
   BartModel model;
   if (!a.model_name_or_path.empty()) {
     model = BartModel::load(a.model_name_or_path);
   } else {
+    const tokenize::Tokenizer bpe = tokenize::Tokenizer::from_directory(*a.tokenizer_name);
     BartConfig config = bart_config_from(*a.config_name);
-    config.vocab_size = int64_t(tokenizer.size());
-    config.pad_token_id = tokenizer.pad_token_id();
-    config.bos_token_id = tokenizer.bos_token_id();
-    config.eos_token_id = config.decoder_start_token_id = tokenizer.eos_token_id();
-    config.forced_eos_token_id = tokenizer.eos_token_id();
+    config.vocab_size = int64_t(bpe.size());
+    config.pad_token_id = bpe.pad_token_id();
+    config.bos_token_id = bpe.bos_token_id();
+    config.eos_token_id = config.decoder_start_token_id = bpe.eos_token_id();
+    config.forced_eos_token_id = bpe.eos_token_id();
     model = BartModel::allocate(config);
     initialize_bart(model, uint64_t(a.seed));
     if (verbose)
       std::fprintf(stderr, "precis: new %s model (%lld parameters), initialised with seed %lld\n",
                  a.config_name->c_str(), (long long)parameter_count(config), (long long)a.seed);
   }
-  if (int64_t(tokenizer.size()) > model.config.vocab_size) {
+  if (int64_t(tokenizer->size()) > model.config.vocab_size) {
     if (verbose)
       std::fprintf(stderr, "precis: resizing the embeddings from %lld to %zu rows to fit the tokenizer\n",
-                 (long long)model.config.vocab_size, tokenizer.size());
-    model = resize_token_embeddings(model, int64_t(tokenizer.size()), uint64_t(a.seed));
+                 (long long)model.config.vocab_size, tokenizer->size());
+    model = resize_token_embeddings(model, int64_t(tokenizer->size()), uint64_t(a.seed));
   }
+  return {std::move(model), std::move(tokenizer)};
+}
+
+std::pair<T5Model, std::unique_ptr<tokenize::TextTokenizer>> load_model_and_tokenizer(
+    const TrainingArguments& a, bool verbose, T5Model*) {
+  auto tokenizer = load_tokenizer(a);
+  T5Model model;
+  if (!a.model_name_or_path.empty()) {
+    model = T5Model::load(a.model_name_or_path);
+  } else {
+    T5Config config = t5_config_from(*a.config_name);
+    config.vocab_size = int64_t(tokenizer->size());
+    config.pad_token_id = config.decoder_start_token_id = tokenizer->pad_token_id();
+    model = T5Model::allocate(config);
+    initialize_t5(model, uint64_t(a.seed));
+    if (verbose)
+      std::fprintf(stderr, "precis: new %s model (%lld parameters), initialised with seed %lld\n",
+                 a.config_name->c_str(), (long long)parameter_count(config), (long long)a.seed);
+  }
+  check(int64_t(tokenizer->size()) <= model.config.vocab_size,
+        "the tokenizer has " + std::to_string(tokenizer->size()) + " tokens but the T5 model only " +
+            std::to_string(model.config.vocab_size) + " embedding rows (precis resizes BART's embeddings, not T5's)");
   return {std::move(model), std::move(tokenizer)};
 }
 
@@ -288,7 +330,12 @@ int step_delay_ms() {
   return v ? std::atoi(v) : 0;
 }
 
+template <class Model>
 void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_point job_start) {
+  constexpr bool kT5 = std::is_same_v<Model, T5Model>;
+  if (a.fp16 && kT5)
+    throw Error("--fp16: T5 overflows in float16 (its feed-forward activations exceed 65504, as HF warns); "
+                "train T5 in fp32 or, on CUDA, with --bf16");
   if (a.fp16) throw Error("--fp16 needs the CUDA backend; on the CPU precis trains in fp32 (drop --fp16)");
   const fs::path output_dir = a.output_dir;
   const bool main_rank = comm.is_main();
@@ -299,24 +346,29 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
   if (a.do_train) check(!output_dir.empty(), "output_dir is required with do_train");
   std::optional<fs::path> resume = find_resume_point(a, comm);
 
-  auto [model, tokenizer] = load_model_and_tokenizer(a, main_rank);
-  TrainingRun run(a, comm, std::move(model), std::move(tokenizer));
-  const BartConfig& config = run.model.config;
+  // run_summarization warns the same way for the t5-* checkpoints it knows by name.
+  if (kT5 && !a.source_prefix && main_rank)
+    std::fprintf(stderr, "precis: warning: You're running a t5 model but didn't provide a source prefix, which is "
+                         "expected, e.g. with `--source_prefix 'summarize: '`\n");
+  auto [model, tokenizer] = load_model_and_tokenizer(a, main_rank, static_cast<Model*>(nullptr));
+  TrainingRun<Model> run(a, comm, std::move(model), std::move(tokenizer));
+  const auto& config = run.model.config;
+  const BartConfig tokens = generation_tokens_of(config);
   nlohmann::json all_results = nlohmann::json::object();
 
   std::vector<data::SummarizationExample> eval_examples;
   if (a.do_eval || a.eval_strategy != IntervalStrategy::kNo) {
     check(a.validation_file.has_value(), "do_eval requires a validation_file");
-    eval_examples = load_split(a, *a.validation_file, a.max_eval_samples, a.val_max_target_length, run.tokenizer, main_rank);
+    eval_examples = load_split(a, *a.validation_file, a.max_eval_samples, a.val_max_target_length, *run.tokenizer, main_rank);
   }
   // Seq2SeqTrainer's generation settings: the model's generation config, with max_length and
   // num_beams from generation_max_length / generation_num_beams when given.
   generate::GenerationConfig generation =
       a.generation_config
-          ? generate::GenerationConfig::from_file(generation_config_file(*a.generation_config), config.to_json(), config)
+          ? generate::GenerationConfig::from_file(generation_config_file(*a.generation_config), config.to_json(), tokens)
       : a.model_name_or_path.empty()
-          ? generate::GenerationConfig::from_model_config(config.to_json(), config, "config")
-          : generate::GenerationConfig::from_model_directory(a.model_name_or_path, config);
+          ? generate::GenerationConfig::from_model_config(config.to_json(), tokens, "config")
+          : generate::GenerationConfig::from_model_directory(a.model_name_or_path, tokens);
   if (a.generation_max_length) generation.max_length = *a.generation_max_length;
   if (a.generation_num_beams) generation.num_beams = *a.generation_num_beams;
   // Returns the metrics (HF's names with `prefix`) and, with predict_with_generate, the
@@ -328,7 +380,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
     int64_t samples = 0, steps = 0;
     if (a.predict_with_generate) {
       eval::GenerationEvaluation r = sharded_evaluate_with_generation(
-          comm, run.model, run.tokenizer, examples, a.per_device_eval_batch_size, run.collator, generation,
+          comm, run.model, *run.tokenizer, examples, a.per_device_eval_batch_size, run.collator, generation,
           uint32_t(a.seed));
       m = r.scores.metrics(prefix);
       m[prefix + "_loss"] = r.loss;
@@ -348,7 +400,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
 
   if (a.do_train) {
     check(a.train_file.has_value(), "do_train requires a train_file (dataset_name cannot download offline)");
-    auto train = load_split(a, *a.train_file, a.max_train_samples, a.max_target_length, run.tokenizer, main_rank);
+    auto train = load_split(a, *a.train_file, a.max_train_samples, a.max_target_length, *run.tokenizer, main_rank);
     std::vector<int64_t> lengths;
     for (const auto& e : train) lengths.push_back(int64_t(std::max(e.input_ids.size(), e.labels.size())));
     SamplerOptions sampler{a.per_device_train_batch_size, a.group_by_length, a.max_tokens_per_batch,
@@ -498,17 +550,18 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
             dropout.micro_batch = uint32_t(micro_in_step * world + rank);
           }
           const int64_t B = batch.batch_size(), S = batch.input_ids.size(1), T = batch.labels.size(1);
-          BartActivations acts = allocate_activations(config, arena, B, S, T, true);
-          BartGradScratch scratch = allocate_grad_scratch(config, arena, B, S, T);
-          if (grad_sync && update) scratch.stage_done = [&](int stage) { grad_sync->stage_done(stage); };
-          bart_forward(config, run.model.params, batch, acts, dropout);
+          auto acts = allocate_activations(config, arena, B, S, T, true);
+          auto scratch = allocate_grad_scratch(config, arena, B, S, T);
+          if constexpr (requires { scratch.stage_done; })
+            if (grad_sync && update) scratch.stage_done = [&](int stage) { grad_sync->stage_done(stage); };
+          model_forward(config, run.model.params, batch, acts, dropout);
           // The micro-batch loss: LabelSmoother or the model's mean cross-entropy, divided by
           // the accumulation steps (accelerator.backward in HF 4.44).
-          CrossEntropyResult ce = bart_loss(batch, acts, float(a.label_smoothing_factor));
+          CrossEntropyResult ce = model_loss(batch, acts, float(a.label_smoothing_factor));
           check(ce.counted > 0 || world > 1, "a training batch has no label tokens (all -100)");
           check(ce.counted == label_tokens(train, mine), "internal: label tokens counted differently");
           step_loss += ce.loss_sum / double(global_tokens) / double(GA);
-          bart_backward(config, run.model.params, batch, acts, dropout, float(a.label_smoothing_factor),
+          model_backward(config, run.model.params, batch, acts, dropout, float(a.label_smoothing_factor),
                         float(1.0 / (double(global_tokens) * double(GA))), run.grads, scratch);
           samples_seen += B;
           for (const auto* e : chunk) tokens_seen += int64_t(e->input_ids.size() + e->labels.size());
@@ -623,7 +676,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
     if (a.load_best_model_at_end && run.state.best_model_checkpoint) {
       if (main_rank) std::fprintf(stderr, "precis: loading the best model from %s\n", run.state.best_model_checkpoint->c_str());
       if (world > 1) comm.barrier();  // rank 0 has written it
-      run.model = BartModel::load(*run.state.best_model_checkpoint);
+      run.model = Model::load(*run.state.best_model_checkpoint);
     }
     nlohmann::json summary;
     summary["epoch"] = run.state.epoch;
@@ -675,7 +728,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
   if (a.do_predict) {
     check(a.test_file.has_value(), "do_predict requires a test_file");
     check(!output_dir.empty(), "do_predict needs an output_dir for its results");
-    auto test = load_split(a, *a.test_file, a.max_predict_samples, a.val_max_target_length, run.tokenizer, main_rank);
+    auto test = load_split(a, *a.test_file, a.max_predict_samples, a.val_max_target_length, *run.tokenizer, main_rank);
     std::vector<std::string> predictions;
     nlohmann::json metrics = evaluate("predict", test, &predictions);
     if (main_rank) {
@@ -697,6 +750,17 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
     fs::path card = hub::write_model_card(output_dir, {});
     std::fprintf(stderr, "precis: model card %s\n", card.string().c_str());
   }
+}
+
+// The model family: model_name_or_path's config.json, or config_name, says T5 or BART.
+void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_point job_start) {
+  check(!a.model_name_or_path.empty() || a.config_name,
+        "give model_name_or_path (a local Hugging Face checkpoint directory) or config_name (" +
+            bart_preset_names() + ", " + t5_preset_names() + ", or a config.json) to train from scratch");
+  const bool t5 = a.model_name_or_path.empty() ? a.config_name && names_t5_config(*a.config_name)
+                                               : model_type_of(a.model_name_or_path) == "t5";
+  if (t5) return run_job<T5Model>(a, comm, job_start);
+  return run_job<BartModel>(a, comm, job_start);
 }
 
 }  // namespace
