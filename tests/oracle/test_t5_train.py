@@ -1,0 +1,93 @@
+"""`precis train` on tiny random T5 v1.0 and v1.1 checkpoints against Seq2SeqTrainer (three
+AdamW steps: losses, gradient norms and every weight), then the trained checkpoint through
+`precis eval` (loss and generated predictions) and `precis serve` (summaries), each against
+transformers loading the same directory."""
+import json
+
+import pytest
+import torch
+from transformers import AutoTokenizer, T5ForConditionalGeneration, T5Tokenizer
+
+from conftest import run_precis
+from serve_support import Server, post_json
+from t5_models import make_t5, train_tiny_spiece
+from test_train import SOURCES, SUMMARIES, compare_weights, hf_train, precis_train
+
+pytest.importorskip("sentencepiece")
+
+
+def make_t5_job(tmp_path, name):
+    corpus = (SOURCES + SUMMARIES) * 20
+    tokenizer = train_tiny_spiece(tmp_path / "spm", corpus, vocab_size=120)
+    model = make_t5(name, len(tokenizer), scale=0.1)
+    model.save_pretrained(tmp_path / "base")
+    tokenizer.save_pretrained(tmp_path / "base")
+    records = [{"dialogue": s, "summary": t} for s, t in zip(SOURCES, SUMMARIES)]
+    with open(tmp_path / "train.jsonl", "w") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return model, tokenizer, records
+
+
+@pytest.mark.parametrize("name", ["v1_0-relu-tied", "v1_1-gated-gelu-untied"])
+@pytest.mark.parametrize("case", ["plain", "label_smoothing"])
+def test_three_steps_match_seq2seq_trainer(tmp_path, name, case):
+    overrides = dict(label_smoothing_factor=0.1) if case == "label_smoothing" else {}
+    model, tokenizer, records = make_t5_job(tmp_path, name)
+    ref, ref_losses, ref_norms = hf_train(model, tokenizer, records, tmp_path, **overrides)
+    ours, steps, state, result = precis_train(tmp_path, tmp_path / "out", **overrides)
+    assert "didn't provide a source prefix" in result.stderr
+    assert set(ours) == {k for k in ref if not (k.startswith(("encoder.embed_tokens", "decoder.embed_tokens"))
+                                                or (k == "lm_head.weight" and model.config.tie_word_embeddings))}
+    worst = compare_weights(ours, ref)
+    print(f"{name} {case}: worst weight diff {worst:.2e}")
+    assert len(steps) == 3
+    for step, loss, norm in zip(steps, ref_losses, ref_norms):
+        assert abs(step["loss"] - loss) <= 1e-5 * abs(loss), (step, loss)
+        assert abs(step["grad_norm"] - norm) <= 1e-5 * abs(norm), (step, norm)
+    assert state["global_step"] == 3
+
+
+def test_fp16_is_refused_with_the_reason(tmp_path):
+    make_t5_job(tmp_path, "v1_1-gated-gelu-untied")
+    r = run_precis("train", "--model_name_or_path", tmp_path / "base", "--train_file", tmp_path / "train.jsonl",
+                   "--output_dir", tmp_path / "out", "--do_train", "--fp16", check=False)
+    assert r.returncode != 0 and "T5 overflows in float16" in r.stderr
+
+
+def test_train_then_eval_then_serve(tmp_path):
+    make_t5_job(tmp_path, "v1_1-gated-gelu-untied")
+    out = tmp_path / "out"
+    precis_train(tmp_path, out, max_steps=5, source_prefix="summarize: ")
+    # The trained directory loads in transformers: model, slow and fast tokenizers.
+    hf = T5ForConditionalGeneration.from_pretrained(out).eval()
+    tok = T5Tokenizer.from_pretrained(out, legacy=True)
+    AutoTokenizer.from_pretrained(out)
+    records = [json.loads(line) for line in (tmp_path / "train.jsonl").read_text().splitlines()]
+    sources = ["summarize: " + r["dialogue"] for r in records]
+
+    # precis eval: the loss of the collated batch, and generate() + decode of every input.
+    run_precis("eval", "--model", out, "--data", tmp_path / "train.jsonl", "--source_prefix", "summarize: ",
+               "--max_target_length", 32, "--predict_with_generate", "--num_beams", 2,
+               "--generation_max_length", 12, "--output_dir", tmp_path / "eval")
+    metrics = json.loads((tmp_path / "eval" / "eval_results.json").read_text())
+    enc = tok(sources, padding=True, return_tensors="pt")
+    labels = tok(text_target=[r["summary"] for r in records], max_length=32, truncation=True, padding=True,
+                 return_tensors="pt").input_ids
+    labels[labels == tok.pad_token_id] = -100
+    with torch.no_grad():
+        loss = hf(**enc, labels=labels).loss.item()
+        generated = hf.generate(**enc, num_beams=2, max_length=12)
+    assert abs(metrics["eval_loss"] - loss) <= 1e-5 * abs(loss), (metrics["eval_loss"], loss)
+    predictions = (tmp_path / "eval" / "generated_predictions.txt").read_text().split("\n")
+    assert predictions == [t.strip() for t in tok.batch_decode(generated, skip_special_tokens=True)]
+
+    # precis serve: the Inference API's summaries equal generate() + decode.
+    with Server(out, "--batch_wait_ms", 2) as server:
+        for text in sources[:3]:
+            status, body, _ = post_json(server.port, {"inputs": text, "parameters": {"num_beams": 2, "max_length": 12}})
+            assert status == 200, body
+            with torch.no_grad():
+                ref = hf.generate(**tok([text], return_tensors="pt"), num_beams=2, max_length=12)
+            assert body == [{"summary_text": tok.decode(ref[0], skip_special_tokens=True)}]
+        assert server.stop() == 0
