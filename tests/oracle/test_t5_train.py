@@ -12,14 +12,15 @@ from conftest import run_precis
 from serve_support import Server, post_json
 from t5_models import make_t5, train_tiny_spiece
 from test_train import SOURCES, SUMMARIES, compare_weights, hf_train, precis_train
+from test_train_distributed import MPIRUN, max_diff, train, weights
 
 pytest.importorskip("sentencepiece")
 
 
-def make_t5_job(tmp_path, name):
+def make_t5_job(tmp_path, name, dropout=0.0):
     corpus = (SOURCES + SUMMARIES) * 20
     tokenizer = train_tiny_spiece(tmp_path / "spm", corpus, vocab_size=120)
-    model = make_t5(name, len(tokenizer), scale=0.1)
+    model = make_t5(name, len(tokenizer), scale=0.1, dropout=dropout)
     model.save_pretrained(tmp_path / "base")
     tokenizer.save_pretrained(tmp_path / "base")
     records = [{"dialogue": s, "summary": t} for s, t in zip(SOURCES, SUMMARIES)]
@@ -46,6 +47,19 @@ def test_three_steps_match_seq2seq_trainer(tmp_path, name, case):
         assert abs(step["loss"] - loss) <= 1e-5 * abs(loss), (step, loss)
         assert abs(step["grad_norm"] - norm) <= 1e-5 * abs(norm), (step, norm)
     assert state["global_step"] == 3
+
+
+@pytest.mark.skipif(MPIRUN is None, reason="mpirun (openmpi-bin) is not installed")
+def test_two_ranks_and_zero1_equal_one_rank(tmp_path):
+    make_t5_job(tmp_path, "v1_1-gated-gelu-untied", dropout=0.1)
+    train(tmp_path, tmp_path / "one", 1, per_device_train_batch_size=4)
+    train(tmp_path, tmp_path / "two", 2, per_device_train_batch_size=2)
+    train(tmp_path, tmp_path / "zero", 2, per_device_train_batch_size=2, zero_stage=1)
+    one = weights(tmp_path / "one")
+    for run in ("two", "zero"):
+        diff = max_diff(one, weights(tmp_path / run))
+        print(f"T5 {run} vs one rank after 5 steps with dropout: max abs diff {diff:.2e}")
+        assert diff <= 1e-6
 
 
 def test_fp16_is_refused_with_the_reason(tmp_path):
@@ -91,3 +105,30 @@ def test_train_then_eval_then_serve(tmp_path):
                 ref = hf.generate(**tok([text], return_tensors="pt"), num_beams=2, max_length=12)
             assert body == [{"summary_text": tok.decode(ref[0], skip_special_tokens=True)}]
         assert server.stop() == 0
+
+
+def test_from_scratch_initialisation_matches_transformers_statistics(tmp_path):
+    """config_name + tokenizer_name: a new T5 with HF's _init_weights scales (lr 0 keeps them)."""
+    model, tokenizer, _ = make_t5_job(tmp_path, "v1_1-gated-gelu-untied")
+    config = model.config.to_dict()
+    config.update(d_model=64, d_kv=16, d_ff=96, num_heads=4, initializer_factor=1.0)
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    job = dict(config_name=str(tmp_path / "config.json"), tokenizer_name=str(tmp_path / "base"),
+               train_file=str(tmp_path / "train.jsonl"), output_dir=str(tmp_path / "out"), do_train=True,
+               learning_rate=0.0, max_steps=1, save_strategy="no", seed=3, per_device_train_batch_size=2)
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    run_precis("train", "--config", tmp_path / "job.json")
+    from safetensors.torch import load_file
+    from transformers import T5Config
+    ours = load_file(str(tmp_path / "out" / "model.safetensors"))
+    torch.manual_seed(0)
+    ref = T5ForConditionalGeneration(T5Config(**{**config, "vocab_size": len(tokenizer)})).state_dict()
+    for name, value in ours.items():
+        want = ref[name]
+        assert value.shape == want.shape, name
+        if "layer_norm" in name:
+            assert torch.equal(value, want), name
+        elif value.numel() >= 400:
+            ratio = value.std().item() / want.std().item()
+            assert 0.85 < ratio < 1.15, (name, ratio)
+            assert abs(value.mean().item()) < 4 * want.std().item() / value.numel() ** 0.5, name

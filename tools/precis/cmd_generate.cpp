@@ -138,13 +138,7 @@ void run_t5(const GenerateCommandOptions& o) {
       o.model, generate::generation_tokens(model.config));
   auto encode = [&](const std::vector<std::string>& texts) {
     std::vector<std::vector<int32_t>> inputs;
-    for (const auto& t : texts) {
-      std::vector<int32_t> ids = tokenizer.encode(t, false);
-      if (o.max_source_length > 0 && ids.size() + 1 > o.max_source_length)
-        ids.resize(o.max_source_length - 1);
-      if (ids.empty() || ids.back() != tokenizer.eos_id()) ids.push_back(tokenizer.eos_id());
-      inputs.push_back(std::move(ids));
-    }
+    for (const auto& t : texts) inputs.push_back(tokenizer.encode_truncated(t, o.max_source_length));
     return inputs;
   };
   auto decode = [&](std::span<const int32_t> ids) { return tokenizer.decode(ids, true); };
