@@ -42,3 +42,24 @@ def test_generate_command_equals_transformers(tmp_path, name, settings):
     out = json_lines(run_precis(*args, env={**os.environ, "OMP_NUM_THREADS": "1"}).stdout)
     assert [o["ids"] for o in out] == ref.tolist()
     assert [o["summary_text"] for o in out] == ref_text
+
+
+def test_tokenize_command_equals_t5tokenizer(tmp_path):
+    import json
+    corpus = [t for t in UNICODE_CORPUS if t.strip()] * 3 + TEXTS * 10
+    tokenizer = train_tiny_spiece(tmp_path / "spm", corpus, vocab_size=150)
+    tokenizer.save_pretrained(tmp_path / "tok")
+    texts = TEXTS + ["Fill <extra_id_0> the blank <extra_id_1>.", "</s> already ends</s>"]
+    (tmp_path / "texts.jsonl").write_text("".join(json.dumps(t) + "\n" for t in texts))
+    for flags, kwargs in [([], {}), (["--max_length", "9"], dict(max_length=9, truncation=True)),
+                          (["--no_special_tokens"], dict(add_special_tokens=False))]:
+        out = json_lines(run_precis("tokenize", "--model", tmp_path / "tok", "--input", tmp_path / "texts.jsonl",
+                                    "--decode", "--skip_special_tokens", *flags).stdout)
+        ref = [tokenizer(t, **kwargs).input_ids for t in texts]
+        assert [o["ids"] for o in out] == ref, flags
+        assert [o["text"] for o in out] == [tokenizer.decode(ids, skip_special_tokens=True) for ids in ref]
+    # --save writes what transformers loads back.
+    run_precis("tokenize", "--model", tmp_path / "tok", "--save", tmp_path / "saved")
+    from transformers import T5Tokenizer
+    again = T5Tokenizer.from_pretrained(tmp_path / "saved", legacy=True)
+    assert [again(t).input_ids for t in texts] == [tokenizer(t).input_ids for t in texts]

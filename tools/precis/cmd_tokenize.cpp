@@ -1,6 +1,7 @@
 // precis tokenize: token ids of texts exactly as the checkpoint's Hugging Face tokenizer
 // (AutoTokenizer) gives them, as JSON lines {"ids": [...]} (with --decode also "text").
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 
 #include "command.h"
 #include "precis/core/error.h"
+#include "precis/tokenize/sentencepiece_tokenizer.h"
 #include "precis/tokenize/tokenizer.h"
 
 namespace {
@@ -76,17 +78,50 @@ std::vector<InputLine> read_input(const std::string& path) {
   return texts;
 }
 
+std::vector<InputLine> input_lines(const TokenizeOptions& o) {
+  if (o.text) return {{*o.text, std::nullopt}};
+  return read_input(o.input);
+}
+
+void write_line(std::string& out, const std::vector<int32_t>& ids, const std::optional<std::string>& text) {
+  nlohmann::ordered_json line = {{"ids", ids}};
+  if (text) line["text"] = *text;
+  out += line.dump();
+  out += '\n';
+}
+
+// T5's spiece.model (T5Tokenizer): </s> appended unless --no_special_tokens.
+void run_tokenize_sentencepiece(const TokenizeOptions& o) {
+  using namespace precis::tokenize;
+  precis::check(!o.clean_up_tokenization_spaces.has_value() || *o.clean_up_tokenization_spaces,
+                "--clean_up_tokenization_spaces false: T5's tokenizer always cleans up (transformers 4.44 default)");
+  SentencePieceTokenizer tokenizer = SentencePieceTokenizer::from_directory(o.model);
+  if (!o.save.empty()) tokenizer.save(o.save);
+  if (!o.text && o.input.empty()) return;
+  std::string out;
+  for (const InputLine& l : input_lines(o)) {
+    std::vector<int32_t> ids;
+    if (l.ids) {
+      ids = *l.ids;
+    } else if (o.no_special_tokens) {
+      ids = tokenizer.encode(l.text, false);
+      if (o.max_length && ids.size() > *o.max_length) ids.resize(*o.max_length);
+    } else {
+      ids = tokenizer.encode_truncated(l.text, o.max_length.value_or(0));
+    }
+    write_line(out, ids, o.decode || l.ids ? std::optional(tokenizer.decode(ids, o.skip_special_tokens))
+                                           : std::nullopt);
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
 void run_tokenize(const TokenizeOptions& o) {
   using namespace precis::tokenize;
+  if (std::filesystem::exists(std::filesystem::path(o.model) / "spiece.model")) return run_tokenize_sentencepiece(o);
   Tokenizer tokenizer = Tokenizer::from_directory(o.model);
   if (!o.save.empty()) tokenizer.save(o.save);
   if (!o.text && o.input.empty()) return;
-  std::vector<InputLine> lines;
-  if (o.text) {
-    lines.push_back({*o.text, std::nullopt});
-  } else {
-    lines = read_input(o.input);
-  }
+  std::vector<InputLine> lines = input_lines(o);
   std::vector<std::string> texts;
   for (const InputLine& l : lines) texts.push_back(l.ids ? std::string() : l.text);
   EncodeOptions encode;
@@ -99,10 +134,7 @@ void run_tokenize(const TokenizeOptions& o) {
   std::string out;
   for (size_t i = 0; i < all.size(); ++i) {
     const std::vector<int32_t>& ids = lines[i].ids ? *lines[i].ids : all[i];
-    nlohmann::ordered_json line = {{"ids", ids}};
-    if (o.decode || lines[i].ids) line["text"] = tokenizer.decode(ids, decode);
-    out += line.dump();
-    out += '\n';
+    write_line(out, ids, o.decode || lines[i].ids ? std::optional(tokenizer.decode(ids, decode)) : std::nullopt);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
 }
@@ -112,7 +144,7 @@ PRECIS_COMMAND("tokenize",
                [](CLI::App& app) {
                  auto o = std::make_shared<TokenizeOptions>();
                  app.add_option("--model", o->model,
-                                "model directory with tokenizer.json, or vocab.json + merges.txt")
+                                "model directory with tokenizer.json, vocab.json + merges.txt, or spiece.model (T5)")
                      ->required();
                  auto* text = app.add_option("--text", o->text, "one text to tokenize");
                  auto* input = app.add_option("--input", o->input,
