@@ -95,6 +95,14 @@ def compare_weights(ours, ref):
     return worst
 
 
+def assert_steps_match(steps, ref_losses, ref_norms):
+    """train_log.jsonl's three steps against Seq2SeqTrainer's losses and grad norms (1e-5 relative)."""
+    assert len(steps) == 3
+    for step, loss, norm in zip(steps, ref_losses, ref_norms):
+        assert abs(step["loss"] - loss) <= 1e-5 * abs(loss), (step, loss)
+        assert abs(step["grad_norm"] - norm) <= 1e-5 * abs(norm), (step, norm)
+
+
 @pytest.mark.parametrize("case", ["plain", "label_smoothing", "gradient_accumulation"])
 def test_three_steps_match_seq2seq_trainer(tmp_path, case):
     overrides = {}
@@ -108,10 +116,7 @@ def test_three_steps_match_seq2seq_trainer(tmp_path, case):
     ours, steps, state, _ = precis_train(tmp_path, tmp_path / "out", **overrides)
     worst = compare_weights(ours, ref)
     print(f"{case}: worst weight diff {worst:.2e}")
-    assert len(steps) == 3
-    for step, loss, norm in zip(steps, ref_losses, ref_norms):
-        assert abs(step["loss"] - loss) <= 1e-5 * abs(loss), (step, loss)
-        assert abs(step["grad_norm"] - norm) <= 1e-5 * abs(norm), (step, norm)
+    assert_steps_match(steps, ref_losses, ref_norms)
     assert state["global_step"] == 3 and [e["step"] for e in state["log_history"] if "loss" in e] == [1, 2, 3]
 
 
