@@ -14,7 +14,7 @@ std::optional<int64_t> checkpoint_step(const fs::path& dir) {
   std::string prefix = kCheckpointPrefix;
   if (name.rfind(prefix, 0) != 0 || name.size() == prefix.size()) return std::nullopt;
   std::string digits = name.substr(prefix.size());
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+  if (digits.size() > 18 || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return std::nullopt;
   return std::stoll(digits);
 }
@@ -33,16 +33,39 @@ std::vector<fs::path> list_checkpoints(const fs::path& output_dir) {
   return paths;
 }
 
+int64_t checkpoint_step_of(const fs::path& dir) { return checkpoint_step(dir).value_or(-1); }
+
+bool is_complete_checkpoint(const fs::path& dir) {
+  return fs::exists(dir / "trainer_state.json") &&
+         (fs::exists(dir / "model.safetensors") || fs::exists(dir / "model.safetensors.index.json"));
+}
+
 std::optional<fs::path> last_checkpoint(const fs::path& output_dir) {
   auto all = list_checkpoints(output_dir);
   for (auto it = all.rbegin(); it != all.rend(); ++it) {
-    bool complete = fs::exists(*it / "trainer_state.json") &&
-                    (fs::exists(*it / "model.safetensors") || fs::exists(*it / "model.safetensors.index.json"));
-    if (complete) return *it;
+    if (is_complete_checkpoint(*it)) return *it;
     std::fprintf(stderr, "precis: warning: %s is incomplete; looking at an older checkpoint\n",
                  it->string().c_str());
   }
   return std::nullopt;
+}
+
+int remove_abandoned_staging(const fs::path& output_dir) {
+  int removed = 0;
+  std::error_code ec;
+  if (!fs::is_directory(output_dir, ec)) return 0;
+  std::vector<fs::path> abandoned;
+  for (const auto& entry : fs::directory_iterator(output_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const size_t tmp = name.find(".tmp-");
+    if (entry.is_directory() && tmp != std::string::npos && checkpoint_step(output_dir / name.substr(0, tmp)))
+      abandoned.push_back(entry.path());
+  }
+  for (const auto& dir : abandoned) {
+    fs::remove_all(dir, ec);
+    removed += !ec;
+  }
+  return removed;
 }
 
 void rotate_checkpoints(const fs::path& output_dir, int64_t limit, const std::optional<fs::path>& keep) {

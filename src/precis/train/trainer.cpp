@@ -28,6 +28,7 @@
 #include "precis/tokenize/tokenizer.h"
 #include "precis/train/batch_sampler.h"
 #include "precis/train/checkpoints.h"
+#include "precis/train/interrupt.h"
 #include "precis/train/job_summary.h"
 #include "precis/train/lr_schedule.h"
 #include "precis/train/optimizer.h"
@@ -112,6 +113,10 @@ nlohmann::json default_generation_config(const T5Config& c) {
           {"eos_token_id", c.eos_token_id}, {"pad_token_id", c.pad_token_id}, {"transformers_version", "4.44.2"}};
 }
 
+AdamWSettings adamw_settings(const TrainingArguments& a) {
+  return {a.learning_rate, a.adam_beta1, a.adam_beta2, a.adam_epsilon, a.weight_decay};
+}
+
 // Everything one training run holds. With several ranks every rank holds the model, the
 // gradients and (unless ZeRO-1 shards it) the optimizer; only rank 0 writes files.
 template <class Model>
@@ -136,7 +141,7 @@ struct TrainingRun {
         grad_arena(parameter_bytes(model.config)),
         collator{model.config.pad_token_id, model.config.decoder_start_token_id, 1} {
     allocate_parameters(model.config, grads, grad_arena);
-    const AdamWSettings settings{a.learning_rate, a.adam_beta1, a.adam_beta2, a.adam_epsilon, a.weight_decay};
+    const AdamWSettings settings = adamw_settings(a);
     if (a.zero_stage == 1)
       sharded = std::make_unique<ShardedAdamW<Config>>(model.config, settings, model.params, comm);
     else
@@ -173,30 +178,53 @@ struct TrainingRun {
       if (sharded) sharded->save(fs::path());
       return;
     }
-    AtomicDirectory dir(final_dir);
-    save_model(dir.staging());
-    if (sharded)
-      sharded->save(dir.staging() / "optimizer.safetensors");
-    else
-      optimizer->save(dir.staging() / "optimizer.safetensors");
-    state.save(dir.staging() / "trainer_state.json");
-    dir.commit();
+    try {
+      AtomicDirectory dir(final_dir);
+      save_model(dir.staging());
+      if (sharded)
+        sharded->save(dir.staging() / "optimizer.safetensors");
+      else
+        optimizer->save(dir.staging() / "optimizer.safetensors");
+      state.save(dir.staging() / "trainer_state.json");
+      dir.commit();
+    } catch (const Error& e) {
+      // A full disk, say: the staging folder is gone, every earlier checkpoint untouched.
+      std::optional<fs::path> last = last_checkpoint(output_dir);
+      throw Error("cannot save " + final_dir.string() + ": " + e.what() +
+                  (last ? "; the last complete checkpoint, " + last->string() + ", is intact and a rerun resumes from it"
+                        : "; there is no earlier checkpoint"));
+    }
     rotate_checkpoints(output_dir, args.save_total_limit.value_or(0),
                        state.best_model_checkpoint ? std::optional<fs::path>(*state.best_model_checkpoint)
                                                    : std::nullopt);
   }
 
+  // Everything is read before anything is replaced: a checkpoint that fails to load leaves
+  // the run as it was, so the caller can try an older one.
   void resume_from(const fs::path& checkpoint) {
-    if (comm.is_main()) std::fprintf(stderr, "precis: resuming from %s\n", checkpoint.string().c_str());
     Model loaded = Model::load(checkpoint);
     check(loaded.config.d_model == model.config.d_model && loaded.config.vocab_size == model.config.vocab_size,
           checkpoint.string() + ": the checkpoint's model differs from " + args.model_name_or_path);
+    TrainerState loaded_state = TrainerState::load(checkpoint / "trainer_state.json");
+    const AdamWSettings settings = adamw_settings(args);
+    if (sharded) {
+      auto loaded_optimizer = std::make_unique<ShardedAdamW<Config>>(loaded.config, settings, loaded.params, comm);
+      loaded_optimizer->load(checkpoint / "optimizer.safetensors");
+      sharded = std::move(loaded_optimizer);
+    } else {
+      optimizer.reset();  // a fresh run's zeros: freed before the loaded state is allocated
+      try {
+        auto loaded_optimizer = std::make_unique<AdamW<Config>>(loaded.config, settings);
+        loaded_optimizer->load(checkpoint / "optimizer.safetensors");
+        optimizer = std::move(loaded_optimizer);
+      } catch (...) {
+        optimizer = std::make_unique<AdamW<Config>>(model.config, settings);
+        throw;
+      }
+    }
     model = std::move(loaded);
-    if (sharded)
-      sharded->load(checkpoint / "optimizer.safetensors");
-    else
-      optimizer->load(checkpoint / "optimizer.safetensors");
-    state = TrainerState::load(checkpoint / "trainer_state.json");
+    state = std::move(loaded_state);
+    if (comm.is_main()) std::fprintf(stderr, "precis: resuming from %s\n", checkpoint.string().c_str());
   }
 };
 
@@ -297,6 +325,9 @@ std::optional<fs::path> find_resume_point(const TrainingArguments& a, dist::Comm
   std::optional<fs::path> resume;
   const fs::path output_dir = a.output_dir;
   if (a.do_train && comm.is_main()) {
+    if (int n = remove_abandoned_staging(output_dir))
+      std::fprintf(stderr, "precis: removed %d unfinished checkpoint folder%s a stopped run left in %s\n", n,
+                   n == 1 ? "" : "s", output_dir.string().c_str());
     if (a.resume_from_checkpoint && *a.resume_from_checkpoint != "false" && *a.resume_from_checkpoint != "False") {
       std::string r = *a.resume_from_checkpoint;
       if (r == "true" || r == "True") {
@@ -321,6 +352,45 @@ std::optional<fs::path> find_resume_point(const TrainingArguments& a, dist::Comm
     resume = path.empty() ? std::nullopt : std::optional<fs::path>(path);
   }
   return resume;
+}
+
+// An explicit resume_from_checkpoint path (not "true" and not found in output_dir).
+bool explicit_resume_checkpoint(const TrainingArguments& a) {
+  if (!a.resume_from_checkpoint) return false;
+  const std::string& r = *a.resume_from_checkpoint;
+  return r != "false" && r != "False" && r != "true" && r != "True";
+}
+
+// Resumes from `checkpoint`; when it cannot be loaded (a corrupt or truncated file) and it
+// was found rather than named, from the next older complete checkpoint, with a warning.
+// Every rank tries the same checkpoints and they agree on each outcome.
+template <class Model>
+void resume_with_fallback(TrainingRun<Model>& run, const fs::path& checkpoint, bool explicit_path,
+                          dist::Communicator& comm) {
+  std::vector<fs::path> candidates = {checkpoint};
+  if (!explicit_path) {
+    std::vector<fs::path> all = list_checkpoints(checkpoint.parent_path());
+    for (auto it = all.rbegin(); it != all.rend(); ++it)
+      if (*it != checkpoint && checkpoint_step_of(*it) < checkpoint_step_of(checkpoint) && is_complete_checkpoint(*it))
+        candidates.push_back(*it);
+  }
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    std::string error;
+    try {
+      run.resume_from(candidates[i]);
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    double failed = error.empty() ? 0.0 : 1.0;
+    if (comm.world_size() > 1) comm.all_reduce(std::span<double>(&failed, 1), dist::ReduceOp::Sum);
+    if (failed == 0) return;
+    if (explicit_path || i + 1 == candidates.size())
+      throw Error(error.empty() ? candidates[i].string() + ": another rank could not load it" : error);
+    if (comm.is_main())
+      std::fprintf(stderr, "precis: warning: cannot resume from %s (%s); resuming from the older %s instead\n",
+                   candidates[i].string().c_str(), error.empty() ? "another rank could not load it" : error.c_str(),
+                   candidates[i + 1].filename().string().c_str());
+  }
 }
 
 // Slows every step down by PRECIS_STEP_DELAY_MS milliseconds: lets the failure tests kill a
@@ -423,7 +493,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
     run.state.logging_steps = interval_steps(a.logging_steps, total_steps);
     run.state.save_steps = interval_steps(a.save_steps, total_steps);
     run.state.eval_steps = interval_steps(a.eval_steps.value_or(a.logging_steps), total_steps);
-    if (resume) run.resume_from(*resume);
+    if (resume) resume_with_fallback(run, *resume, explicit_resume_checkpoint(a), comm);
 
     // One arena for the largest batch of any epoch. Fixed-size batches: the longest source
     // and target bound every batch's shape, whatever the order (with several ranks the arena
@@ -510,8 +580,9 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
       tensorboard->add_text("args", to_json(a).dump(2));
       tensorboard->add_text("model_config", config.to_json().dump(2));
     }
-    bool stop = false;
+    bool stop = false, interrupted = false;
     std::optional<fs::path> last_saved;
+    if (a.save_on_interrupt) InterruptRequest::install();
     zero_grads(config, run.grads);
     for (int64_t epoch = epochs_done; epoch < epochs && !stop; ++epoch) {
       std::vector<GlobalBatch> batches = global_batches(epoch);
@@ -657,7 +728,14 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
           comm.broadcast_value(agreed, 0);
           stop = agreed != 0;
         }
-        if ((a.save_strategy == IntervalStrategy::kSteps && step % run.state.save_steps == 0) ||
+        if (a.save_on_interrupt) {
+          // Every rank stops at the same step: a signal any rank has seen counts for all.
+          double seen = InterruptRequest::requested() ? 1.0 : 0.0;
+          if (world > 1) comm.all_reduce(std::span<double>(&seen, 1), dist::ReduceOp::Sum);
+          interrupted = seen > 0;
+          stop = stop || interrupted;
+        }
+        if ((a.save_strategy == IntervalStrategy::kSteps && step % run.state.save_steps == 0) || interrupted ||
             (stop && a.save_strategy != IntervalStrategy::kNo && a.max_train_time_s > 0)) {
           run.save_checkpoint(output_dir);
           last_saved = output_dir / (kCheckpointPrefix + std::to_string(step));
@@ -666,6 +744,14 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
       if (a.save_strategy == IntervalStrategy::kEpoch && !stop) run.save_checkpoint(output_dir);
     }
     if (progress) progress->finish();
+    if (interrupted) {
+      // The run is not finished: no final model, evaluation or card; a rerun resumes.
+      if (main_rank)
+        std::fprintf(stderr, "precis: %s: stopped at step %lld and saved %s; run the same command again to resume\n",
+                     InterruptRequest::signal_name(), (long long)run.state.global_step,
+                     last_saved->string().c_str());
+      return;
+    }
     const double train_runtime = seconds_since(train_start);
     if (world > 1) {
       double counts[2] = {double(samples_seen), double(tokens_seen)};
