@@ -1,8 +1,9 @@
 // Extended grapheme clusters (Unicode UAX #29), as Rust's unicode-segmentation crate gives them
 // to HF `tokenizers`' Precompiled normalizer (`graphemes(true)`): it looks a whole cluster up in
-// the charsmap before its single characters. The rules are those of Unicode 15.0 (GB3-GB13,
-// GB999); GB9c (Indic conjunct clusters, Unicode 15.1) is not applied, as in unicode-segmentation
-// 1.11 that tokenizers 0.19 builds with.
+// the charsmap before its single characters. Rules GB3-GB13 and GB999; GB9c (Indic conjunct
+// clusters, new in Unicode 15.1) is not applied, as in unicode-segmentation 1.11 that tokenizers
+// 0.19 builds with. The property table comes from the `regex` module's (newer) Unicode data, so
+// code points assigned after Unicode 15 may cluster differently from tokenizers 0.19.
 #pragma once
 
 #include <cstddef>
