@@ -1,5 +1,7 @@
 #include "precis/model/bart_params.h"
 
+#include "precis/model/parameter_layout.h"
+
 namespace precis {
 
 namespace {
@@ -74,31 +76,11 @@ void visit_parameters(const BartConfig& c, BartParams& p, const ParamVisitor& vi
 }
 
 void allocate_parameters(const BartConfig& c, BartParams& p, Arena& arena) {
-  // Trainable tensors first and contiguous (they are what the optimizer and the gradient
-  // buffer see), then the buffers.
-  visit_parameters(c, p, [&](const std::string&, Tensor& slot, Shape shape, ParamRole role) {
-    if (role != ParamRole::Buffer) slot = arena.zeros(shape);
-  });
-  visit_parameters(c, p, [&](const std::string&, Tensor& slot, Shape shape, ParamRole role) {
-    if (role == ParamRole::Buffer) slot = arena.zeros(shape);
-  });
-  if (c.tie_word_embeddings) p.lm_head = p.shared;
+  lay_out_parameters(c, p, arena);
 }
 
-size_t parameter_bytes(const BartConfig& c) {
-  Arena measure = Arena::measuring();
-  BartParams p;
-  allocate_parameters(c, p, measure);
-  return measure.used();
-}
+size_t parameter_bytes(const BartConfig& c) { return measure_parameter_bytes<BartParams>(c); }
 
-int64_t parameter_count(const BartConfig& c) {
-  BartParams p;
-  int64_t n = 0;
-  visit_parameters(c, p, [&](const std::string&, Tensor&, Shape shape, ParamRole role) {
-    if (role != ParamRole::Buffer) n += shape.numel();
-  });
-  return n;
-}
+int64_t parameter_count(const BartConfig& c) { return count_trainable_parameters<BartParams>(c); }
 
 }  // namespace precis

@@ -1,5 +1,7 @@
 #include "precis/model/t5_params.h"
 
+#include "precis/model/parameter_layout.h"
+
 namespace precis {
 
 namespace {
@@ -76,24 +78,11 @@ void visit_parameters(const T5Config& c, T5Params& p, const ParamVisitor& visit)
 }
 
 void allocate_parameters(const T5Config& c, T5Params& p, Arena& arena) {
-  visit_parameters(c, p, [&](const std::string&, Tensor& slot, Shape shape, ParamRole) {
-    slot = arena.zeros(shape);
-  });
-  if (c.tie_word_embeddings) p.lm_head = p.shared;
+  lay_out_parameters(c, p, arena);
 }
 
-size_t parameter_bytes(const T5Config& c) {
-  Arena measure = Arena::measuring();
-  T5Params p;
-  allocate_parameters(c, p, measure);
-  return measure.used();
-}
+size_t parameter_bytes(const T5Config& c) { return measure_parameter_bytes<T5Params>(c); }
 
-int64_t parameter_count(const T5Config& c) {
-  T5Params p;
-  int64_t n = 0;
-  visit_parameters(c, p, [&](const std::string&, Tensor&, Shape shape, ParamRole) { n += shape.numel(); });
-  return n;
-}
+int64_t parameter_count(const T5Config& c) { return count_trainable_parameters<T5Params>(c); }
 
 }  // namespace precis
