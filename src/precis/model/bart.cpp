@@ -7,6 +7,7 @@
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/embedding.h"
 #include "precis/kernels/linear.h"
+#include "precis/model/teacher_forcing.h"
 
 namespace precis {
 
@@ -20,6 +21,19 @@ const Tensor& BartActivations::decoder_output() const {
                                 : decoder_layers.back().final_layer_norm.out;
 }
 
+BartEncoderLayerActivations allocate_encoder_layer(const BartConfig& c, Arena& arena, int64_t B,
+                                                   int64_t S, bool training) {
+  const int64_t d = c.d_model;
+  BartEncoderLayerActivations l;
+  l.self_attn = allocate_attention(arena, B, S, S, d, c.encoder_attention_heads, training);
+  l.residual1 = arena.alloc({B, S, d});
+  l.self_attn_layer_norm = allocate_layer_norm(arena, B, S, d);
+  l.ffn = allocate_feed_forward(arena, B, S, d, c.encoder_ffn_dim);
+  l.residual2 = arena.alloc({B, S, d});
+  l.final_layer_norm = allocate_layer_norm(arena, B, S, d);
+  return l;
+}
+
 BartActivations allocate_activations(const BartConfig& c, Arena& arena, int64_t B, int64_t S,
                                      int64_t T, bool training) {
   const int64_t d = c.d_model;
@@ -30,14 +44,7 @@ BartActivations allocate_activations(const BartConfig& c, Arena& arena, int64_t 
   a.encoder_embedded = arena.alloc({B, S, d});
   a.encoder_layernorm_embedding = allocate_layer_norm(arena, B, S, d);
   a.encoder_layers.resize(size_t(c.encoder_layers));
-  for (auto& l : a.encoder_layers) {
-    l.self_attn = allocate_attention(arena, B, S, S, d, c.encoder_attention_heads, training);
-    l.residual1 = arena.alloc({B, S, d});
-    l.self_attn_layer_norm = allocate_layer_norm(arena, B, S, d);
-    l.ffn = allocate_feed_forward(arena, B, S, d, c.encoder_ffn_dim);
-    l.residual2 = arena.alloc({B, S, d});
-    l.final_layer_norm = allocate_layer_norm(arena, B, S, d);
-  }
+  for (auto& l : a.encoder_layers) l = allocate_encoder_layer(c, arena, B, S, training);
   a.decoder_embedded = arena.alloc({B, T, d});
   a.decoder_layernorm_embedding = allocate_layer_norm(arena, B, T, d);
   a.decoder_layers.resize(size_t(c.decoder_layers));
@@ -57,20 +64,6 @@ BartActivations allocate_activations(const BartConfig& c, Arena& arena, int64_t 
   return a;
 }
 
-namespace {
-
-void check_batch(const Seq2SeqBatch& b, const BartActivations& a) {
-  check(b.input_ids.shape == Shape({a.batch, a.source_len}) &&
-            b.attention_mask.shape == b.input_ids.shape &&
-            b.decoder_input_ids.shape == Shape({a.batch, a.target_len}),
-        "batch shapes (input_ids " + b.input_ids.describe() + ", decoder_input_ids " +
-            b.decoder_input_ids.describe() + ") do not match the activations laid out for [" +
-            std::to_string(a.batch) + ", " + std::to_string(a.source_len) + "] -> [" +
-            std::to_string(a.batch) + ", " + std::to_string(a.target_len) + "]");
-}
-
-}  // namespace
-
 BartGradScratch allocate_grad_scratch(const BartConfig& c, Arena& arena, int64_t B, int64_t S,
                                       int64_t T) {
   const int64_t L = std::max(S, T), d = c.d_model;
@@ -86,7 +79,7 @@ BartGradScratch allocate_grad_scratch(const BartConfig& c, Arena& arena, int64_t
 void bart_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& batch,
                   BartActivations& a, const BartDropoutContext& ctx) {
   namespace drop = bart_dropout;
-  check_batch(batch, a);
+  check_batch_fits(batch, a.batch, a.source_len, a.target_len);
   const float eps = BartConfig::kLayerNormEps;
 
   // Encoder: embeddings, then post-LN layers.
@@ -148,10 +141,7 @@ void bart_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& 
 }
 
 CrossEntropyResult bart_loss(const Seq2SeqBatch& batch, BartActivations& a, float label_smoothing) {
-  check(batch.labels.ptr != nullptr, "the loss needs labels");
-  return cross_entropy_forward(a.logits.view({a.batch * a.target_len, a.logits.size(2)}),
-                               batch.labels.view({a.batch * a.target_len}), a.losses,
-                               label_smoothing);
+  return teacher_forced_loss(batch, a.logits, a.losses, label_smoothing);
 }
 
 }  // namespace precis

@@ -79,6 +79,11 @@ struct BartGradScratch {
 BartActivations allocate_activations(const BartConfig& config, Arena& arena, int64_t batch,
                                      int64_t source_len, int64_t target_len, bool training);
 
+// One encoder layer's share of allocate_activations.
+BartEncoderLayerActivations allocate_encoder_layer(const BartConfig& config, Arena& arena,
+                                                   int64_t batch, int64_t source_len,
+                                                   bool training);
+
 BartGradScratch allocate_grad_scratch(const BartConfig& config, Arena& arena, int64_t batch,
                                       int64_t source_len, int64_t target_len);
 

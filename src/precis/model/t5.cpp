@@ -9,6 +9,7 @@
 #include "precis/kernels/relative_position.h"
 #include "precis/kernels/rms_norm.h"
 #include "precis/model/t5_dropout.h"
+#include "precis/model/teacher_forcing.h"
 
 namespace precis {
 
@@ -66,20 +67,6 @@ T5GradScratch allocate_grad_scratch(const T5Config& c, Arena& arena, int64_t B, 
   return s;
 }
 
-namespace {
-
-void check_batch(const Seq2SeqBatch& b, const T5Activations& a) {
-  check(b.input_ids.shape == Shape({a.batch, a.source_len}) &&
-            b.attention_mask.shape == b.input_ids.shape &&
-            b.decoder_input_ids.shape == Shape({a.batch, a.target_len}),
-        "batch shapes (input_ids " + b.input_ids.describe() + ", decoder_input_ids " +
-            b.decoder_input_ids.describe() + ") do not match the activations laid out for [" +
-            std::to_string(a.batch) + ", " + std::to_string(a.source_len) + "] -> [" +
-            std::to_string(a.batch) + ", " + std::to_string(a.target_len) + "]");
-}
-
-}  // namespace
-
 void t5_encoder_forward(const T5Config& c, const T5Params& p, const Tensor& input_ids,
                         const Tensor& attention_mask, T5Activations& a,
                         const T5DropoutContext& ctx) {
@@ -117,7 +104,7 @@ void t5_encoder_forward(const T5Config& c, const T5Params& p, const Tensor& inpu
 void t5_forward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch, T5Activations& a,
                 const T5DropoutContext& ctx) {
   namespace drop = t5_dropout;
-  check_batch(batch, a);
+  check_batch_fits(batch, a.batch, a.source_len, a.target_len);
   const float eps = float(c.layer_norm_epsilon);
   const int64_t H = c.num_heads;
   const AttentionScaling unscaled = AttentionScaling::none();
@@ -163,10 +150,7 @@ void t5_forward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch,
 }
 
 CrossEntropyResult t5_loss(const Seq2SeqBatch& batch, T5Activations& a, float label_smoothing) {
-  check(batch.labels.ptr != nullptr, "the loss needs labels");
-  return cross_entropy_forward(a.logits.view({a.batch * a.target_len, a.logits.size(2)}),
-                               batch.labels.view({a.batch * a.target_len}), a.losses,
-                               label_smoothing);
+  return teacher_forced_loss(batch, a.logits, a.losses, label_smoothing);
 }
 
 }  // namespace precis

@@ -1,0 +1,23 @@
+// The two ends of a teacher-forced step that BART and T5 share: the batch must fit the
+// activations it runs through, and the loss is the cross-entropy of the logits against the
+// labels (decoder_input_ids being the labels shifted right).
+#pragma once
+
+#include <cstdint>
+
+#include "precis/data/seq2seq_batch.h"
+#include "precis/kernels/cross_entropy.h"
+
+namespace precis {
+
+// Throws Error, naming both sides, unless `batch` is (batch_size, source_len) ->
+// (batch_size, target_len): the shapes the activations were laid out for.
+void check_batch_fits(const Seq2SeqBatch& batch, int64_t batch_size, int64_t source_len,
+                      int64_t target_len);
+
+// Cross-entropy of logits (B, T, V) against batch.labels (torch's mean over non-ignored
+// tokens); per-token losses into `losses` (B*T).
+CrossEntropyResult teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& logits,
+                                       const Tensor& losses, float label_smoothing);
+
+}  // namespace precis
