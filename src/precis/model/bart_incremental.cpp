@@ -9,48 +9,27 @@
 #include "precis/kernels/embedding.h"
 #include "precis/kernels/layernorm.h"
 #include "precis/kernels/linear.h"
+#include "precis/model/bart.h"
 #include "precis/model/layers.h"
 
 namespace precis {
 
 namespace {
 
-// One encoder layer's activations; the encoder alternates two of them (inference keeps no
-// per-layer state), so its memory does not grow with depth.
-struct EncoderLayerScratch {
-  AttentionActivations self_attn;
-  Tensor residual1;
-  LayerNormActivations self_attn_layer_norm;
-  FeedForwardActivations ffn;
-  Tensor residual2;
-  LayerNormActivations final_layer_norm;
-};
-
-EncoderLayerScratch allocate_encoder_layer(const BartConfig& c, Arena& arena, int64_t B,
-                                           int64_t S) {
-  const int64_t d = c.d_model;
-  EncoderLayerScratch l;
-  l.self_attn = allocate_attention(arena, B, S, S, d, c.encoder_attention_heads, false);
-  l.residual1 = arena.alloc({B, S, d});
-  l.self_attn_layer_norm = allocate_layer_norm(arena, B, S, d);
-  l.ffn = allocate_feed_forward(arena, B, S, d, c.encoder_ffn_dim);
-  l.residual2 = arena.alloc({B, S, d});
-  l.final_layer_norm = allocate_layer_norm(arena, B, S, d);
-  return l;
-}
-
+// The encoder alternates two layers' activations (inference keeps no per-layer state), so
+// its memory does not grow with depth.
 struct EncoderScratch {
   Tensor embedded;  // (B, S, d)
   LayerNormActivations layernorm_embedding;
-  EncoderLayerScratch layers[2];
+  BartEncoderLayerActivations layers[2];
 };
 
 EncoderScratch allocate_encoder(const BartConfig& c, Arena& arena, int64_t B, int64_t S) {
   EncoderScratch e;
   e.embedded = arena.alloc({B, S, c.d_model});
   e.layernorm_embedding = allocate_layer_norm(arena, B, S, c.d_model);
-  e.layers[0] = allocate_encoder_layer(c, arena, B, S);
-  e.layers[1] = allocate_encoder_layer(c, arena, B, S);
+  e.layers[0] = allocate_encoder_layer(c, arena, B, S, false);
+  e.layers[1] = allocate_encoder_layer(c, arena, B, S, false);
   return e;
 }
 
@@ -83,31 +62,15 @@ void encoder_forward(const BartConfig& c, const BartParams& p, const Tensor& inp
 BartIncrementalDecoder::BartIncrementalDecoder(const BartConfig& config, const BartParams& params,
                                                int64_t batch, int64_t source_len,
                                                int64_t rows_per_input, int64_t max_target_len)
-    : config_(config),
-      params_(params),
-      batch_(batch),
-      source_len_(source_len),
-      group_(rows_per_input),
-      rows_(batch * rows_per_input),
-      max_target_len_(max_target_len) {
-  check(batch > 0 && source_len > 0 && rows_per_input > 0 && max_target_len > 0,
-        "incremental decoder: batch, source length, rows per input and target length must be "
-        "positive");
+    : KvCachedDecoder(batch, source_len, rows_per_input, max_target_len),
+      config_(config),
+      params_(params) {
   check(max_target_len <= config.max_position_embeddings,
         "generation length " + std::to_string(max_target_len) +
             " exceeds the model's max_position_embeddings (" +
             std::to_string(config.max_position_embeddings) + ")");
-  const int64_t d = config.d_model, R = rows_, L = config.decoder_layers;
-  auto lay_out = [&](Arena& a) {
-    source_mask_ = a.alloc({batch_, source_len_}, DType::I32);
-    encoder_out_ = a.alloc({batch_, source_len_, d});
-    cross_.assign(size_t(L), {});
-    for (auto& l : cross_) {
-      l.k = a.alloc({batch_, source_len_, d});
-      l.v = a.alloc({batch_, source_len_, d});
-    }
-    self_cache_.lay_out(a, L, R, max_target_len_, d);
-    tokens_ = a.alloc({R, 1}, DType::I32);
+  const int64_t d = config.d_model, R = rows_;
+  lay_out(config.decoder_layers, d, d, [&](Arena& a) {
     hidden_ = a.alloc({R, 1, d});
     q_ = a.alloc({R, 1, d});
     k_new_ = a.alloc({R, 1, d});
@@ -120,50 +83,22 @@ BartIncrementalDecoder::BartIncrementalDecoder(const BartConfig& config, const B
     fc1_ = a.alloc({R, 1, config.decoder_ffn_dim});
     act_ = a.alloc({R, 1, config.decoder_ffn_dim});
     logits_ = a.alloc({R, config.vocab_size});
-  };
+  });
+}
+
+void BartIncrementalDecoder::run_encoder(const Tensor& input_ids) {
   Arena measure = Arena::measuring();
-  lay_out(measure);
-  arena_ = Arena(measure.used());
-  lay_out(arena_);
+  allocate_encoder(config_, measure, batch_, source_len_);
+  Arena scratch(measure.used());
+  EncoderScratch e = allocate_encoder(config_, scratch, batch_, source_len_);
+  encoder_forward(config_, params_, input_ids, source_mask_, e, encoder_out_);
 }
 
-void BartIncrementalDecoder::encode(const Tensor& input_ids, const Tensor& attention_mask) {
-  check(input_ids.shape == Shape({batch_, source_len_}) && attention_mask.shape == input_ids.shape,
-        "incremental decoder: inputs " + input_ids.describe() + " / mask " +
-            attention_mask.describe() + " for a decoder laid out for [" + std::to_string(batch_) +
-            ", " + std::to_string(source_len_) + "]");
-  std::memcpy(source_mask_.ptr, attention_mask.i32(), source_mask_.nbytes());
-  {
-    Arena measure = Arena::measuring();
-    allocate_encoder(config_, measure, batch_, source_len_);
-    Arena scratch(measure.used());
-    EncoderScratch e = allocate_encoder(config_, scratch, batch_, source_len_);
-    encoder_forward(config_, params_, input_ids, source_mask_, e, encoder_out_);
-  }
-  for (size_t i = 0; i < cross_.size(); ++i) {
-    const AttentionParams& cross = params_.decoder_layers[i].encoder_attn;
-    linear_forward(encoder_out_, cross.k_proj.weight, cross.k_proj.bias, cross_[i].k);
-    linear_forward(encoder_out_, cross.v_proj.weight, cross.v_proj.bias, cross_[i].v);
-  }
-  length_ = 0;
-  self_cache_.reset();
-}
-
-void BartIncrementalDecoder::reorder(std::span<const int32_t> sources) {
-  self_cache_.reorder(sources);
-}
-
-const Tensor& BartIncrementalDecoder::step(std::span<const int32_t> tokens) {
-  check(int64_t(tokens.size()) == rows_, "step: " + std::to_string(tokens.size()) + " tokens for " +
-                                             std::to_string(rows_) + " rows");
-  check(length_ < max_target_len_,
-        "step: the decoder was laid out for " + std::to_string(max_target_len_) + " tokens");
+const Tensor& BartIncrementalDecoder::decode(int64_t t) {
   const BartConfig& c = config_;
   const BartParams& p = params_;
   const float eps = BartConfig::kLayerNormEps;
-  const int64_t d = c.d_model, R = rows_, t = length_;
-  self_cache_.grow(t);
-  std::memcpy(tokens_.ptr, tokens.data(), tokens_.nbytes());
+  const int64_t d = c.d_model, R = rows_;
 
   embedding_forward(tokens_, p.shared, c.embed_scale(), residual_);
   add_position_embeddings(residual_, p.decoder_positions, BartConfig::kPositionOffset + t);
@@ -209,7 +144,6 @@ const Tensor& BartIncrementalDecoder::step(std::span<const int32_t> tokens) {
   }
   linear_forward(hidden_.view({R, d}), p.lm_head, p.final_logits_bias.view({c.vocab_size}),
                  logits_);
-  ++length_;
   return logits_;
 }
 

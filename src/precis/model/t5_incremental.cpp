@@ -16,27 +16,11 @@ namespace precis {
 T5IncrementalDecoder::T5IncrementalDecoder(const T5Config& config, const T5Params& params,
                                            int64_t batch, int64_t source_len,
                                            int64_t rows_per_input, int64_t max_target_len)
-    : config_(config),
-      params_(params),
-      batch_(batch),
-      source_len_(source_len),
-      group_(rows_per_input),
-      rows_(batch * rows_per_input),
-      max_target_len_(max_target_len) {
-  check(batch > 0 && source_len > 0 && rows_per_input > 0 && max_target_len > 0,
-        "incremental decoder: batch, source length, rows per input and target length must be "
-        "positive");
+    : KvCachedDecoder(batch, source_len, rows_per_input, max_target_len),
+      config_(config),
+      params_(params) {
   const int64_t d = config.d_model, inner = config.inner_dim(), R = rows_;
-  auto lay_out = [&](Arena& a) {
-    source_mask_ = a.alloc({batch_, source_len_}, DType::I32);
-    encoder_out_ = a.alloc({batch_, source_len_, d});
-    cross_.assign(size_t(config.num_decoder_layers), {});
-    for (auto& l : cross_) {
-      l.k = a.alloc({batch_, source_len_, inner});
-      l.v = a.alloc({batch_, source_len_, inner});
-    }
-    self_cache_.lay_out(a, config.num_decoder_layers, R, max_target_len_, inner);
-    tokens_ = a.alloc({R, 1}, DType::I32);
+  lay_out(config.num_decoder_layers, d, inner, [&](Arena& a) {
     hidden_ = a.alloc({R, 1, d});
     normed_ = a.alloc({R, 1, d});
     rstd_ = a.alloc({R});
@@ -48,48 +32,24 @@ T5IncrementalDecoder::T5IncrementalDecoder(const T5Config& config, const T5Param
     bias_ = a.alloc({config.num_heads, 1, max_target_len_});
     ffn_ = allocate_t5_feed_forward(config, a, R, 1);
     logits_ = a.alloc({R, config.vocab_size});
-  };
+  });
+}
+
+void T5IncrementalDecoder::run_encoder(const Tensor& input_ids) {
+  // The training forward's encoder (decoder part laid out for one token, unused).
   Arena measure = Arena::measuring();
-  lay_out(measure);
-  arena_ = Arena(measure.used());
-  lay_out(arena_);
+  allocate_activations(config_, measure, batch_, source_len_, 1, false);
+  Arena scratch(measure.used());
+  T5Activations acts = allocate_activations(config_, scratch, batch_, source_len_, 1, false);
+  t5_encoder_forward(config_, params_, input_ids, source_mask_, acts);
+  copy(acts.encoder_output(), encoder_out_);
 }
 
-void T5IncrementalDecoder::encode(const Tensor& input_ids, const Tensor& attention_mask) {
-  check(input_ids.shape == Shape({batch_, source_len_}) && attention_mask.shape == input_ids.shape,
-        "incremental decoder: inputs " + input_ids.describe() + " / mask " +
-            attention_mask.describe() + " for a decoder laid out for [" + std::to_string(batch_) +
-            ", " + std::to_string(source_len_) + "]");
-  std::memcpy(source_mask_.ptr, attention_mask.i32(), source_mask_.nbytes());
-  {
-    // The training forward's encoder (decoder part laid out for one token, unused).
-    Arena measure = Arena::measuring();
-    allocate_activations(config_, measure, batch_, source_len_, 1, false);
-    Arena scratch(measure.used());
-    T5Activations acts = allocate_activations(config_, scratch, batch_, source_len_, 1, false);
-    t5_encoder_forward(config_, params_, input_ids, source_mask_, acts);
-    copy(acts.encoder_output(), encoder_out_);
-  }
-  for (size_t i = 0; i < cross_.size(); ++i) {
-    const AttentionParams& cross = params_.decoder_blocks[i].cross_attn;
-    linear_forward(encoder_out_, cross.k_proj.weight, Tensor{}, cross_[i].k);
-    linear_forward(encoder_out_, cross.v_proj.weight, Tensor{}, cross_[i].v);
-  }
-  length_ = 0;
-  self_cache_.reset();
-}
-
-const Tensor& T5IncrementalDecoder::step(std::span<const int32_t> tokens) {
-  check(int64_t(tokens.size()) == rows_, "step: " + std::to_string(tokens.size()) + " tokens for " +
-                                             std::to_string(rows_) + " rows");
-  check(length_ < max_target_len_,
-        "step: the decoder was laid out for " + std::to_string(max_target_len_) + " tokens");
+const Tensor& T5IncrementalDecoder::decode(int64_t t) {
   const T5Config& c = config_;
   const T5Params& p = params_;
   const float eps = float(c.layer_norm_epsilon);
-  const int64_t d = c.d_model, inner = c.inner_dim(), R = rows_, t = length_, H = c.num_heads;
-  self_cache_.grow(t);
-  std::memcpy(tokens_.ptr, tokens.data(), tokens_.nbytes());
+  const int64_t d = c.d_model, inner = c.inner_dim(), R = rows_, H = c.num_heads;
   embedding_forward(tokens_, p.shared, 1.0f, hidden_);
 
   Tensor bias = bias_.prefix({H, 1, t + 1});
@@ -125,7 +85,6 @@ const Tensor& T5IncrementalDecoder::step(std::span<const int32_t> tokens) {
   rms_norm_forward(hidden_, p.decoder_final_norm, eps, normed_, rstd_);
   if (c.tie_word_embeddings) scale_in_place(normed_, c.lm_head_scale());
   linear_forward(normed_.view({R, d}), p.lm_head, Tensor{}, logits_);
-  ++length_;
   return logits_;
 }
 
