@@ -1,27 +1,19 @@
 """BART forward: logits and loss against transformers on tiny random checkpoints."""
-import subprocess
+from functools import partial
 
 import pytest
 import torch
 from safetensors.torch import load_file, save_file
 from transformers import BartForConditionalGeneration
 
+import probe_support
 from bart_models import CONFIGS, make_bart, random_batch
-from conftest import precis_binary
 
 VOCAB = 97
 
-
-def probe(*args):
-    result = subprocess.run([precis_binary("bart_probe"), *map(str, args)], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    return result
-
-
-def run_forward(model_dir, batch, tmp_path):
-    save_file({k: v.contiguous() for k, v in batch.items()}, str(tmp_path / "batch.safetensors"))
-    probe("forward", model_dir, tmp_path / "batch.safetensors", tmp_path / "out.safetensors")
-    return load_file(str(tmp_path / "out.safetensors"))
+probe = partial(probe_support.probe, "bart_probe")
+run_forward = partial(probe_support.run_forward, "bart_probe")
+probe_error = partial(probe_support.probe_error, "bart_probe")
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
@@ -107,11 +99,9 @@ def test_bad_config_is_a_clear_error(tmp_path, mutate, message):
     model = make_bart("narrow-gelu", VOCAB)
     model.save_pretrained(tmp_path / "model")
     mutate(tmp_path / "model")
-    result = subprocess.run([precis_binary("bart_probe"), "resave", tmp_path / "model", tmp_path / "out"],
-                            capture_output=True, text=True)
-    assert result.returncode == 1
-    assert message in result.stderr and "config.json" in result.stderr
-    assert len(result.stderr.strip().splitlines()) == 1
+    stderr = probe_error("resave", tmp_path / "model", tmp_path / "out")
+    assert message in stderr and "config.json" in stderr
+    assert len(stderr.strip().splitlines()) == 1
 
 
 def test_missing_and_misshapen_tensors_are_clear_errors(tmp_path):
@@ -123,14 +113,10 @@ def test_missing_and_misshapen_tensors_are_clear_errors(tmp_path):
     missing = dict(state)
     del missing["model.encoder.layers.1.fc1.weight"]
     save_file(missing, str(tmp_path / "m" / "model.safetensors"))
-    result = subprocess.run([precis_binary("bart_probe"), "resave", tmp_path / "m", tmp_path / "o"],
-                            capture_output=True, text=True)
-    assert result.returncode == 1 and "model.encoder.layers.1.fc1.weight" in result.stderr
-    assert "missing" in result.stderr
+    stderr = probe_error("resave", tmp_path / "m", tmp_path / "o")
+    assert "model.encoder.layers.1.fc1.weight" in stderr and "missing" in stderr
     wrong = dict(state)
     wrong["model.decoder.layers.0.fc2.bias"] = torch.zeros(5)
     save_file(wrong, str(tmp_path / "m" / "model.safetensors"))
-    result = subprocess.run([precis_binary("bart_probe"), "resave", tmp_path / "m", tmp_path / "o"],
-                            capture_output=True, text=True)
-    assert result.returncode == 1 and "model.decoder.layers.0.fc2.bias" in result.stderr
-    assert "model.safetensors" in result.stderr
+    stderr = probe_error("resave", tmp_path / "m", tmp_path / "o")
+    assert "model.decoder.layers.0.fc2.bias" in stderr and "model.safetensors" in stderr

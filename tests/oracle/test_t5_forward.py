@@ -1,29 +1,21 @@
 """T5 forward: logits, encoder output and loss against transformers on tiny random T5 v1.0
 (relu, tied) and v1.1 (gated-gelu, untied) checkpoints."""
 import json
-import subprocess
+from functools import partial
 
 import pytest
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import load_file
 from transformers import T5ForConditionalGeneration
 
-from conftest import precis_binary
+import probe_support
 from t5_models import CONFIGS, make_t5, random_batch
 
 VOCAB = 89
 
-
-def probe(*args):
-    result = subprocess.run([precis_binary("t5_probe"), *map(str, args)], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    return result
-
-
-def run_forward(model_dir, batch, tmp_path):
-    save_file({k: v.contiguous() for k, v in batch.items()}, str(tmp_path / "batch.safetensors"))
-    probe("forward", model_dir, tmp_path / "batch.safetensors", tmp_path / "out.safetensors")
-    return load_file(str(tmp_path / "out.safetensors"))
+probe = partial(probe_support.probe, "t5_probe")
+run_forward = partial(probe_support.run_forward, "t5_probe")
+probe_error = partial(probe_support.probe_error, "t5_probe")
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
@@ -67,7 +59,5 @@ def test_bad_feed_forward_proj_is_a_clear_error(tmp_path):
     config = json.loads((tmp_path / "model" / "config.json").read_text())
     config["feed_forward_proj"] = "gated-swiglu"
     (tmp_path / "model" / "config.json").write_text(json.dumps(config))
-    result = subprocess.run([precis_binary("t5_probe"), "resave", tmp_path / "model", tmp_path / "o"],
-                            capture_output=True, text=True)
-    assert result.returncode == 1
-    assert "feed_forward_proj" in result.stderr and "config.json" in result.stderr
+    stderr = probe_error("resave", tmp_path / "model", tmp_path / "o")
+    assert "feed_forward_proj" in stderr and "config.json" in stderr
