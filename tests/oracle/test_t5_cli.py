@@ -63,3 +63,40 @@ def test_tokenize_command_equals_t5tokenizer(tmp_path):
     from transformers import T5Tokenizer
     again = T5Tokenizer.from_pretrained(tmp_path / "saved", legacy=True)
     assert [again(t).input_ids for t in texts] == [tokenizer(t).input_ids for t in texts]
+
+
+def test_tokenizer_json_only_checkpoint_equals_t5tokenizerfast(tmp_path):
+    """A checkpoint with tokenizer.json and no spiece.model (T5TokenizerFast, what AutoTokenizer
+    gives run_summarization): precis tokenize and generate read it as transformers does."""
+    import json
+    import shutil
+    from transformers import T5TokenizerFast
+    corpus = [t for t in UNICODE_CORPUS if t.strip()] * 3 + TEXTS * 10
+    slow = train_tiny_spiece(tmp_path / "spm", corpus, vocab_size=150)
+    slow.save_pretrained(tmp_path / "slow")
+    fast = T5TokenizerFast.from_pretrained(tmp_path / "slow", from_slow=True, legacy=True)
+    model = spread_weights(make_t5("v1_0-relu-tied", len(fast)), seed=3)
+    model.save_pretrained(tmp_path / "model")
+    fast.save_pretrained(tmp_path / "fast")
+    for name in ("tokenizer.json", "special_tokens_map.json"):
+        shutil.copy(tmp_path / "fast" / name, tmp_path / "model" / name)
+    config = json.loads((tmp_path / "fast" / "tokenizer_config.json").read_text())
+    config.pop("add_prefix_space", None)  # as Hub files: no re-conversion from spiece.model
+    (tmp_path / "model" / "tokenizer_config.json").write_text(json.dumps(config))
+    assert not (tmp_path / "model" / "spiece.model").exists()
+    hf_tok = T5TokenizerFast.from_pretrained(tmp_path / "model")
+
+    out = json_lines(run_precis("tokenize", "--model", tmp_path / "model", *sum((["--text", t] for t in TEXTS[:1]), []),
+                                "--decode", "--skip_special_tokens").stdout)
+    assert out[0]["ids"] == hf_tok(TEXTS[0]).input_ids
+    inputs = hf_tok(["summarize: " + t for t in TEXTS], max_length=20, truncation=True, padding=True,
+                    return_tensors="pt")
+    with torch.no_grad():
+        ref = model.generate(**inputs, num_beams=3, max_length=14)
+    args = ["generate", "--model", tmp_path / "model", "--source_prefix", "summarize: ", "--max_source_length", 20,
+            "--num_beams", 3, "--max_length", 14]
+    for t in TEXTS:
+        args += ["--text", t]
+    got = json_lines(run_precis(*args, env={**os.environ, "OMP_NUM_THREADS": "1"}).stdout)
+    assert [o["ids"] for o in got] == ref.tolist()
+    assert [o["summary_text"] for o in got] == hf_tok.batch_decode(ref, skip_special_tokens=True)

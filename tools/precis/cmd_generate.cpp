@@ -3,7 +3,7 @@
 // {"summary_text": ..., "ids": [...]}, num_return_sequences lines per input, in input order.
 // ids are the row generate() returns for the batch (start token first, pad-padded);
 // summary_text is tokenizer.decode(ids, skip_special_tokens=True), as the pipeline gives it.
-// T5 checkpoints (config.json model_type "t5") use their spiece.model tokenizer.
+// T5 checkpoints (config.json model_type "t5") use their tokenizer.json (Unigram) or spiece.model.
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -18,6 +18,8 @@
 #include "precis/model/safetensors.h"
 #include "precis/model/t5_config.h"
 #include "precis/tokenize/sentencepiece_tokenizer.h"
+#include "precis/tokenize/text_tokenizer.h"
+#include "precis/tokenize/unigram_tokenizer.h"
 #include "precis/tokenize/tokenizer.h"
 
 namespace {
@@ -128,12 +130,13 @@ void generate_all(const GenerateCommandOptions& o, const Model& model,
   }
 }
 
-// T5 / FLAN-T5: spiece.model, inputs truncated as tokenizer(truncation=True) does (the text
-// cut to max_source_length - 1 tokens, then </s> unless already there).
+// T5 / FLAN-T5: inputs truncated as tokenizer(truncation=True) does (the text cut to
+// max_source_length - 1 tokens, then </s>).
+template <class T5Tokenizer>
 void run_t5(const GenerateCommandOptions& o) {
   using namespace precis;
   T5Model model = T5Model::load(o.model);
-  auto tokenizer = tokenize::SentencePieceTokenizer::from_directory(o.model);
+  auto tokenizer = T5Tokenizer::from_directory(o.model);
   auto config = generate::GenerationConfig::from_model_directory(
       o.model, generate::generation_tokens(model.config));
   auto encode = [&](const std::vector<std::string>& texts) {
@@ -148,7 +151,11 @@ void run_t5(const GenerateCommandOptions& o) {
 void run(const GenerateCommandOptions& o) {
   using namespace precis;
   check(o.texts.empty() != o.input.empty(), "precis generate: give either --text or --input");
-  if (model_type_of(o.model) == "t5") return run_t5(o);
+  if (model_type_of(o.model) == "t5") {
+    if (tokenize::t5_tokenizer_files(o.model) == tokenize::T5TokenizerFiles::kUnigramJson)
+      return run_t5<tokenize::UnigramTokenizer>(o);
+    return run_t5<tokenize::SentencePieceTokenizer>(o);
+  }
   BartModel model = BartModel::load(o.model);
   tokenize::Tokenizer tokenizer = tokenize::Tokenizer::from_directory(o.model);
   auto config = generate::GenerationConfig::from_model_directory(o.model, model.config);

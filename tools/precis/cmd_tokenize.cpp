@@ -1,7 +1,6 @@
 // precis tokenize: token ids of texts exactly as the checkpoint's Hugging Face tokenizer
 // (AutoTokenizer) gives them, as JSON lines {"ids": [...]} (with --decode also "text").
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -12,7 +11,9 @@
 #include "command.h"
 #include "precis/core/error.h"
 #include "precis/tokenize/sentencepiece_tokenizer.h"
+#include "precis/tokenize/text_tokenizer.h"
 #include "precis/tokenize/tokenizer.h"
+#include "precis/tokenize/unigram_tokenizer.h"
 
 namespace {
 
@@ -90,12 +91,13 @@ void write_line(std::string& out, const std::vector<int32_t>& ids, const std::op
   out += '\n';
 }
 
-// T5's spiece.model (T5Tokenizer): </s> appended unless --no_special_tokens.
-void run_tokenize_sentencepiece(const TokenizeOptions& o) {
-  using namespace precis::tokenize;
+// T5's tokenizers (spiece.model: T5Tokenizer; tokenizer.json: T5TokenizerFast): </s> appended
+// unless --no_special_tokens.
+template <class T5Tokenizer>
+void run_tokenize_t5(const TokenizeOptions& o) {
   precis::check(!o.clean_up_tokenization_spaces.has_value() || *o.clean_up_tokenization_spaces,
                 "--clean_up_tokenization_spaces false: T5's tokenizer always cleans up (transformers 4.44 default)");
-  SentencePieceTokenizer tokenizer = SentencePieceTokenizer::from_directory(o.model);
+  T5Tokenizer tokenizer = T5Tokenizer::from_directory(o.model);
   if (!o.save.empty()) tokenizer.save(o.save);
   if (!o.text && o.input.empty()) return;
   std::string out;
@@ -117,7 +119,11 @@ void run_tokenize_sentencepiece(const TokenizeOptions& o) {
 
 void run_tokenize(const TokenizeOptions& o) {
   using namespace precis::tokenize;
-  if (std::filesystem::exists(std::filesystem::path(o.model) / "spiece.model")) return run_tokenize_sentencepiece(o);
+  switch (t5_tokenizer_files(o.model)) {
+    case T5TokenizerFiles::kUnigramJson: return run_tokenize_t5<UnigramTokenizer>(o);
+    case T5TokenizerFiles::kSpieceModel: return run_tokenize_t5<SentencePieceTokenizer>(o);
+    case T5TokenizerFiles::kNone: break;
+  }
   Tokenizer tokenizer = Tokenizer::from_directory(o.model);
   if (!o.save.empty()) tokenizer.save(o.save);
   if (!o.text && o.input.empty()) return;
@@ -144,7 +150,7 @@ PRECIS_COMMAND("tokenize",
                [](CLI::App& app) {
                  auto o = std::make_shared<TokenizeOptions>();
                  app.add_option("--model", o->model,
-                                "model directory with tokenizer.json, vocab.json + merges.txt, or spiece.model (T5)")
+                                "model directory with tokenizer.json (BPE or T5's Unigram), vocab.json + merges.txt, or spiece.model (T5)")
                      ->required();
                  auto* text = app.add_option("--text", o->text, "one text to tokenize");
                  auto* input = app.add_option("--input", o->input,

@@ -9,6 +9,7 @@
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/tokenize/clean_up.h"
 
 namespace precis::tokenize {
 
@@ -24,26 +25,6 @@ std::string_view lstrip(std::string_view s) {
 }
 std::string_view rstrip(std::string_view s) {
   while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-// transformers' clean_up_tokenization.
-std::string clean_up_tokenization(std::string s) {
-  static const std::pair<const char*, const char*> rules[] = {
-      {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"},
-      {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
-  for (const auto& [from, to] : rules) {
-    std::string out;
-    size_t pos = 0, hit;
-    const size_t n = std::char_traits<char>::length(from);
-    while ((hit = s.find(from, pos)) != std::string::npos) {
-      out.append(s, pos, hit - pos);
-      out += to;
-      pos = hit + n;
-    }
-    out.append(s, pos, std::string::npos);
-    s = std::move(out);
-  }
   return s;
 }
 

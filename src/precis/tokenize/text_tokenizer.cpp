@@ -1,7 +1,12 @@
 #include "precis/tokenize/text_tokenizer.h"
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "precis/tokenize/sentencepiece_tokenizer.h"
 #include "precis/tokenize/tokenizer.h"
+#include "precis/tokenize/unigram_tokenizer.h"
 
 namespace precis::tokenize {
 
@@ -28,9 +33,11 @@ class BpeTextTokenizer final : public TextTokenizer {
   Tokenizer t_;
 };
 
-class SentencePieceTextTokenizer final : public TextTokenizer {
+// T5's tokenizers: SentencePieceTokenizer (spiece.model) or UnigramTokenizer (tokenizer.json).
+template <class T5Tokenizer>
+class T5TextTokenizer final : public TextTokenizer {
  public:
-  explicit SentencePieceTextTokenizer(SentencePieceTokenizer t) : t_(std::move(t)) {}
+  explicit T5TextTokenizer(T5Tokenizer t) : t_(std::move(t)) {}
   std::vector<std::vector<int32_t>> encode_batch(const std::vector<std::string>& texts,
                                                  std::optional<size_t> max_length) const override {
     std::vector<std::vector<int32_t>> out;
@@ -45,14 +52,38 @@ class SentencePieceTextTokenizer final : public TextTokenizer {
   void save(const std::filesystem::path& dir) const override { t_.save(dir); }
 
  private:
-  SentencePieceTokenizer t_;
+  T5Tokenizer t_;
 };
+
+// tokenizer.json's model type ("BPE", "Unigram", ...), "" when there is no such file.
+std::string tokenizer_json_model_type(const std::filesystem::path& dir) {
+  std::ifstream in(dir / "tokenizer.json", std::ios::binary);
+  if (!in) return "";
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
+  if (!j.is_object() || !j.contains("model") || !j["model"].is_object()) return "";
+  auto type = j["model"].find("type");
+  return type != j["model"].end() && type->is_string() ? type->get<std::string>() : "";
+}
 
 }  // namespace
 
+T5TokenizerFiles t5_tokenizer_files(const std::filesystem::path& dir) {
+  if (tokenizer_json_model_type(dir) == "Unigram") return T5TokenizerFiles::kUnigramJson;
+  if (std::filesystem::exists(dir / "spiece.model")) return T5TokenizerFiles::kSpieceModel;
+  return T5TokenizerFiles::kNone;
+}
+
 std::unique_ptr<TextTokenizer> load_text_tokenizer(const std::filesystem::path& dir) {
-  if (std::filesystem::exists(dir / "spiece.model"))
-    return std::make_unique<SentencePieceTextTokenizer>(SentencePieceTokenizer::from_directory(dir));
+  switch (t5_tokenizer_files(dir)) {
+    case T5TokenizerFiles::kSpieceModel:
+      return std::make_unique<T5TextTokenizer<SentencePieceTokenizer>>(SentencePieceTokenizer::from_directory(dir));
+    case T5TokenizerFiles::kUnigramJson:
+      return std::make_unique<T5TextTokenizer<UnigramTokenizer>>(UnigramTokenizer::from_directory(dir));
+    case T5TokenizerFiles::kNone:
+      break;
+  }
   return std::make_unique<BpeTextTokenizer>(Tokenizer::from_directory(dir));
 }
 

@@ -37,7 +37,13 @@ class TextTokenizer {
   }
 };
 
-// The tokenizer of a checkpoint directory: spiece.model (T5) or a BPE tokenizer.
+// Which of T5's tokenizers a directory holds, in AutoTokenizer's order: a tokenizer.json with
+// a Unigram model (T5TokenizerFast's ids, what run_summarization uses by default), else
+// spiece.model (T5Tokenizer's), else neither.
+enum class T5TokenizerFiles { kUnigramJson, kSpieceModel, kNone };
+T5TokenizerFiles t5_tokenizer_files(const std::filesystem::path& dir);
+
+// The tokenizer of a checkpoint directory: T5's (above) or a byte-level BPE tokenizer.
 std::unique_ptr<TextTokenizer> load_text_tokenizer(const std::filesystem::path& dir);
 
 }  // namespace precis::tokenize

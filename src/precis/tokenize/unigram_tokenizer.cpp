@@ -7,6 +7,7 @@
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/tokenize/clean_up.h"
 #include "precis/tokenize/unicode_tables.h"
 #include "precis/tokenize/utf8.h"
 
@@ -39,24 +40,6 @@ std::string token_text(const json& config, const char* field, const std::string&
   check(it->is_object() && it->contains("content") && (*it)["content"].is_string(),
         where + ": " + field + " should be a string or an object with a \"content\" string");
   return (*it)["content"];
-}
-
-// transformers' clean_up_tokenization: Python's str.replace for each pattern in turn.
-std::string clean_up_tokenization(std::string s) {
-  static const std::pair<std::string_view, std::string_view> rules[] = {
-      {" .", "."},     {" ?", "?"},   {" !", "!"},   {" ,", ","},     {" ' ", "'"},
-      {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
-  for (const auto& [from, to] : rules) {
-    std::string out;
-    size_t pos = 0;
-    for (size_t hit; (hit = s.find(from, pos)) != std::string::npos; pos = hit + from.size()) {
-      out.append(s, pos, hit - pos);
-      out += to;
-    }
-    out.append(s, pos, std::string::npos);
-    s = std::move(out);
-  }
-  return s;
 }
 
 // Words of `text` between runs of Unicode White_Space, with their byte offsets (HF's
@@ -193,6 +176,16 @@ int32_t UnigramTokenizer::token_id(std::string_view token) const {
   if (auto it = added_by_content_.find(std::string(token)); it != added_by_content_.end())
     return it->second;
   return model_.piece_id(token);
+}
+
+std::vector<int32_t> UnigramTokenizer::encode_truncated(std::string_view text, size_t max_length) const {
+  std::vector<int32_t> content = encode(text, false);
+  const size_t room = max_length > post_processor_.added() ? max_length - post_processor_.added() : 0;
+  if (max_length > 0 && content.size() > room) content.resize(room);
+  std::vector<int32_t> ids = post_processor_.prefix;
+  ids.insert(ids.end(), content.begin(), content.end());
+  ids.insert(ids.end(), post_processor_.suffix.begin(), post_processor_.suffix.end());
+  return ids;
 }
 
 std::vector<int32_t> UnigramTokenizer::encode(std::string_view text, bool add_eos) const {

@@ -37,6 +37,9 @@ class UnigramTokenizer {
   std::vector<int32_t> encode(std::string_view text, bool add_eos = true) const;
   // tokenizer.decode(ids, skip_special_tokens=...); unknown ids are dropped, as HF does.
   std::string decode(std::span<const int32_t> ids, bool skip_special_tokens = true) const;
+  // tokenizer(text, max_length=max_length, truncation=True): the text's ids cut to leave room
+  // for the post-processor's tokens, which are then added (max_length 0: no limit).
+  std::vector<int32_t> encode_truncated(std::string_view text, size_t max_length) const;
 
   // save_pretrained's files: tokenizer.json (the bytes read), tokenizer_config.json and
   // special_tokens_map.json (the source's, or written for T5TokenizerFast), each atomically.
