@@ -6,14 +6,17 @@ v1.1 for t5-v1_1-base's) is saved once; a batch of random-token inputs of 200-30
 (each ending in </s>, right-padded as generate() pads) goes to both sides, which are
 long-lived processes with the same thread count. Two settings are timed:
 
-  greedy: num_beams 1
+  greedy: num_beams 1, no_repeat_ngram_size 3
   beam:   num_beams 4, length_penalty 2.0, no_repeat_ngram_size 3, early_stopping true
           (t5-base's task_specific_params for summarization)
 
 both with min_new_tokens = max_new_tokens (64 by default), so that with random weights every
-row of both sides has the same length and the same work. The driver alternates the sides
-run by run (bench/interleave.py) and reports medians, generated tokens per second (returned
-tokens after the start token) and whether precis's ids equal transformers'.
+row of both sides has the same length and the same work. (A random v1.0 model with its tied
+head predicts the token it was fed, so plain greedy search repeats the start token 0 (= pad)
+forever; the n-gram ban makes the ids worth comparing.) The driver alternates the sides run
+by run (bench/interleave.py) and reports medians, generated tokens per second (returned
+tokens after the start token: rows x max_new_tokens) and whether precis's ids equal
+transformers'.
 
     .venv-bench/bin/python bench/t5_generate.py [--threads N] [--batch 8] [--rounds 3]
 """
@@ -55,7 +58,7 @@ for line in sys.stdin:
 
 def settings(max_new_tokens):
     length = dict(max_new_tokens=max_new_tokens, min_new_tokens=max_new_tokens)
-    return {"greedy": dict(num_beams=1, **length),
+    return {"greedy": dict(num_beams=1, no_repeat_ngram_size=3, **length),
             "beam": dict(num_beams=4, length_penalty=2.0, no_repeat_ngram_size=3, early_stopping=True, **length)}
 
 
@@ -66,8 +69,10 @@ def make_inputs(batch, vocab_size):
     return [[rng.randrange(2, vocab_size) for _ in range(n - 1)] + [1] for n in lengths]
 
 
-def generated_tokens(rows, pad):
-    return sum(sum(1 for t in row[1:] if t != pad) for row in rows)
+def generated_tokens(rows):
+    """Tokens after the start token. Lengths are forced, so no row is padded (and a random
+    model may well generate the pad id, which must count)."""
+    return sum(len(row) - 1 for row in rows)
 
 
 def main():
@@ -105,6 +110,8 @@ def main():
             for name, kwargs in runs.items():
                 for w in alternate([precis, hf], r):
                     results[w, name].append(w.request(json.dumps(kwargs)))
+                    print(f"round {r + 1} {name} {w.name}: {results[w, name][-1]['seconds']:.2f} s", file=sys.stderr,
+                          flush=True)
         precis.close()
         hf.close()
 
@@ -116,10 +123,12 @@ def main():
     for name, kwargs in runs.items():
         theirs, ours = results[hf, name], results[precis, name]
         hf_s, our_s = median([x["seconds"] for x in theirs]), median([x["seconds"] for x in ours])
-        tokens = generated_tokens(theirs[-1]["sequences"], config.pad_token_id)
-        our_tokens = generated_tokens(ours[-1]["sequences"], config.pad_token_id)
+        tokens = generated_tokens(theirs[-1]["sequences"])
+        our_tokens = generated_tokens(ours[-1]["sequences"])
         hf_runs = ", ".join(f"{x['seconds']:.2f}" for x in theirs)
         our_runs = ", ".join(f"{x['seconds']:.2f}" for x in ours)
+        print(f"  first row, first 12 ids: precis {ours[-1]['sequences'][0][:12]}, "
+              f"transformers {theirs[-1]['sequences'][0][:12]}")
         same = sum(a == b for a, b in zip(ours[-1]["sequences"], theirs[-1]["sequences"]))
         print(f"{name} ({json.dumps(kwargs)}):")
         print(f"  transformers generate(): {hf_s:7.2f} s  {tokens / hf_s:7.1f} generated tokens/s ({tokens} tokens; "

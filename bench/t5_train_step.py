@@ -100,6 +100,7 @@ def main():
         for r in range(args.steps):
             for w in alternate([precis, hf], r):
                 steps[w].append(w.request("step"))
+                print(f"step {r + 1} {w.name}: {steps[w][-1]['seconds']:.2f} s", file=sys.stderr, flush=True)
         rss = {w: w.close()["peak_rss_mb"] for w in (precis, hf)}
 
     tokens = args.batch * (args.source + args.target)
