@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "precis/core/error.h"
+#include "precis/core/json_input.h"
 
 namespace precis::generate {
 
@@ -80,15 +81,7 @@ bool has_non_default_generation_parameters(const json& c) {
   return false;
 }
 
-json read_json(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  check(bool(in), path.string() + ": cannot open");
-  try {
-    return json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw Error(path.string() + ": not valid JSON: " + e.what());
-  }
-}
+json read_json(const std::filesystem::path& path) { return read_json_file(path); }
 
 }  // namespace
 

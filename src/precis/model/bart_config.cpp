@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "precis/core/error.h"
+#include "precis/core/json_input.h"
 #include "precis/model/config_field_reader.h"
 
 namespace precis {
@@ -83,13 +84,7 @@ BartConfig BartConfig::from_file(const std::filesystem::path& path) {
   check(bool(in), path.string() + ": cannot open (a model directory needs a config.json)");
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path.string() + ": not valid JSON: " + e.what());
-  }
-  return from_json(j, path.string());
+  return from_json(parse_json(text.str(), path.string()), path.string());
 }
 
 nlohmann::json BartConfig::to_json() const {

@@ -10,6 +10,7 @@
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/core/json_input.h"
 
 namespace precis {
 namespace fs = std::filesystem;
@@ -42,11 +43,7 @@ json read_index(const fs::path& index_path) {
   if (!in) throw Error("cannot open " + index_path.string());
   std::stringstream text;
   text << in.rdbuf();
-  try {
-    return json::parse(text.str());
-  } catch (const json::exception& e) {
-    throw Error(index_path.string() + ": not valid JSON: " + e.what());
-  }
+  return parse_json(text.str(), index_path.string());
 }
 
 // Shard files an earlier save may have left: model-NNNNN-of-NNNNN.safetensors.

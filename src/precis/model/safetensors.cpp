@@ -16,6 +16,7 @@
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/core/json_input.h"
 
 namespace precis {
 namespace fs = std::filesystem;
@@ -158,6 +159,10 @@ bool load_int(const char* p, const FileDType& d, int64_t* out) {
 
 // Parses the header, rejecting duplicate keys at any depth (nlohmann would keep the last).
 json parse_header(const std::string& text, const std::string& where) {
+  if (json_nesting_depth(text) > kMaxJsonNesting) {
+    throw Error(where + ": header is not valid JSON: nested deeper than " +
+                std::to_string(kMaxJsonNesting) + " levels");
+  }
   std::vector<std::set<std::string>> keys;
   std::string duplicate;
   bool duplicate_is_tensor = false;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "precis/core/json_input.h"
 #include "precis/model/config_field_reader.h"
 
 namespace precis {
@@ -13,18 +14,6 @@ namespace {
 
 // Sizes beyond these are refused before anything is allocated (a corrupt or hostile config).
 constexpr int64_t kMaxWidth = 1 << 16, kMaxLayers = 1024, kMaxVocab = 1 << 24;
-
-nlohmann::json read_json_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  check(bool(in), path.string() + ": cannot open (a model directory needs a config.json)");
-  std::stringstream text;
-  text << in.rdbuf();
-  try {
-    return nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(path.string() + ": not valid JSON: " + e.what());
-  }
-}
 
 // HF's T5Config.__init__: "[gated-]ACT"; "gated-gelu" means the tanh GELU (gelu_new).
 void parse_feed_forward_proj(T5Config& c, const std::string& source) {
@@ -95,7 +84,11 @@ T5Config T5Config::from_json(const nlohmann::json& j, const std::string& source)
 }
 
 T5Config T5Config::from_file(const std::filesystem::path& path) {
-  return from_json(read_json_file(path), path.string());
+  std::ifstream in(path, std::ios::binary);
+  check(bool(in), path.string() + ": cannot open (a model directory needs a config.json)");
+  std::stringstream text;
+  text << in.rdbuf();
+  return from_json(parse_json(text.str(), path.string()), path.string());
 }
 
 nlohmann::json T5Config::to_json() const {

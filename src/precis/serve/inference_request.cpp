@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "precis/core/json_input.h"
 #include "precis/data/utf8.h"
 
 namespace precis::serve {
@@ -155,36 +156,13 @@ void options(const json& v) {
   }
 }
 
-// Deepest nesting of arrays and objects in a JSON text (strings skipped). Checked before
-// parsing: printing or walking a value nested 100,000 deep would overflow the stack.
-size_t nesting_depth(std::string_view text) {
-  size_t depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
+// Checked before parsing (json_nesting_depth): a client has no reason to nest at all.
 constexpr size_t kMaxNesting = 32;
 
 InferenceRequest parse(std::string_view body, const RequestLimits& limits) {
   if (size_t bad = data::find_invalid_utf8(body); bad != std::string_view::npos)
     throw Invalid{"request body is not valid UTF-8 (byte " + std::to_string(bad) + ")"};
-  if (nesting_depth(body) > kMaxNesting)
+  if (json_nesting_depth(body) > kMaxNesting)
     throw Invalid{"JSON nested deeper than " + std::to_string(kMaxNesting) + " levels"};
   json j;
   try {

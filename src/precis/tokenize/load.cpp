@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "precis/core/error.h"
+#include "precis/core/json_input.h"
 #include "precis/tokenize/tokenizer.h"
 
 namespace precis::tokenize {
@@ -24,14 +25,7 @@ std::string read_text(const fs::path& path) {
   return buffer.str();
 }
 
-json read_json(const fs::path& path) {
-  std::string text = read_text(path);
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(path.string() + ": not valid JSON: " + e.what());
-  }
-}
+json read_json(const fs::path& path) { return parse_json(read_text(path), path.string()); }
 
 // obj[key], or null when absent, without copying (a vocabulary is megabytes).
 const json& field(const json& obj, const char* key) {

@@ -7,6 +7,7 @@
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/core/json_input.h"
 #include "precis/tokenize/clean_up.h"
 #include "precis/tokenize/unicode_tables.h"
 #include "precis/tokenize/utf8.h"
@@ -25,8 +26,7 @@ std::optional<std::string> read_file(const std::filesystem::path& path) {
 }
 
 json parse_object(const std::string& bytes, const std::filesystem::path& path) {
-  json j = json::parse(bytes, nullptr, false);
-  check(!j.is_discarded(), path.string() + ": not valid JSON");
+  json j = parse_json(bytes, path.string());
   check(j.is_object(), path.string() + ": should hold a JSON object");
   return j;
 }

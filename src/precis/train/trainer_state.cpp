@@ -5,6 +5,7 @@
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/core/json_input.h"
 
 namespace precis::train {
 
@@ -64,13 +65,7 @@ TrainerState TrainerState::load(const std::filesystem::path& file) {
   check(bool(in), file.string() + ": cannot open");
   std::stringstream text;
   text << in.rdbuf();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(file.string() + ": not valid JSON: " + e.what());
-  }
-  return from_json(j, file.string());
+  return from_json(parse_json(text.str(), file.string()), file.string());
 }
 
 }  // namespace precis::train

@@ -1,0 +1,112 @@
+// Inputs the fuzz targets (fuzz/, scripts/fuzz.sh) found to crash a parser, each refused now
+// with a precis::Error that names the file. Kept as unit tests so that the normal build
+// checks them without clang or libFuzzer.
+#include <string>
+
+#include "precis/core/json_input.h"
+#include "precis/generate/generation_config.h"
+#include "precis/model/bart_config.h"
+#include "precis/model/checkpoint_files.h"
+#include "precis/model/safetensors.h"
+#include "precis/model/t5_config.h"
+#include "precis/serve/inference_request.h"
+#include "precis/tokenize/tokenizer.h"
+#include "precis/tokenize/unigram_tokenizer.h"
+#include "precis/train/trainer_state.h"
+#include "test_support.h"
+
+namespace precis {
+namespace {
+
+using testing::error_of;
+using testing::TempDir;
+using testing::write_all;
+
+// `depth` nested arrays around nothing: "[[[...]]]".
+std::string nested(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
+
+// A value nested 100,000 deep used to overflow the stack when an error message printed it
+// (nlohmann's dump() recurses once per level); under ASan 30,000 was enough.
+constexpr size_t kHostileDepth = 100'000;
+
+TEST(ParserHardening, JsonNestingDepthSkipsStrings) {
+  EXPECT_EQ(json_nesting_depth(R"({"a": [1, {"b": "[[[{{{\"[["}], "c": []})"), 3u);
+  EXPECT_EQ(json_nesting_depth("]]]["), 1u);
+  EXPECT_EQ(json_nesting_depth(nested(300)), 300u);
+  EXPECT_NO_THROW(parse_json(nested(kMaxJsonNesting), "x.json"));
+  EXPECT_EQ(error_of([] { parse_json(nested(kMaxJsonNesting + 1), "x.json"); }),
+            "x.json: JSON nested deeper than 256 levels");
+  EXPECT_NE(error_of([] { parse_json("{\"a\": ", "x.json"); }).find("x.json: not valid JSON"),
+            std::string::npos);
+}
+
+TEST(ParserHardening, DeeplyNestedConfigJsonIsRefused) {
+  TempDir dir;
+  write_all(dir / "config.json", R"({"model_type": "bart", "d_model": )" + nested(kHostileDepth) + "}");
+  EXPECT_NE(error_of([&] { BartConfig::from_file(dir / "config.json"); }).find("nested deeper"),
+            std::string::npos);
+  write_all(dir / "config.json", R"({"model_type": "t5", "d_model": )" + nested(kHostileDepth) + "}");
+  EXPECT_NE(error_of([&] { T5Config::from_file(dir / "config.json"); }).find("nested deeper"),
+            std::string::npos);
+}
+
+TEST(ParserHardening, DeeplyNestedGenerationConfigIsRefused) {
+  TempDir dir;
+  write_all(dir / "config.json", R"({"model_type": "bart"})");
+  write_all(dir / "generation_config.json", R"({"num_beams": )" + nested(kHostileDepth) + "}");
+  const std::string message =
+      error_of([&] { generate::GenerationConfig::from_model_directory(dir.path(), BartConfig{}); });
+  EXPECT_NE(message.find("generation_config.json: JSON nested deeper"), std::string::npos) << message;
+}
+
+TEST(ParserHardening, DeeplyNestedTokenizerJsonIsRefused) {
+  TempDir dir;
+  write_all(dir / "tokenizer.json",
+            R"({"model": {"type": "BPE", "vocab": {}, "merges": []}, "normalizer": )" +
+                nested(kHostileDepth) + "}");
+  const std::string message = error_of([&] { tokenize::Tokenizer::from_directory(dir.path()); });
+  EXPECT_NE(message.find("tokenizer.json: JSON nested deeper"), std::string::npos) << message;
+}
+
+TEST(ParserHardening, DeeplyNestedUnigramTokenizerJsonIsRefused) {
+  TempDir dir;
+  write_all(dir / "tokenizer.json",
+            R"({"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["a", -1.0]]},
+                "normalizer": null, "pre_tokenizer": )" + nested(kHostileDepth) + "}");
+  const std::string message = error_of([&] { tokenize::UnigramTokenizer::from_directory(dir.path()); });
+  EXPECT_NE(message.find("tokenizer.json: JSON nested deeper"), std::string::npos) << message;
+}
+
+TEST(ParserHardening, DeeplyNestedTrainerStateIsRefused) {
+  TempDir dir;
+  write_all(dir / "trainer_state.json", R"({"global_step": 3, "log_history": )" + nested(kHostileDepth) + "}");
+  EXPECT_NE(error_of([&] { train::TrainerState::load(dir / "trainer_state.json"); }).find("nested deeper"),
+            std::string::npos);
+}
+
+TEST(ParserHardening, DeeplyNestedCheckpointIndexIsRefused) {
+  TempDir dir;
+  write_all(dir / kSafeWeightsIndexName, R"({"weight_map": {"a": )" + nested(kHostileDepth) + "}}");
+  const std::string message = error_of([&] { CheckpointReader::open(dir.path()); });
+  EXPECT_NE(message.find("index.json: JSON nested deeper"), std::string::npos) << message;
+}
+
+TEST(ParserHardening, DeeplyNestedSafetensorsHeaderIsRefused) {
+  TempDir dir;
+  std::string header = R"({"__metadata__": )" + nested(kHostileDepth) + "}";
+  std::string file(8, '\0');
+  for (int i = 0; i < 8; ++i) file[i] = char(uint64_t(header.size()) >> (8 * i));
+  write_all(dir / "model.safetensors", file + header);
+  const std::string message = error_of([&] { SafetensorsReader::open(dir / "model.safetensors"); });
+  EXPECT_NE(message.find("header is not valid JSON: nested deeper than 256 levels"), std::string::npos)
+      << message;
+}
+
+TEST(ParserHardening, DeeplyNestedRequestIsRefused) {
+  auto parsed = serve::parse_inference_request(R"({"inputs": "x", "parameters": )" + nested(kHostileDepth) + "}");
+  ASSERT_TRUE(std::holds_alternative<serve::RequestError>(parsed));
+  EXPECT_EQ(std::get<serve::RequestError>(parsed).message, "JSON nested deeper than 32 levels");
+}
+
+}  // namespace
+}  // namespace precis
