@@ -10,7 +10,7 @@ packages=(build-essential cmake pkg-config git git-lfs
           nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcpp-httplib-dev libsentencepiece-dev
           libgtest-dev libgmock-dev libbenchmark-dev
           python3 python3-venv python3-numpy python3-torch liblz4-dev lz4
-          chromium chromium-driver)
+          chromium chromium-driver clang libomp-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
