@@ -40,7 +40,9 @@ BartModel BartModel::allocate(const BartConfig& config) {
 
 BartModel BartModel::load(const std::filesystem::path& dir) {
   check(std::filesystem::is_directory(dir), dir.string() + ": not a model directory");
-  BartModel m = allocate(BartConfig::from_file(dir / "config.json"));
+  const BartConfig config = BartConfig::from_file(dir / "config.json");
+  check_config_fits_weights(dir, parameter_count(config));
+  BartModel m = allocate(config);
   load_pretrained_weights(
       dir, [&](const ParamVisitor& visit) { visit_parameters(m.config, m.params, visit); },
       {"BART", [&](const std::string& name) { return candidate_names(name, m.config); },

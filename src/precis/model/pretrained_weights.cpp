@@ -9,6 +9,24 @@
 
 namespace precis {
 
+void check_config_fits_weights(const std::filesystem::path& dir, int64_t parameter_count) {
+  std::error_code ec;
+  uintmax_t bytes = 0;
+  bool any = false;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".safetensors") continue;
+    const uintmax_t size = entry.file_size(ec);
+    if (ec) continue;
+    bytes += size;
+    any = true;
+  }
+  if (!any) return;
+  check(uintmax_t(parameter_count) <= bytes / 2,
+        (dir / "config.json").string() + " describes a model of " + std::to_string(parameter_count) +
+            " parameters, but the weights files in " + dir.string() + " hold only " + std::to_string(bytes) +
+            " bytes (at least 2 per parameter): config.json does not match the weights");
+}
+
 void load_pretrained_weights(const std::filesystem::path& dir, const ParameterWalk& walk,
                              const PretrainedNaming& naming) {
   CheckpointReader weights = CheckpointReader::open(dir);

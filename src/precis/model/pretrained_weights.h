@@ -26,6 +26,12 @@ struct PretrainedNaming {
   std::function<bool(const std::string& name)> expected_leftover;
 };
 
+// Refuses, before anything is allocated, a config.json that describes more parameters than
+// the weights files of `dir` can hold (2 bytes each at the least): a corrupt or hostile config
+// (d_model 10^9, thousands of layers) is an error naming both sizes, not an allocation of
+// gigabytes. Directories without *.safetensors files are left to the loader's own error.
+void check_config_fits_weights(const std::filesystem::path& dir, int64_t parameter_count);
+
 // Fills every parameter `walk` visits from the weights of `dir` (checkpoint_files.h: one
 // file or shards; F16/BF16 converted to F32). A missing buffer keeps its zeros, as HF; any
 // other missing tensor, or a wrong shape, is an error naming the directory and the tensor.

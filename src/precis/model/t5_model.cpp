@@ -33,7 +33,9 @@ T5Model T5Model::allocate(const T5Config& config) {
 
 T5Model T5Model::load(const std::filesystem::path& dir) {
   check(std::filesystem::is_directory(dir), dir.string() + ": not a model directory");
-  T5Model m = allocate(T5Config::from_file(dir / "config.json"));
+  const T5Config config = T5Config::from_file(dir / "config.json");
+  check_config_fits_weights(dir, parameter_count(config));
+  T5Model m = allocate(config);
   load_pretrained_weights(
       dir, [&](const ParamVisitor& visit) { visit_parameters(m.config, m.params, visit); },
       {"T5", [&](const std::string& name) { return candidate_names(name, m.config); },
