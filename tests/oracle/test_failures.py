@@ -186,3 +186,13 @@ def test_evaluation_rank_failure_ends_the_job(tmp_path, failure):
     else:
         assert "rank 1" in stderr, stderr
     assert not (out / "eval_results.json").exists()
+
+
+def test_dataset_record_longer_than_the_limit_is_refused(tmp_path):
+    make_job(tmp_path)
+    with open(tmp_path / "train.jsonl", "a") as f:
+        f.write(json.dumps({"dialogue": "x" * 5000, "summary": "long"}) + "\n")
+    r = run_job(write_job(tmp_path, tmp_path / "out", max_record_bytes=1000))
+    assert r.returncode != 0 and "train.jsonl:7: record longer than max_record_bytes (1000 bytes)" in r.stderr, r.stderr
+    skipped = run_job(write_job(tmp_path, tmp_path / "out2", max_record_bytes=1000, skip_bad_records=True, max_steps=1))
+    assert skipped.returncode == 0 and "1 skipped as malformed" in skipped.stderr, skipped.stderr

@@ -64,6 +64,8 @@ std::vector<data::SummarizationExample> load_split(const TrainingArguments& a, c
                                                    const tokenize::TextTokenizer& tokenizer, bool verbose) {
   data::ReadOptions read = data::columns_for("", a.text_column.value_or(""), a.summary_column.value_or(""));
   read.skip_bad_records = a.skip_bad_records;
+  check(a.max_record_bytes > 0, "--max_record_bytes must be positive");
+  read.max_record_bytes = size_t(a.max_record_bytes);
   if (max_samples) read.max_samples = size_t(*max_samples);
   data::Dataset ds = data::read_dataset(file, read);
   if (verbose && (ds.stats.dropped_empty || ds.stats.skipped_bad))

@@ -222,6 +222,8 @@ const std::vector<Option>& options() {
        "Price of the job's machines per hour, to report the run's cost (0: not reported)"},
       {"max_train_time_s", &Args::max_train_time_s, Group::kPrecis,
        "If > 0: stop training (saving a checkpoint) after this many seconds of wall time"},
+      {"max_record_bytes", &Args::max_record_bytes, Group::kPrecis,
+       "Refuse (or with skip_bad_records skip) dataset records longer than this many bytes, unread"},
       {"save_on_interrupt", &Args::save_on_interrupt, Group::kPrecis,
        "On SIGTERM or SIGINT: finish the step, save a checkpoint and exit 0 (a rerun resumes from it)"},
   };

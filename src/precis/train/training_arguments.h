@@ -136,6 +136,7 @@ struct TrainingArguments {
   bool skip_bad_records = false;     // skip malformed dataset records instead of failing
   double price_per_hour = 0;         // cost of the job's machines per hour, for reports; 0: none
   double max_train_time_s = 0;       // > 0: stop training (and save) after this wall time
+  int64_t max_record_bytes = int64_t{16} << 20;  // longer dataset records are refused unread
   bool save_on_interrupt = false;    // SIGTERM / SIGINT: save a checkpoint at the step's end, exit 0
 
   // HF options given that precis accepts and ignores, with the values given (JSON as read).
