@@ -867,6 +867,10 @@ void run_training_job(const TrainingArguments& a) {
     comm->barrier();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "precis: rank %d: error: %s\n", comm->rank(), e.what());
+    std::fflush(stderr);
+    // Ranks usually fail at the same point (a missing file, a bad option): a moment lets the
+    // others print their own error before the abort ends them all.
+    std::this_thread::sleep_for(std::chrono::seconds(1));
     comm->abort(1);
   }
 }
