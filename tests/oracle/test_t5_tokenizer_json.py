@@ -17,16 +17,11 @@ import pytest
 
 from conftest import UNICODE_CORPUS, precis_binary
 from t5_models import train_tiny_spiece
+from test_t5_tokenizer import EXTRA as SPIECE_EXTRA
 
 pytest.importorskip("sentencepiece")
 
-EXTRA = [
-    "Translate: <extra_id_0> the house <extra_id_1> is red <extra_id_99>",
-    "a<extra_id_5>b  <extra_id_7>   c",
-    "ends with eos</s>",
-    "x </s> y <pad>z<unk>",
-    "summarize: The quick brown fox jumps over the lazy dog.",
-    "<extra_id_100> is not a sentinel here",
+EXTRA = SPIECE_EXTRA + [
     "<extra_id_3>starts with a sentinel",
     "</s>starts with eos",
     "  <pad>  spaces around a special  ",
