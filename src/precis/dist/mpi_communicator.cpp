@@ -136,7 +136,7 @@ void MpiCommunicator::reduce_scatter(std::span<float> data, std::span<const int6
   std::vector<int> sizes;
   std::vector<int> displ = displacements(counts, sizes);
   // In place: the reduced segment lands at the start of the receive buffer; move it home.
-  std::vector<float> mine(size_t(sizes[size_t(rank_)]));
+  std::vector<float> mine(static_cast<size_t>(sizes[size_t(rank_)]));
   MPI_Request r;
   checked(MPI_Ireduce_scatter(data.data(), mine.data(), sizes.data(), MPI_FLOAT, MPI_SUM, comm_, &r),
           "reduce_scatter");

@@ -9,6 +9,7 @@
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/core/json_input.h"
 #include "precis/tokenize/clean_up.h"
 
 namespace precis::tokenize {
@@ -50,13 +51,15 @@ SentencePieceTokenizer SentencePieceTokenizer::from_model_file(const std::filesy
 
 SentencePieceTokenizer SentencePieceTokenizer::from_directory(const std::filesystem::path& dir) {
   int extra_ids = 100;
-  std::ifstream in(dir / "tokenizer_config.json");
-  if (in) {
-    std::stringstream text;
-    text << in.rdbuf();
-    nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
+  if (std::filesystem::exists(dir / "tokenizer_config.json")) {
+    const nlohmann::json j = read_json_file(dir / "tokenizer_config.json");
     check(j.is_object(), (dir / "tokenizer_config.json").string() + ": not a JSON object");
-    if (auto e = j.find("extra_ids"); e != j.end() && e->is_number_integer()) extra_ids = e->get<int>();
+    if (auto e = j.find("extra_ids"); e != j.end() && !e->is_null()) {
+      check(e->is_number_integer() && *e >= 0 && *e <= 100000,
+            (dir / "tokenizer_config.json").string() +
+                ": extra_ids should be an integer in [0, 100000], got " + e->dump());
+      extra_ids = e->get<int>();
+    }
   }
   check(std::filesystem::exists(dir / "spiece.model"),
         dir.string() + ": no spiece.model (a T5 tokenizer directory needs one)");
