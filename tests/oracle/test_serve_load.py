@@ -10,6 +10,7 @@
 Summaries' equality with transformers is test_serve.py's job; here they only need to exist.
 """
 import json
+import os
 import random
 import statistics
 import threading
@@ -40,6 +41,7 @@ def client_loop(port, deadline, seed, results):
     import http.client
     rng = random.Random(seed)
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    reused = False  # whether conn already carried a request
     while time.monotonic() < deadline:
         # Two parameter sets, so batches of each key form side by side.
         parameters = {"num_beams": 1, "max_length": 16} if rng.random() < 0.5 else {"num_beams": 2, "max_length": 12}
@@ -52,10 +54,17 @@ def client_loop(port, deadline, seed, results):
             payload = res.read()
             elapsed = time.monotonic() - started
         except (ConnectionError, http.client.HTTPException) as e:
-            results.append(("error", repr(e), 0.0))
+            # The server may close a keep-alive connection once it has been idle for its
+            # keep-alive timeout (2 s), and a request sent as it closes is reset unanswered:
+            # a client sends it again on a new connection, as urllib3 does for a pooled one.
+            # (On a loaded machine, or under a sanitizer, 64 client threads can leave one idle
+            # that long.) A failure on a fresh connection is the server's.
+            results.append(("stale keep-alive" if reused else "error", repr(e), 0.0))
             conn.close()
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            reused = False
             continue
+        reused = True
         if res.status == 200:
             out = json.loads(payload)
             ok = len(out) == (len(inputs) if isinstance(inputs, list) else 1) and all("summary_text" in o for o in out)
@@ -137,20 +146,26 @@ def test_load_then_hostile_requests(model_dir, capsys):
 
         ok = [r for r in results if r[0] == 200]
         busy = [r for r in results if r[0] == 503]
-        failed = [r for r in results if r[0] not in (200, 503)]
+        stale = [r for r in results if r[0] == "stale keep-alive"]
+        failed = [r for r in results if r[0] not in (200, 503, "stale keep-alive")]
         latencies = sorted(r[2] for r in ok)
         p50 = statistics.median(latencies)
         p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
         with capsys.disabled():  # shown in ctest's log even when the test passes
-            print(f"\nload: {CLIENTS} clients, {wall:.1f} s: {len(ok)} ok, {len(busy)} busy (503), {len(failed)} failed; "
+            print(f"\nload: {CLIENTS} clients, {wall:.1f} s: {len(ok)} ok, {len(busy)} busy (503), {len(failed)} failed, {len(stale)} retried (idle keep-alive closed); "
                   f"{len(ok) / wall:.1f} requests/s; latency p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms; "
                   f"RSS {rss_start / 1024:.1f} MiB after warm-up, {rss_end / 1024:.1f} MiB after load")
         assert not failed, failed[:5]
+        # Idle closes are the exception even then, not the server dropping connections.
+        assert len(stale) <= max(3, len(ok) // 20), stale[:5]
         assert ok, "no request succeeded"
         assert all(r[1] == "1" for r in busy), "a 503 without Retry-After"
         # Bounded memory: nothing per request is kept (a leak of even 1 KiB per request
         # would pass 64 MiB over the thousands of requests above only if they were 65,000+).
-        assert rss_end - rss_start < 64 * 1024, f"RSS grew from {rss_start} KiB to {rss_end} KiB"
+        # Under a sanitizer (scripts/sanitize.sh) RSS grows by design (ASan's quarantine and
+        # shadow memory, TSan's history); LeakSanitizer checks for leaks there instead.
+        if not os.environ.get("PRECIS_SANITIZER"):
+            assert rss_end - rss_start < 64 * 1024, f"RSS grew from {rss_start} KiB to {rss_end} KiB"
 
         status, _, body = request(port, "GET", "/metrics")
         metrics = body.decode()
