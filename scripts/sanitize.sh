@@ -24,7 +24,8 @@ fi
 
 configure() {  # dir, sanitizer flags
   CC=clang CXX=clang++ cmake -S . -B "$1" -DCMAKE_BUILD_TYPE=None -DPRECIS_NATIVE=OFF \
-    -DPRECIS_CUDA=OFF -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only -fno-omit-frame-pointer $2" \
+    -DPRECIS_CUDA=OFF -DPRECIS_UNITY_BUILD=ON \
+    -DCMAKE_CXX_FLAGS="-O1 -gline-tables-only -fno-omit-frame-pointer $2" \
     -DCMAKE_EXE_LINKER_FLAGS="$2" > /dev/null
 }
 

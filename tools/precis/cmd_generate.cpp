@@ -79,7 +79,7 @@ nlohmann::json overrides(const GenerateCommandOptions& o) {
   return j;
 }
 
-std::vector<std::string> read_texts(const GenerateCommandOptions& o) {
+std::vector<std::string> generation_inputs(const GenerateCommandOptions& o) {
   if (!o.texts.empty()) return o.texts;
   // Text only: the summary column is the text column, so no summary is required.
   precis::data::ReadOptions read = precis::data::columns_for("", o.text_column, "");
@@ -100,7 +100,7 @@ void generate_all(const GenerateCommandOptions& o, const Model& model,
                   precis::generate::GenerationConfig config, Encode encode, Decode decode) {
   using namespace precis;
   config.update(overrides(o), "command line");
-  std::vector<std::string> texts = read_texts(o);
+  std::vector<std::string> texts = generation_inputs(o);
   for (auto& t : texts) t = o.source_prefix + t;
   std::vector<std::vector<int32_t>> inputs = encode(texts);
 

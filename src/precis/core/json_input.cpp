@@ -49,4 +49,8 @@ nlohmann::json read_json_file(const std::filesystem::path& path) {
   return parse_json(text.str(), path.string());
 }
 
+std::string json_quoted(std::string_view s) {
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace precis

@@ -23,6 +23,10 @@ size_t json_nesting_depth(std::string_view text);
 // "<where>: JSON nested deeper than 256 levels" before parsing such a text.
 nlohmann::json parse_json(std::string_view text, const std::string& where);
 
+// A string as JSON writes it, for one-line error messages: quoted, control characters
+// escaped, invalid UTF-8 replaced.
+std::string json_quoted(std::string_view s);
+
 // Reads and parses a file (errors name the file): "<path>: cannot open" when it cannot be read.
 nlohmann::json read_json_file(const std::filesystem::path& path);
 

@@ -18,10 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string quote_name(const std::string& s) {
-  return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 bool is_file(const fs::path& p) {
   std::error_code ec;
   return fs::is_regular_file(p, ec);
@@ -99,7 +95,7 @@ CheckpointReader CheckpointReader::open(const fs::path& path) {
   std::map<std::string, size_t> shard_index;  // shard file name -> index in files_
   for (auto& [tensor, shard] : weight_map->items()) {
     if (!shard.is_string() || !plain_file_name(shard.get<std::string>())) {
-      throw Error(where + ": weight_map entry for " + quote_name(tensor) +
+      throw Error(where + ": weight_map entry for " + json_quoted(tensor) +
                   " is not a shard file name: " + shard.dump());
     }
     const std::string shard_name = shard.get<std::string>();
@@ -107,14 +103,14 @@ CheckpointReader CheckpointReader::open(const fs::path& path) {
     if (inserted) {
       const fs::path shard_path = dir / shard_name;
       if (!is_file(shard_path)) {
-        throw Error(where + ": shard " + quote_name(shard_name) + " (holding " +
-                    quote_name(tensor) + ") is missing from " + dir.string());
+        throw Error(where + ": shard " + json_quoted(shard_name) + " (holding " +
+                    json_quoted(tensor) + ") is missing from " + dir.string());
       }
       r.files_.push_back(SafetensorsReader::open(shard_path));
     }
     if (!r.files_[it->second].contains(tensor)) {
-      throw Error(where + " maps tensor " + quote_name(tensor) + " to shard " +
-                  quote_name(shard_name) + ", but " + (dir / shard_name).string() +
+      throw Error(where + " maps tensor " + json_quoted(tensor) + " to shard " +
+                  json_quoted(shard_name) + ", but " + (dir / shard_name).string() +
                   " has no tensor of that name");
     }
     r.file_of_[tensor] = it->second;
@@ -133,7 +129,7 @@ std::vector<std::string> CheckpointReader::names() const {
 const SafetensorsReader& CheckpointReader::file(const std::string& name) const {
   auto it = file_of_.find(name);
   if (it == file_of_.end()) {
-    throw Error(dir_.string() + ": checkpoint has no tensor named " + quote_name(name));
+    throw Error(dir_.string() + ": checkpoint has no tensor named " + json_quoted(name));
   }
   return files_[it->second];
 }

@@ -61,11 +61,6 @@ int alignment_rank(DType t) {
 
 std::string os_error(int err) { return std::error_code(err, std::generic_category()).message(); }
 
-// A name as JSON writes it: quoted, control characters escaped, so messages stay one line.
-std::string quote_name(const std::string& s) {
-  return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 std::string shape_str(const std::vector<int64_t>& dims) {
   std::string s = "[";
   for (size_t i = 0; i < dims.size(); ++i) s += (i ? ", " : "") + std::to_string(dims[i]);
@@ -188,7 +183,7 @@ json parse_header(const std::string& text, const std::string& where) {
   }
   if (!duplicate.empty()) {
     throw Error(where + (duplicate_is_tensor ? ": duplicate tensor name " : ": duplicate key ") +
-                quote_name(duplicate) + " in the header");
+                json_quoted(duplicate) + " in the header");
   }
   return header;
 }
@@ -280,13 +275,13 @@ SafetensorsReader SafetensorsReader::open(const fs::path& path) {
       if (!value.is_object()) throw Error(where + ": __metadata__ is not a JSON object");
       for (auto& [mkey, mvalue] : value.items()) {
         if (!mvalue.is_string()) {
-          throw Error(where + ": __metadata__ value for " + quote_name(mkey) + " is not a string");
+          throw Error(where + ": __metadata__ value for " + json_quoted(mkey) + " is not a string");
         }
         r.metadata_[mkey] = mvalue.get<std::string>();
       }
       continue;
     }
-    const std::string what = where + ": tensor " + quote_name(key);
+    const std::string what = where + ": tensor " + json_quoted(key);
     if (!value.is_object()) throw Error(what + " is not described by a JSON object");
     SafetensorsEntry e;
     e.name = key;
@@ -295,7 +290,7 @@ SafetensorsReader SafetensorsReader::open(const fs::path& path) {
     if (dtype == value.end() || !dtype->is_string()) throw Error(what + " has no \"dtype\" string");
     e.dtype = dtype->get<std::string>();
     const FileDType* fd = find_file_dtype(e.dtype);
-    if (!fd) throw Error(what + " has unknown dtype " + quote_name(e.dtype));
+    if (!fd) throw Error(what + " has unknown dtype " + json_quoted(e.dtype));
 
     auto shape = value.find("shape");
     if (shape == value.end() || !shape->is_array()) throw Error(what + " has no \"shape\" array");
@@ -346,14 +341,14 @@ SafetensorsReader SafetensorsReader::open(const fs::path& path) {
   const SafetensorsEntry* previous = nullptr;
   for (const SafetensorsEntry& e : r.entries_) {
     if (e.begin < expected) {
-      throw Error(where + ": tensors " + quote_name(previous->name) + " and " + quote_name(e.name) +
+      throw Error(where + ": tensors " + json_quoted(previous->name) + " and " + json_quoted(e.name) +
                   " overlap (data_offsets [" + std::to_string(previous->begin) + ", " +
                   std::to_string(previous->end) + "] and [" + std::to_string(e.begin) + ", " +
                   std::to_string(e.end) + "])");
     }
     if (e.begin > expected) {
       throw Error(where + ": gap of " + std::to_string(e.begin - expected) +
-                  " bytes in the data section before tensor " + quote_name(e.name) + " (offset " +
+                  " bytes in the data section before tensor " + json_quoted(e.name) + " (offset " +
                   std::to_string(e.begin) + ", expected " + std::to_string(expected) + ")");
     }
     expected = e.end;
@@ -377,14 +372,14 @@ std::vector<std::string> SafetensorsReader::names() const {
 
 const SafetensorsEntry& SafetensorsReader::entry(const std::string& name) const {
   auto it = index_.find(name);
-  if (it == index_.end()) throw Error(path_.string() + ": no tensor named " + quote_name(name));
+  if (it == index_.end()) throw Error(path_.string() + ": no tensor named " + json_quoted(name));
   return entries_[it->second];
 }
 
 Shape SafetensorsReader::shape(const std::string& name) const {
   const SafetensorsEntry& e = entry(name);
   if (e.shape.size() > size_t(Shape::kMaxRank)) {
-    throw Error(path_.string() + ": tensor " + quote_name(name) + " has rank " +
+    throw Error(path_.string() + ": tensor " + json_quoted(name) + " has rank " +
                 std::to_string(e.shape.size()) + ", more than the 4 precis supports");
   }
   Shape s;
@@ -394,7 +389,7 @@ Shape SafetensorsReader::shape(const std::string& name) const {
 
 void SafetensorsReader::read(const std::string& name, Tensor dst) const {
   const SafetensorsEntry& e = entry(name);
-  const std::string what = path_.string() + ": tensor " + quote_name(name);
+  const std::string what = path_.string() + ": tensor " + json_quoted(name);
   if (dst.device != Device::CPU) throw Error(what + ": cannot read into " + dst.describe());
   if (!same_shape(e.shape, dst.shape)) {
     throw Error(what + " has shape " + shape_str(e.shape) + ", expected " + dst.shape.str());
@@ -458,7 +453,7 @@ void write_safetensors(const fs::path& path, const std::vector<NamedTensor>& ten
   const std::string where = path.string();
   std::set<std::string> seen;
   for (const NamedTensor& t : tensors) {
-    const std::string what = "cannot write " + where + ": tensor " + quote_name(t.name);
+    const std::string what = "cannot write " + where + ": tensor " + json_quoted(t.name);
     if (t.name == "__metadata__") throw Error(what + " has a reserved name");
     if (!seen.insert(t.name).second) throw Error(what + " is given twice");
     if (t.tensor.device != Device::CPU) throw Error(what + " is on " + t.tensor.describe());

@@ -71,12 +71,12 @@ void WordCounts::merge(const WordCounts& other) {
 
 namespace {
 
-using Symbol = uint32_t;
+using SymbolId = uint32_t;
 using PairKey = uint64_t;  // left symbol << 32 | right symbol
 
-PairKey pair_key(Symbol left, Symbol right) { return (uint64_t{left} << 32) | right; }
-Symbol left_of(PairKey key) { return Symbol(key >> 32); }
-Symbol right_of(PairKey key) { return Symbol(key); }
+PairKey pair_key(SymbolId left, SymbolId right) { return (uint64_t{left} << 32) | right; }
+SymbolId left_of(PairKey key) { return SymbolId(key >> 32); }
+SymbolId right_of(PairKey key) { return SymbolId(key); }
 
 // Pair -> count (occurrences weighted by word count), open addressing. Looked up for every
 // neighbour of every merge, so it is the hot table of training.
@@ -154,7 +154,7 @@ struct QueueLess {
 // merged pair itself is not reported, except where one merge breaks an overlapping one
 // ("a a a" merging (a, a) loses the second (a, a)).
 template <class Change>
-void merge_word(std::vector<Symbol>& word, Symbol left, Symbol right, Symbol merged,
+void merge_word(std::vector<SymbolId>& word, SymbolId left, SymbolId right, SymbolId merged,
                 Change&& change) {
   size_t n = word.size(), out = 0, in = 0;
   while (in < n) {
@@ -185,14 +185,14 @@ class Trainer {
     for (int b = 0; b < 256; ++b) bytes[b] = b;
     std::sort(bytes.begin(), bytes.end(),
               [](int x, int y) { return byte_to_char(uint8_t(x)) < byte_to_char(uint8_t(y)); });
-    Symbol byte_symbol[256];
+    SymbolId byte_symbol[256];
     for (int b : bytes) byte_symbol[b] = add_token(byte_level_encode(std::string(1, char(b))));
 
     // A word of one symbol has no pair and never changes: leave it out.
     words_.reserve(words.size());
     for (const auto& [piece, count] : words.counts()) {
       if (piece.size() < 2) continue;
-      std::vector<Symbol> word(piece.size());
+      std::vector<SymbolId> word(piece.size());
       for (size_t i = 0; i < piece.size(); ++i) word[i] = byte_symbol[uint8_t(piece[i])];
       words_.push_back(std::move(word));
       word_counts_.push_back(int64_t(count));
@@ -211,7 +211,7 @@ class Trainer {
     std::optional<Progress> progress;
     if (options_.show_progress)
       progress.emplace("BPE merges", int64_t(target - id_to_token_.size()), "tokens");
-    std::vector<std::pair<PairKey, Symbol>> merges;
+    std::vector<std::pair<PairKey, SymbolId>> merges;
     while (id_to_token_.size() < target && !queue_.empty()) {
       QueueEntry top = queue_.top();
       queue_.pop();
@@ -223,9 +223,9 @@ class Trainer {
       }
       if (top.count < 1 || int64_t(options_.min_frequency) > top.count) break;
 
-      Symbol left = left_of(top.pair), right = right_of(top.pair);
+      SymbolId left = left_of(top.pair), right = right_of(top.pair);
       size_t vocab_before = id_to_token_.size();
-      Symbol merged = add_token(id_to_token_[left] + id_to_token_[right]);
+      SymbolId merged = add_token(id_to_token_[left] + id_to_token_[right]);
       merges.emplace_back(top.pair, merged);
       apply_merge(left, right, merged, positions_[top.positions]);
       release_positions(top.positions);
@@ -249,8 +249,8 @@ class Trainer {
   }
 
  private:
-  Symbol add_token(const std::string& token) {
-    auto [it, inserted] = token_ids_.emplace(token, Symbol(id_to_token_.size()));
+  SymbolId add_token(const std::string& token) {
+    auto [it, inserted] = token_ids_.emplace(token, SymbolId(id_to_token_.size()));
     if (inserted) id_to_token_.push_back(token);
     return it->second;
   }
@@ -279,7 +279,7 @@ class Trainer {
   void count_pairs() {
     std::unordered_map<PairKey, std::vector<uint32_t>> where;
     for (uint32_t w = 0; w < words_.size(); ++w) {
-      const std::vector<Symbol>& word = words_[w];
+      const std::vector<SymbolId>& word = words_[w];
       for (size_t i = 0; i + 1 < word.size(); ++i) {
         PairKey key = pair_key(word[i], word[i + 1]);
         pair_counts_[key] += word_counts_[w];
@@ -295,7 +295,7 @@ class Trainer {
 
   // Merges (left, right) in the given words, updates the counts of the neighbouring pairs,
   // and queues every pair that gained occurrences, with the words where it did.
-  void apply_merge(Symbol left, Symbol right, Symbol merged, const std::vector<uint32_t>& words) {
+  void apply_merge(SymbolId left, SymbolId right, SymbolId merged, const std::vector<uint32_t>& words) {
     gained_.clear();
     for (uint32_t w : words) {
       int64_t count = word_counts_[w];
@@ -315,8 +315,8 @@ class Trainer {
 
   const BpeTrainerOptions& options_;
   std::vector<std::string> id_to_token_;
-  std::unordered_map<std::string, Symbol> token_ids_;
-  std::vector<std::vector<Symbol>> words_;
+  std::unordered_map<std::string, SymbolId> token_ids_;
+  std::vector<std::vector<SymbolId>> words_;
   std::vector<int64_t> word_counts_;
   PairCounts pair_counts_;
   std::priority_queue<QueueEntry, std::vector<QueueEntry>, QueueLess> queue_;

@@ -30,7 +30,7 @@ struct ClassTable {
   }
 };
 
-const ClassTable& table() {
+const ClassTable& class_table() {
   static const ClassTable t;
   return t;
 }
@@ -39,7 +39,7 @@ const ClassTable& table() {
 
 CharClass char_class(char32_t cp) {
   if (cp >= 0x110000) return CharClass::kOther;
-  const ClassTable& t = table();
+  const ClassTable& t = class_table();
   return t.rows[t.block_row[cp >> 8]][cp & 0xFF];
 }
 

@@ -7,7 +7,7 @@ namespace precis::cpu {
 
 namespace {
 // Columns per task of the reductions over rows; rows are always summed in order.
-constexpr int64_t kColumnBlock = 64;
+constexpr int64_t kLayerNormColumnBlock = 64;
 }  // namespace
 
 void layernorm_forward(const float* x, const float* weight, const float* bias, float* y,
@@ -39,11 +39,11 @@ void layernorm_backward(const float* dy, const float* x, const float* weight, co
                         int64_t cols) {
   // Parameter gradients first (dx may alias dy): columns split across threads, each sums
   // its columns over the rows in order, so the result is independent of the thread count.
-  const int64_t blocks = (cols + kColumnBlock - 1) / kColumnBlock;
+  const int64_t blocks = (cols + kLayerNormColumnBlock - 1) / kLayerNormColumnBlock;
 #pragma omp parallel for schedule(static)
   for (int64_t blk = 0; blk < blocks; ++blk) {
-    int64_t c0 = blk * kColumnBlock, width = std::min(kColumnBlock, cols - c0);
-    double dw[kColumnBlock] = {}, db[kColumnBlock] = {};
+    int64_t c0 = blk * kLayerNormColumnBlock, width = std::min(kLayerNormColumnBlock, cols - c0);
+    double dw[kLayerNormColumnBlock] = {}, db[kLayerNormColumnBlock] = {};
     for (int64_t r = 0; r < rows; ++r) {
       const float* dyr = dy + r * cols + c0;
       const float* xr = x + r * cols + c0;

@@ -41,7 +41,7 @@ void gemm_tiled(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
 }
 
 // Columns per task of the bias sum; the rows are always summed in order 0..n-1.
-constexpr int64_t kColumnBlock = 64;
+constexpr int64_t kLinearColumnBlock = 64;
 
 }  // namespace
 
@@ -66,11 +66,11 @@ void linear_backward(const float* dy, const float* x, const float* w, float* dx,
   if (dw) gemm_tiled(true, false, out, in, n, 1.0f, dy, out, x, in, 1.0f, dw, in);
   //                   dL/db (out) += Σ_rows dy, in double, rows in order
   if (db) {
-    const int64_t blocks = (out + kColumnBlock - 1) / kColumnBlock;
+    const int64_t blocks = (out + kLinearColumnBlock - 1) / kLinearColumnBlock;
 #pragma omp parallel for schedule(static)
     for (int64_t blk = 0; blk < blocks; ++blk) {
-      int64_t c0 = blk * kColumnBlock, width = std::min(kColumnBlock, out - c0);
-      double acc[kColumnBlock] = {};
+      int64_t c0 = blk * kLinearColumnBlock, width = std::min(kLinearColumnBlock, out - c0);
+      double acc[kLinearColumnBlock] = {};
       for (int64_t r = 0; r < n; ++r) {
         const float* row = dy + r * out + c0;
 #pragma omp simd

@@ -28,7 +28,7 @@ namespace {
   }
 }
 
-constexpr int64_t kChunk = 1 << 14;
+constexpr int64_t kOptimizerChunk = 1 << 14;
 
 }  // namespace
 
@@ -37,10 +37,10 @@ void adamw_update(float* params, const float* grads, float* exp_avg, float* exp_
                   float one_minus_beta2, float neg_step_size, float bias_correction2_sqrt,
                   float eps) {
   // Elementwise: how the range is split cannot change a bit.
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
+  const int64_t chunks = (n + kOptimizerChunk - 1) / kOptimizerChunk;
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
-    int64_t begin = c * kChunk, count = std::min(kChunk, n - begin);
+    int64_t begin = c * kOptimizerChunk, count = std::min(kOptimizerChunk, n - begin);
     adamw_chunk(params + begin, grads + begin, exp_avg + begin, exp_avg_sq + begin, count,
                 decay_factor, beta1, one_minus_beta1, beta2, one_minus_beta2, neg_step_size,
                 bias_correction2_sqrt, eps);

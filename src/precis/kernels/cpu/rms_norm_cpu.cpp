@@ -7,7 +7,7 @@ namespace precis::cpu {
 
 namespace {
 // Columns per task of the weight gradient's reduction over rows; rows are summed in order.
-constexpr int64_t kColumnBlock = 64;
+constexpr int64_t kRmsNormColumnBlock = 64;
 }  // namespace
 
 void rms_norm_forward(const float* x, const float* weight, float* y, float* rstd, int64_t rows,
@@ -30,11 +30,11 @@ void rms_norm_forward(const float* x, const float* weight, float* y, float* rstd
 void rms_norm_backward(const float* dy, const float* x, const float* weight, const float* rstd,
                        float* dx, float* dweight, int64_t rows, int64_t cols) {
   // The weight gradient first (dx may alias dy), columns across threads, rows in order.
-  const int64_t blocks = (cols + kColumnBlock - 1) / kColumnBlock;
+  const int64_t blocks = (cols + kRmsNormColumnBlock - 1) / kRmsNormColumnBlock;
 #pragma omp parallel for schedule(static)
   for (int64_t blk = 0; blk < blocks; ++blk) {
-    int64_t c0 = blk * kColumnBlock, width = std::min(kColumnBlock, cols - c0);
-    double dw[kColumnBlock] = {};
+    int64_t c0 = blk * kRmsNormColumnBlock, width = std::min(kRmsNormColumnBlock, cols - c0);
+    double dw[kRmsNormColumnBlock] = {};
     for (int64_t r = 0; r < rows; ++r) {
       const float* dyr = dy + r * cols + c0;
       const float* xr = x + r * cols + c0;
