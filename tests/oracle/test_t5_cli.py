@@ -1,5 +1,6 @@
 """`precis generate` on a T5 checkpoint directory (config.json model_type "t5", spiece.model):
 ids and summary_text equal transformers' tokenizer -> generate() -> batch_decode."""
+import json
 import os
 
 import pytest
@@ -100,3 +101,31 @@ def test_tokenizer_json_only_checkpoint_equals_t5tokenizerfast(tmp_path):
     got = json_lines(run_precis(*args, env={**os.environ, "OMP_NUM_THREADS": "1"}).stdout)
     assert [o["ids"] for o in got] == ref.tolist()
     assert [o["summary_text"] for o in got] == hf_tok.batch_decode(ref, skip_special_tokens=True)
+
+
+def test_serve_truncates_at_the_tokenizers_model_max_length(tmp_path):
+    """T5 has no position limit: `precis serve` takes the input limit from tokenizer_config.json's
+    model_max_length, as T5Tokenizer(truncation=True) does."""
+    from serve_support import Server, post_json
+    from transformers import T5Tokenizer
+    corpus = [t for t in UNICODE_CORPUS if t.strip()] * 3 + TEXTS * 10
+    tokenizer = train_tiny_spiece(tmp_path / "spm", corpus, vocab_size=150)
+    model = spread_weights(make_t5("v1_0-relu-tied", len(tokenizer)), seed=3)
+    model.save_pretrained(tmp_path / "model")
+    tokenizer.save_pretrained(tmp_path / "model")
+    config_path = tmp_path / "model" / "tokenizer_config.json"
+    config = json.loads(config_path.read_text())
+    config["model_max_length"] = 10
+    config_path.write_text(json.dumps(config))
+    tok = T5Tokenizer.from_pretrained(tmp_path / "model", legacy=True)
+    assert tok.model_max_length == 10
+    text = TEXTS[2]
+    enc = tok([text], truncation=True, return_tensors="pt")
+    assert enc.input_ids.shape[1] == 10 < len(tok(text).input_ids)
+    with torch.no_grad():
+        ref = model.generate(**enc, num_beams=1, max_length=8)
+    with Server(tmp_path / "model", "--batch_wait_ms", 2) as server:
+        status, body, _ = post_json(server.port, {"inputs": text, "parameters": {"num_beams": 1, "max_length": 8}})
+        assert status == 200, body
+        assert body == [{"summary_text": tok.decode(ref[0], skip_special_tokens=True)}]
+        assert server.stop() == 0

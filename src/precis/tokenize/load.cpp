@@ -8,6 +8,7 @@
 #include "precis/core/error.h"
 #include "precis/core/json_input.h"
 #include "precis/tokenize/tokenizer.h"
+#include "precis/tokenize/tokenizer_config.h"
 
 namespace precis::tokenize {
 
@@ -157,14 +158,7 @@ struct TokenizerLoader {
       s.add_prefix_space = get_bool(config, "add_prefix_space", false, config_path.string());
       s.clean_up_tokenization_spaces =
           get_bool(config, "clean_up_tokenization_spaces", true, config_path.string());
-      if (config.contains("model_max_length") && !config["model_max_length"].is_null()) {
-        const json& m = config["model_max_length"];
-        check(
-            m.is_number() && m.get<double>() >= 0,
-            config_path.string() + ": \"model_max_length\" should be a number, found " + m.dump());
-        // HF writes int(1e30) for "no limit"; anything past 2^53 means that.
-        if (m.get<double>() < 9007199254740992.0) s.model_max_length = m.get<size_t>();
-      }
+      s.model_max_length = model_max_length_from(config, config_path.string());
     }
     fs::path map_path = dir / "special_tokens_map.json";
     if (fs::exists(map_path)) {

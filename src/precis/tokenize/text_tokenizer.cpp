@@ -6,6 +6,7 @@
 
 #include "precis/tokenize/sentencepiece_tokenizer.h"
 #include "precis/tokenize/tokenizer.h"
+#include "precis/tokenize/tokenizer_config.h"
 #include "precis/tokenize/unigram_tokenizer.h"
 
 namespace precis::tokenize {
@@ -37,7 +38,8 @@ class BpeTextTokenizer final : public TextTokenizer {
 template <class T5Tokenizer>
 class T5TextTokenizer final : public TextTokenizer {
  public:
-  explicit T5TextTokenizer(T5Tokenizer t) : t_(std::move(t)) {}
+  T5TextTokenizer(T5Tokenizer t, std::optional<size_t> model_max_length)
+      : t_(std::move(t)), model_max_length_(model_max_length) {}
   std::vector<std::vector<int32_t>> encode_batch(const std::vector<std::string>& texts,
                                                  std::optional<size_t> max_length) const override {
     std::vector<std::vector<int32_t>> out;
@@ -48,11 +50,12 @@ class T5TextTokenizer final : public TextTokenizer {
   std::string decode(std::span<const int32_t> ids) const override { return t_.decode(ids, true); }
   size_t size() const override { return t_.size(); }
   int32_t pad_token_id() const override { return t_.pad_id(); }
-  std::optional<size_t> model_max_length() const override { return std::nullopt; }
+  std::optional<size_t> model_max_length() const override { return model_max_length_; }
   void save(const std::filesystem::path& dir) const override { t_.save(dir); }
 
  private:
   T5Tokenizer t_;
+  std::optional<size_t> model_max_length_;
 };
 
 // tokenizer.json's model type ("BPE", "Unigram", ...), "" when there is no such file.
@@ -78,9 +81,11 @@ T5TokenizerFiles t5_tokenizer_files(const std::filesystem::path& dir) {
 std::unique_ptr<TextTokenizer> load_text_tokenizer(const std::filesystem::path& dir) {
   switch (t5_tokenizer_files(dir)) {
     case T5TokenizerFiles::kSpieceModel:
-      return std::make_unique<T5TextTokenizer<SentencePieceTokenizer>>(SentencePieceTokenizer::from_directory(dir));
+      return std::make_unique<T5TextTokenizer<SentencePieceTokenizer>>(
+          SentencePieceTokenizer::from_directory(dir), model_max_length_in(dir));
     case T5TokenizerFiles::kUnigramJson:
-      return std::make_unique<T5TextTokenizer<UnigramTokenizer>>(UnigramTokenizer::from_directory(dir));
+      return std::make_unique<T5TextTokenizer<UnigramTokenizer>>(UnigramTokenizer::from_directory(dir),
+                                                                 model_max_length_in(dir));
     case T5TokenizerFiles::kNone:
       break;
   }
