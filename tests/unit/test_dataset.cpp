@@ -263,6 +263,27 @@ TEST_F(DatasetFiles, JsonArrayErrors) {
   EXPECT_CONTAINS(error_of(f), f.string() + ":2: invalid JSON in this array element: parse error");
 }
 
+// Found by dataset_fuzzer: a number past double's range is valid JSON syntax that nlohmann
+// refuses with out_of_range, not parse_error; each reader turns it into a precis::Error.
+TEST_F(DatasetFiles, NumbersOutOfRangeAreInvalidJson) {
+  auto f = write("doc.json", "12222222e22222222222222222222222222222222222:2\n");
+  EXPECT_EQ(error_of(f), f.string() +
+                             ": invalid JSON: number overflow parsing "
+                             "'12222222e22222222222222222222222222222222222'");
+  f = write("cols.json", "{\"dialogue\": [\"a\"], \"summary\": [1e999]}\n");
+  EXPECT_CONTAINS(error_of(f), f.string() + ": invalid JSON: number overflow");
+  f = write("multi.json", "{\"dialogue\": [\"a\"],\n \"summary\": [1e999]}\n");
+  EXPECT_CONTAINS(error_of(f), f.string() + ": invalid JSON: number overflow");
+  f = write("lines.jsonl",
+            "{\"dialogue\": \"a\", \"summary\": \"b\"}\n{\"dialogue\": 1e999}\n");
+  EXPECT_CONTAINS(error_of(f),
+                  f.string() + ":2: expected one JSON object per line: number overflow");
+  f = write("array.json",
+            "[{\"dialogue\": \"a\", \"summary\": \"b\"},\n {\"n\": -1e400}]");
+  EXPECT_CONTAINS(error_of(f),
+                  f.string() + ":2: invalid JSON in this array element: number overflow");
+}
+
 TEST_F(DatasetFiles, JsonObjectOfColumns) {
   auto f =
       write("cols.json",

@@ -10,6 +10,7 @@
 #include "precis/model/safetensors.h"
 #include "precis/model/t5_config.h"
 #include "precis/serve/inference_request.h"
+#include "precis/tokenize/sentencepiece_tokenizer.h"
 #include "precis/tokenize/tokenizer.h"
 #include "precis/tokenize/unigram_tokenizer.h"
 #include "precis/train/trainer_state.h"
@@ -106,6 +107,18 @@ TEST(ParserHardening, DeeplyNestedRequestIsRefused) {
   auto parsed = serve::parse_inference_request(R"({"inputs": "x", "parameters": )" + nested(kHostileDepth) + "}");
   ASSERT_TRUE(std::holds_alternative<serve::RequestError>(parsed));
   EXPECT_EQ(std::get<serve::RequestError>(parsed).message, "JSON nested deeper than 32 levels");
+}
+
+// Found by spiece_model_fuzzer: in this mutated model (tests/unit/data), Debian's
+// libsentencepiece throws from its trie ("failed to insert key: zero-length key") instead of
+// returning a status.
+TEST(ParserHardening, SentencePieceModelThatMakesTheLibraryThrowIsRefused) {
+  const std::filesystem::path model =
+      std::filesystem::path(PRECIS_SOURCE_DIR) / "tests/unit/data/spiece_zero_length_key.model";
+  const std::string message =
+      error_of([&] { tokenize::SentencePieceTokenizer::from_model_file(model); });
+  EXPECT_NE(message.find("spiece_zero_length_key.model: not a SentencePiece model"), std::string::npos)
+      << message;
 }
 
 }  // namespace

@@ -212,6 +212,8 @@ ReadStats read_json_document(const std::filesystem::path& path, const ReadOption
     throw Error(
         at_line(file, line_of(std::min(e.byte > 0 ? e.byte - 1 + start : start, text.size()))) +
         ": invalid JSON: " + json_error_text(e));
+  } catch (const json::exception& e) {  // a number past double's range: no position given
+    throw Error(file + ": invalid JSON: " + json_error_text(e));
   }
   text.clear();
   text.shrink_to_fit();

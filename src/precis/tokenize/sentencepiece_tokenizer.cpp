@@ -35,7 +35,14 @@ SentencePieceTokenizer SentencePieceTokenizer::from_model_file(const std::filesy
                                                                int extra_ids) {
   SentencePieceTokenizer t;
   t.sp_ = std::make_shared<sentencepiece::SentencePieceProcessor>();
-  auto status = t.sp_->Load(path.string());
+  sentencepiece::util::Status status;
+  try {
+    status = t.sp_->Load(path.string());
+  } catch (const std::exception& e) {
+    // libsentencepiece mostly returns a status, but its trie of user-defined pieces throws
+    // (an empty piece: "failed to insert key: zero-length key").
+    throw Error(path.string() + ": not a SentencePiece model: " + e.what());
+  }
   check(status.ok(), path.string() + ": not a SentencePiece model: " + status.ToString());
   check(extra_ids >= 0, path.string() + ": extra_ids must not be negative");
   t.extra_ids_ = extra_ids;
