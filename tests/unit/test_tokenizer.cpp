@@ -252,4 +252,11 @@ TEST(TokenizerFiles, BadFilesThrowNamingTheFile) {
             std::string::npos);
   dir.write("tokenizer.json", "{\"model\": ");
   EXPECT_NE(message(dir.path).find("tokenizer.json: not valid JSON"), std::string::npos);
+  // Found by bpe_files_fuzzer: one id near 10^9 made the id tables allocate gigabytes.
+  std::filesystem::remove(dir.path / "tokenizer.json");
+  dir.write("vocab.json", "{\"<s>\": 0, \"<pad>\": 1, \"</s>\": 2, \"<unk>\": 3, \"+\": 977755514}");
+  dir.write("merges.txt", "#version: 0.2\n");
+  EXPECT_NE(message(dir.path).find("vocab.json: token id 977755514 is far past the 5 tokens"),
+            std::string::npos)
+      << message(dir.path);
 }

@@ -296,8 +296,23 @@ struct TokenizerLoader {
         t.added_.push_back(a);
       }
     }
+    check_ids_are_dense(t, vocab_path.string() + (config.contains("added_tokens_decoder")
+                                                      ? " (with tokenizer_config.json's added tokens)"
+                                                      : ""));
     finish_slow(t);
     return t;
+  }
+
+  // The id tables are dense, as the ids of real files are (0..N-1, added tokens after). A few
+  // holes are harmless; an id far past the number of tokens would allocate gigabytes.
+  static void check_ids_are_dense(const Tokenizer& t, const std::string& where) {
+    int64_t max_id = -1;
+    for (const auto& [token, id] : t.bpe_->vocab()) max_id = std::max<int64_t>(max_id, id);
+    for (const AddedToken& a : t.added_) max_id = std::max<int64_t>(max_id, a.id);
+    const size_t tokens = t.bpe_->vocab().size() + t.added_.size();
+    check(max_id < int64_t(std::max(2 * tokens, tokens + 65536)),
+          where + ": token id " + std::to_string(max_id) + " is far past the " +
+              std::to_string(tokens) + " tokens (ids should number them from 0)");
   }
 
   // What convert_slow_tokenizer's RobertaConverter builds around the BPE model.
@@ -329,6 +344,7 @@ Tokenizer Tokenizer::from_directory(const fs::path& dir) {
     Tokenizer t;
     t.settings_ = settings;
     TokenizerLoader::read_tokenizer_json(dir / "tokenizer.json", t);
+    TokenizerLoader::check_ids_are_dense(t, (dir / "tokenizer.json").string());
     TokenizerLoader::add_missing_specials(t, /*normalized=*/false);
     t.finish();
     return t;
