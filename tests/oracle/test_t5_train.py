@@ -17,10 +17,10 @@ from test_train_distributed import MPIRUN, max_diff, train, weights
 pytest.importorskip("sentencepiece")
 
 
-def make_t5_job(tmp_path, name, dropout=0.0):
+def make_t5_job(tmp_path, name, dropout=0.0, **overrides):
     corpus = (SOURCES + SUMMARIES) * 20
     tokenizer = train_tiny_spiece(tmp_path / "spm", corpus, vocab_size=120)
-    model = make_t5(name, len(tokenizer), scale=0.1, dropout=dropout)
+    model = make_t5(name, len(tokenizer), scale=0.1, dropout=dropout, **overrides)
     model.save_pretrained(tmp_path / "base")
     tokenizer.save_pretrained(tmp_path / "base")
     records = [{"dialogue": s, "summary": t} for s, t in zip(SOURCES, SUMMARIES)]
@@ -47,15 +47,22 @@ def test_three_steps_match_seq2seq_trainer(tmp_path, name, case):
 
 
 @pytest.mark.skipif(MPIRUN is None, reason="mpirun (openmpi-bin) is not installed")
-def test_two_ranks_and_zero1_equal_one_rank(tmp_path):
-    make_t5_job(tmp_path, "v1_1-gated-gelu-untied", dropout=0.1)
+@pytest.mark.parametrize("name", ["v1_0-relu-tied", "v1_1-gated-gelu-untied"])
+def test_two_ranks_and_zero1_equal_one_rank(tmp_path, name):
+    # Wide enough (about 3 MiB of gradients) that 1 MiB buckets give several, each all-reduced
+    # at the backward stage that completes it: a bucket started before its last gradient
+    # arrived would make the two-rank weights differ.
+    make_t5_job(tmp_path, name, dropout=0.1, d_model=96, d_kv=32, num_heads=3, d_ff=384)
     train(tmp_path, tmp_path / "one", 1, per_device_train_batch_size=4)
-    train(tmp_path, tmp_path / "two", 2, per_device_train_batch_size=2)
+    two = train(tmp_path, tmp_path / "two", 2, per_device_train_batch_size=2, ddp_bucket_cap_mb=1)
     train(tmp_path, tmp_path / "zero", 2, per_device_train_batch_size=2, zero_stage=1)
+    summary = json.loads((tmp_path / "two" / "job_summary.json").read_text())
+    print(next(l for l in two.stderr.splitlines() if "all-reduce in" in l))
+    assert summary["allreduce_buckets"] >= 3
     one = weights(tmp_path / "one")
     for run in ("two", "zero"):
         diff = max_diff(one, weights(tmp_path / run))
-        print(f"T5 {run} vs one rank after 5 steps with dropout: max abs diff {diff:.2e}")
+        print(f"T5 {name} {run} vs one rank after 5 steps with dropout: max abs diff {diff:.2e}")
         assert diff <= 1e-6
 
 

@@ -39,8 +39,11 @@ std::span<float> flat_span(const Config& config, ParamsOf<Config>& params);
 // and last the encoder embeddings with the shared token embedding.
 int backward_stage(const BartConfig& config, const std::string& hf_name);
 int final_backward_stage(const BartConfig& config);
-// T5's backward reports no stages: every gradient is final when it ends (stage 0).
-inline int backward_stage(const T5Config&, const std::string&) { return 0; }
-inline int final_backward_stage(const T5Config&) { return 0; }
+// The same for t5_backward (T5GradScratch::stage_done): an untied LM head with the decoder's
+// final norm first, each decoder block from the last (block 0 with the relative bias table
+// every block adds to), the encoder's final norm, each encoder block from the last, and last
+// the shared token embedding (a tied LM head is that tensor).
+int backward_stage(const T5Config& config, const std::string& hf_name);
+int final_backward_stage(const T5Config& config);
 
 }  // namespace precis::dist

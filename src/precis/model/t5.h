@@ -4,6 +4,8 @@
 // embeddings with a d_model^-0.5 rescale (v1.0) or untied (v1.1 / FLAN-T5).
 #pragma once
 
+#include <functional>
+
 #include <vector>
 
 #include "precis/data/seq2seq_batch.h"
@@ -62,6 +64,11 @@ struct T5GradScratch {
   Tensor d_scores;          // (B, H, max(S, T), max(S, T)) self-attention scores, for the bias
   T5FeedForwardGradScratch ffn;
   AttentionGradScratch attention;
+  // Optional: called as the backward ends each stage, numbered in order: after the decoder's
+  // final norm (with an untied LM head), after each decoder block (the last first), after the
+  // encoder's final norm, after each encoder block (the last first). Data parallelism starts
+  // all-reducing the gradients that are final by then (dist::backward_stage).
+  std::function<void(int stage)> stage_done;
 };
 
 T5Activations allocate_activations(const T5Config& config, Arena& arena, int64_t batch,

@@ -32,6 +32,7 @@ nlohmann::json JobSummary::to_json() const {
     j["allreduce_blocking_s"] = allreduce_blocking_s;
     j["allreduce_exposed_s_per_step"] = allreduce_exposed_s;
     j["allreduce_hidden_fraction"] = hidden_fraction();
+    j["allreduce_buckets"] = gradient_buckets;
   }
   return j;
 }
@@ -53,9 +54,10 @@ std::string JobSummary::text() const {
   }
   if (world_size > 1) {
     std::snprintf(buf, sizeof buf,
-                  "\nprecis: gradient all-reduce: %.2f ms blocking, %.2f ms per step left after overlap "
-                  "(%.0f%% hidden behind the backward)",
-                  1e3 * allreduce_blocking_s, 1e3 * allreduce_exposed_s, 100.0 * hidden_fraction());
+                  "\nprecis: gradient all-reduce in %lld bucket%s: %.2f ms blocking, %.2f ms per step left "
+                  "after overlap (%.0f%% hidden behind the backward)",
+                  (long long)gradient_buckets, gradient_buckets == 1 ? "" : "s", 1e3 * allreduce_blocking_s,
+                  1e3 * allreduce_exposed_s, 100.0 * hidden_fraction());
     s += buf;
   }
   return s;

@@ -19,6 +19,7 @@ struct JobSummary {
   // Data parallelism: a blocking all-reduce of the whole gradient buffer (measured once) and
   // the mean time per step the training actually waited for the bucketed one.
   double allreduce_blocking_s = 0, allreduce_exposed_s = 0;
+  int64_t gradient_buckets = 0;  // all-reduced one by one as the backward completes them
 
   double instance_seconds() const { return wall_s * hosts; }
   double hidden_fraction() const;  // of the all-reduce, behind the backward (0..1)

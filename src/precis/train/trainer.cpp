@@ -549,8 +549,10 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
     job.price_per_hour = a.price_per_hour;
     job.optimizer_state_bytes_per_rank = run.optimizer_state_bytes();
     if (world > 1 && !run.sharded) {
-      grad_sync = std::make_unique<dist::GradientAllReduce>(config, run.grads, comm);
+      const int64_t bucket_mib = a.ddp_bucket_cap_mb.value_or(25);
+      grad_sync = std::make_unique<dist::GradientAllReduce>(config, run.grads, comm, bucket_mib << 20);
       job.allreduce_blocking_s = blocking_allreduce_seconds(comm, grad_sync->flat());
+      job.gradient_buckets = int64_t(grad_sync->buckets().size());
     }
     double exposed_allreduce_s = 0;
     const int delay_ms = step_delay_ms();
@@ -625,8 +627,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
           const int64_t B = batch.batch_size(), S = batch.input_ids.size(1), T = batch.labels.size(1);
           auto acts = allocate_activations(config, arena, B, S, T, true);
           auto scratch = allocate_grad_scratch(config, arena, B, S, T);
-          if constexpr (requires { scratch.stage_done; })
-            if (grad_sync && update) scratch.stage_done = [&](int stage) { grad_sync->stage_done(stage); };
+          if (grad_sync && update) scratch.stage_done = [&](int stage) { grad_sync->stage_done(stage); };
           model_forward(config, run.model.params, batch, acts, dropout);
           // The micro-batch loss: LabelSmoother or the model's mean cross-entropy, divided by
           // the accumulation steps (accelerator.backward in HF 4.44).

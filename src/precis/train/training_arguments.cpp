@@ -193,6 +193,9 @@ const std::vector<Option>& options() {
        "Recompute activations in the backward pass to save memory"},
       {"ddp_timeout", &Args::ddp_timeout, Group::kTraining,
        "Timeout in seconds of distributed collectives"},
+      {"ddp_bucket_cap_mb", &Args::ddp_bucket_cap_mb, Group::kTraining,
+       "Largest gradient bucket all-reduced at once, in MiB, as DistributedDataParallel's "
+       "bucket_cap_mb (default 25; the first bucket is 1 MiB)"},
       {"include_tokens_per_second", &Args::include_tokens_per_second, Group::kTraining,
        "Report tokens per second in the training metrics"},
       {"include_num_input_tokens_seen", &Args::include_num_input_tokens_seen, Group::kTraining,
@@ -291,7 +294,6 @@ const std::vector<IgnoredOption>& ignored_options_table() {
       {"optim_args", Kind::kString, "null"},
       {"report_to", Kind::kList, "[]"},
       {"ddp_find_unused_parameters", Kind::kBool, "null"},
-      {"ddp_bucket_cap_mb", Kind::kInt, "null"},
       {"ddp_broadcast_buffers", Kind::kBool, "null"},
       {"dataloader_pin_memory", Kind::kBool, "true"},
       {"dataloader_persistent_workers", Kind::kBool, "false"},
@@ -892,6 +894,9 @@ void validate(Args& a, const std::set<std::string>& given) {
   if (a.max_tokens_per_batch < 0)
     throw Error("--max_tokens_per_batch: expected 0 (off) or a positive token budget, found " +
                 std::to_string(a.max_tokens_per_batch));
+  if (a.ddp_bucket_cap_mb && *a.ddp_bucket_cap_mb < 1)
+    throw Error("--ddp_bucket_cap_mb: expected a positive size in MiB, found " +
+                std::to_string(*a.ddp_bucket_cap_mb));
   if (a.zero_stage != 0 && a.zero_stage != 1)
     throw Error("--zero_stage: precis implements ZeRO stages 0 and 1, found " +
                 std::to_string(a.zero_stage));

@@ -116,6 +116,7 @@ struct TrainingArguments {
   bool hub_private_repo = false;
   bool gradient_checkpointing = false;
   std::optional<int64_t> ddp_timeout = 1800;  // seconds
+  std::optional<int64_t> ddp_bucket_cap_mb;   // MiB per gradient bucket (null: DDP's 25)
   bool include_tokens_per_second = false;
   bool include_num_input_tokens_seen = false;
   bool eval_on_start = false;

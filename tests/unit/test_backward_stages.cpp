@@ -1,0 +1,123 @@
+// The backward's stages, against what data parallelism assumes of them: when the backward
+// reports stage k, every gradient dist::backward_stage places at k or earlier is final (the
+// rest of the backward adds nothing to it), for BART and for T5 with a tied and an untied
+// LM head. A bucket's all-reduce starts at its stage, so a gradient still growing then would
+// be averaged short.
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "precis/dist/gradient_buckets.h"
+#include "precis/model/bart_init.h"
+#include "precis/model/t5_init.h"
+
+namespace precis {
+namespace {
+
+void initialize(BartModel& m, uint64_t seed) { initialize_bart(m, seed); }
+void initialize(T5Model& m, uint64_t seed) { initialize_t5(m, seed); }
+
+// A right-padded batch of 3 rows, with labels padded by -100.
+Seq2SeqBatch random_batch(Arena& arena, int64_t vocab, int64_t S, int64_t T) {
+  const int64_t B = 3;
+  Seq2SeqBatch b{arena.alloc({B, S}, DType::I32), arena.alloc({B, S}, DType::I32),
+                 arena.alloc({B, T}, DType::I32), arena.alloc({B, T}, DType::I32)};
+  uint32_t x = 12345;
+  auto next_token = [&] { return int32_t(3 + (x = x * 1664525u + 1013904223u) % uint32_t(vocab - 3)); };
+  for (int64_t r = 0; r < B; ++r) {
+    for (int64_t j = 0; j < S; ++j) {
+      const bool token = j < S - 2 * r;
+      b.input_ids.i32()[r * S + j] = token ? next_token() : 1;
+      b.attention_mask.i32()[r * S + j] = token;
+    }
+    for (int64_t j = 0; j < T; ++j) {
+      const bool token = j < T - r;
+      b.labels.i32()[r * T + j] = token ? next_token() : -100;
+      b.decoder_input_ids.i32()[r * T + j] = j == 0 ? 2 : std::max(1, b.labels.i32()[r * T + j - 1]);
+    }
+  }
+  return b;
+}
+
+template <class Config>
+void expect_gradients_final_at_their_stage(const Config& c) {
+  using Model = typename ModelFamily<Config>::Model;
+  Model model = Model::allocate(c);
+  initialize(model, 7);
+  Model grads = Model::allocate(c);
+  std::span<float> flat = dist::flat_span(c, grads.params);
+  std::fill(flat.begin(), flat.end(), 0.0f);
+  const dist::FlatLayout layout = dist::flat_layout(c, grads.params);
+
+  const int64_t S = 9, T = 6;
+  Arena inputs(1 << 20);
+  Seq2SeqBatch batch = random_batch(inputs, c.vocab_size, S, T);
+  const int64_t B = batch.batch_size();
+  Arena measure = Arena::measuring();
+  allocate_activations(c, measure, B, S, T, true);
+  allocate_grad_scratch(c, measure, B, S, T);
+  Arena arena(measure.used());
+  auto acts = allocate_activations(c, arena, B, S, T, true);
+  auto scratch = allocate_grad_scratch(c, arena, B, S, T);
+  model_forward(c, model.params, batch, acts);
+  const double counted = double(model_loss(batch, acts, 0.1f).counted);
+
+  // At each reported stage, a copy of every gradient placed at it or before, taken once.
+  std::vector<int> reported;
+  std::map<std::string, std::vector<float>> at_stage;
+  scratch.stage_done = [&](int stage) {
+    reported.push_back(stage);
+    for (const auto& t : layout.tensors)
+      if (dist::backward_stage(c, t.name) <= stage && !at_stage.count(t.name))
+        at_stage[t.name].assign(flat.begin() + t.offset, flat.begin() + t.offset + t.numel);
+  };
+  model_backward(c, model.params, batch, acts, {}, 0.1f, float(1.0 / counted), grads.params, scratch);
+
+  // Stages 0 .. final - 1 come in order; the final one is the backward's end.
+  const int final_stage = dist::final_backward_stage(c);
+  std::vector<int> expected(static_cast<size_t>(final_stage));
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(reported, expected);
+  size_t before_final = 0;
+  for (const auto& t : layout.tensors) {
+    const int stage = dist::backward_stage(c, t.name);
+    EXPECT_GE(stage, 0) << t.name;
+    EXPECT_LE(stage, final_stage) << t.name;
+    std::vector<float> now(flat.begin() + t.offset, flat.begin() + t.offset + t.numel);
+    EXPECT_TRUE(std::any_of(now.begin(), now.end(), [](float v) { return v != 0.0f; })) << t.name << ": no gradient";
+    if (stage == final_stage) continue;
+    ++before_final;
+    ASSERT_TRUE(at_stage.count(t.name)) << t.name;
+    EXPECT_EQ(at_stage[t.name], now) << t.name << " changed after its stage " << stage;
+  }
+  // Most of the model is all-reduced while the backward still runs.
+  EXPECT_GT(before_final, layout.tensors.size() / 2);
+}
+
+TEST(BackwardStages, BartGradientsAreFinalAtTheirStage) {
+  BartConfig c = bart_config_from("bart-tiny");
+  c.vocab_size = 300;
+  c.encoder_layers = 3;
+  expect_gradients_final_at_their_stage(c);
+}
+
+TEST(BackwardStages, T5GradientsAreFinalAtTheirStage) {
+  for (const char* name : {"t5-tiny", "t5-v1_1-small"}) {
+    T5Config c = t5_config_from(name);
+    c.vocab_size = 300;
+    c.d_model = 64;
+    c.d_ff = 96;
+    c.d_kv = 16;
+    c.num_heads = 4;
+    c.num_layers = 3;
+    c.num_decoder_layers = 2;
+    SCOPED_TRACE(name);
+    expect_gradients_final_at_their_stage(c);
+  }
+}
+
+}  // namespace
+}  // namespace precis
