@@ -26,9 +26,9 @@ SUMMARIES = [
 ]
 
 
-def make_job(tmp_path, same_summaries=False, dropout=0.0):
+def make_job(tmp_path, same_summaries=False, dropout=0.0, **overrides):
     tokenizer = train_tiny_bpe(tmp_path / "base")
-    model = make_bart("narrow-gelu", len(tokenizer), dropout=dropout)
+    model = make_bart("narrow-gelu", len(tokenizer), dropout=dropout, **overrides)
     with torch.no_grad():  # the usual init scale: training from large random weights diverges
         for p in model.parameters():
             p.mul_(0.1)

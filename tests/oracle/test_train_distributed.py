@@ -90,6 +90,21 @@ def test_two_ranks_equal_one_rank_with_twice_the_batch(tmp_path, dropout):
     assert "job summary: 2 ranks on 1 host" in two.stderr
 
 
+def test_small_buckets_overlapped_with_the_backward_equal_one_rank(tmp_path):
+    # About 3 MiB of gradients in 1 MiB buckets, each all-reduced at the backward stage that
+    # completes it: a bucket started before its last gradient arrived would make the weights differ.
+    make_job(tmp_path, dropout=0.1, d_model=96, encoder_layers=3, encoder_ffn_dim=384, decoder_ffn_dim=384,
+             encoder_attention_heads=3, decoder_attention_heads=3)
+    train(tmp_path, tmp_path / "one", 1, per_device_train_batch_size=4)
+    two = train(tmp_path, tmp_path / "two", 2, per_device_train_batch_size=2, ddp_bucket_cap_mb=1)
+    summary = json.loads((tmp_path / "two" / "job_summary.json").read_text())
+    print(next(l for l in two.stderr.splitlines() if "all-reduce in" in l))
+    assert summary["allreduce_buckets"] >= 3
+    diff = max_diff(weights(tmp_path / "one"), weights(tmp_path / "two"))
+    print(f"1 MiB buckets, 2 ranks x 2 vs 1 rank x 4 after 5 steps: max abs diff {diff:.2e}")
+    assert diff <= 1e-6
+
+
 @pytest.mark.parametrize("first,second", [(2, 1), (1, 2), (2, 2)])
 def test_resume_on_another_world_size(tmp_path, first, second):
     make_job(tmp_path, dropout=0.1)
