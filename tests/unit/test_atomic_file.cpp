@@ -24,17 +24,10 @@ namespace {
 using precis::testing::read_all;
 using precis::testing::write_all;
 
-struct TempDir : precis::testing::TempDir {
-  TempDir() : precis::testing::TempDir("precis-atomic") {}
-};
+using precis::testing::TempDir;
 
 
-std::vector<std::string> files_in(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using precis::testing::files_in;
 
 using precis::testing::error_of;
 

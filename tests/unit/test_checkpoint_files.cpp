@@ -21,19 +21,12 @@ namespace {
 using precis::testing::read_all;
 using precis::testing::write_all;
 
-struct TempDir : precis::testing::TempDir {
-  TempDir() : precis::testing::TempDir("precis-ckpt") {}
-};
+using precis::testing::TempDir;
 
 
 using precis::testing::error_of;
 
-std::vector<std::string> files_in(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+using precis::testing::files_in;
 
 // Tensors of the given sizes in bytes (F32, so sizes are multiples of 4), named t0, t1, ...
 std::vector<NamedTensor> tensors_of_sizes(Arena& arena, const std::vector<int64_t>& bytes) {

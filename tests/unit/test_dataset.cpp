@@ -9,6 +9,8 @@
 #include "precis/core/error.h"
 #include "precis/data/dataset.h"
 
+#include "test_support.h"
+
 using namespace precis;
 using namespace precis::data;
 
@@ -43,9 +45,6 @@ class DatasetFiles : public ::testing::Test {
 
   std::filesystem::path dir_;
 };
-
-#define EXPECT_CONTAINS(haystack, needle) \
-  EXPECT_NE(std::string(haystack).find(needle), std::string::npos) << "in: " << (haystack)
 
 }  // namespace
 

@@ -12,6 +12,8 @@
 #include "precis/data/dataset.h"
 #include "precis/data/debian_descriptions.h"
 
+#include "test_support.h"
+
 using namespace precis;
 using namespace precis::data;
 
@@ -28,12 +30,7 @@ std::string lz4_frame(const std::string& plain, bool checksum = false) {
   return out;
 }
 
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using precis::testing::read_all;
 
 // A lists directory like /var/lib/apt/lists with two archives.
 class DebianLists : public ::testing::Test {
@@ -222,7 +219,7 @@ TEST_F(DebianLists, WritesSplitsByteIdenticallyAndBySource) {
   auto sa = write_debian_dataset(a, options());
   auto sb = write_debian_dataset(b, options());
   for (auto name : {"train.jsonl", "validation.jsonl", "test.jsonl"})
-    EXPECT_EQ(read_file(a / name), read_file(b / name)) << name;
+    EXPECT_EQ(read_all(a / name), read_all(b / name)) << name;
   EXPECT_EQ(sa.train + sa.validation + sa.test, 304u);
   EXPECT_EQ(sa.train, sb.train);
   EXPECT_GT(sa.train, sa.validation);
@@ -231,7 +228,7 @@ TEST_F(DebianLists, WritesSplitsByteIdenticallyAndBySource) {
   std::map<std::string, std::string> split_of_source;
   size_t total = 0;
   for (auto name : {"train.jsonl", "validation.jsonl", "test.jsonl"}) {
-    std::string text = read_file(a / name);
+    std::string text = read_all(a / name);
     if (!text.empty()) {
       EXPECT_EQ(text.rfind("{\"description\": ", 0), 0u);
       EXPECT_NE(text.find("\", \"synopsis\": \""), std::string::npos);
@@ -262,7 +259,7 @@ TEST_F(DebianLists, WritesSplitsByteIdenticallyAndBySource) {
   auto c = root_ / "c";
   auto sc = write_debian_dataset(c, opts);
   EXPECT_EQ(sc.train + sc.validation + sc.test, 304u);
-  EXPECT_NE(read_file(a / "train.jsonl"), read_file(c / "train.jsonl"));
+  EXPECT_NE(read_all(a / "train.jsonl"), read_all(c / "train.jsonl"));
 }
 
 TEST_F(DebianLists, MissingListsSayHowToFetchThem) {

@@ -11,18 +11,16 @@
 #include "precis/core/rng.h"
 #include "precis/kernels/dropout.h"
 
+#include "test_support.h"
+
 using namespace precis;
 
 namespace {
 
-struct Buffer {
-  std::vector<float> data;
-  explicit Buffer(int64_t n, float fill = 0.0f) : data(size_t(n), fill) {}
-  Tensor t() { return Tensor{data.data(), Shape{int64_t(data.size())}, DType::F32, Device::CPU}; }
-};
+using precis::testing::Buffer;
 
 Buffer ramp(int64_t n) {
-  Buffer b(n);
+  Buffer b({n});
   for (int64_t i = 0; i < n; ++i) b.data[i] = 0.001f * float(i % 1000) + 1.0f;
   return b;
 }
@@ -67,7 +65,7 @@ TEST(DropoutStream, DistinctForNearbySites) {
 
 TEST(Dropout, SameSpecSameMaskOtherStreamsOrSeedsDiffer) {
   const int64_t n = 10000;
-  Buffer x = ramp(n), a(n), b(n), c(n), d(n);
+  Buffer x = ramp(n), a({n}), b({n}), c({n}), d({n});
   DropoutSpec spec{0.1f, 42, dropout_stream(0, 0, 0, 0)};
   dropout_forward(x.t(), spec, a.t());
   dropout_forward(x.t(), spec, b.t());
@@ -86,7 +84,7 @@ TEST(Dropout, SameSpecSameMaskOtherStreamsOrSeedsDiffer) {
 
 TEST(Dropout, KeepRateIsOneMinusP) {
   const int64_t n = 1 << 20;
-  Buffer x(n, 1.0f), y(n);
+  Buffer x({n}, 1.0f), y({n});
   for (float p : {0.1f, 0.5f, 0.9f}) {
     dropout_forward(x.t(), {p, 7, 11}, y.t());
     int64_t kept = 0;
@@ -104,20 +102,20 @@ TEST(Dropout, KeepRateIsOneMinusP) {
 }
 
 TEST(Dropout, IdentityAtZeroAndZerosAtOne) {
-  Buffer x = ramp(100), y(100), z(100, 5.0f);
+  Buffer x = ramp(100), y({100}), z({100}, 5.0f);
   dropout_forward(x.t(), {}, y.t());
   EXPECT_EQ(y.data, x.data);
   dropout_forward(x.t(), {1.0f, 1, 1}, z.t());
   EXPECT_EQ(z.data, std::vector<float>(100, 0.0f));
   EXPECT_THROW(dropout_forward(x.t(), {1.5f, 1, 1}, y.t()), Error);
-  Buffer wrong(99);
+  Buffer wrong({99});
   EXPECT_THROW(dropout_forward(x.t(), {0.5f, 1, 1}, wrong.t()), Error);
 }
 
 TEST(Dropout, BackwardUsesTheForwardMaskAndMayAlias) {
   const int64_t n = 5000;
   DropoutSpec spec{0.3f, 5, dropout_stream(9, 2, 4, 1)};
-  Buffer x = ramp(n), y(n), dy(n, 2.0f), dx(n);
+  Buffer x = ramp(n), y({n}), dy({n}, 2.0f), dx({n});
   dropout_forward(x.t(), spec, y.t());
   dropout_backward(dy.t(), spec, dx.t());
   const float scale = 1.0f / float(1.0 - double(0.3f));
@@ -142,7 +140,7 @@ TEST(Dropout, SameMaskForAnyThreadCount) {
   auto run = [&](int threads) {
     int saved = omp_get_max_threads();
     omp_set_num_threads(threads);
-    Buffer y(n);
+    Buffer y({n});
     dropout_forward(x.t(), {0.25f, 77, 88}, y.t());
     omp_set_num_threads(saved);
     return y.data;

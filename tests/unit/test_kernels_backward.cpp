@@ -22,6 +22,8 @@
 #include "precis/kernels/layernorm.h"
 #include "precis/kernels/linear.h"
 
+#include "test_support.h"
+
 using namespace precis;
 
 namespace {
@@ -32,13 +34,7 @@ using Vec = std::vector<double>;
 // project's fp32 tolerance.
 constexpr double kTolerance = 1e-5;
 
-struct Buffer {
-  std::vector<float> data;
-  Shape shape;
-  Buffer(Shape s, float fill = 0.0f) : data(size_t(s.numel()), fill), shape(s) {}
-  Tensor t() { return Tensor{data.data(), shape, DType::F32, Device::CPU}; }
-  Vec as_double() const { return Vec(data.begin(), data.end()); }
-};
+using precis::testing::Buffer;
 
 struct IdBuffer {
   std::vector<int32_t> data;

@@ -13,6 +13,8 @@
 #include "precis/hub/loss_curve.h"
 #include "precis/hub/model_card.h"
 
+#include "test_support.h"
+
 namespace fs = std::filesystem;
 using namespace precis::hub;
 
@@ -68,10 +70,7 @@ class ModelDir {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using precis::testing::read_all;
 
 // A small XML check: every tag closes in order, attributes are quoted, one root <svg>.
 bool well_formed_xml(const std::string& s, std::string* why) {
@@ -173,7 +172,7 @@ TEST(ModelCard, DataParallelRunListsDevicesAndTotalBatches) {
   ModelDir m;
   m.write_training_run();
   m.write("job_summary.json", R"({"world_size": 2, "hosts": 1})");
-  std::string args = read_file(m.path() / "training_args.json");
+  std::string args = read_all(m.path() / "training_args.json");
   args.insert(args.rfind('}'), R"(, "max_train_time_s": 900.0)");
   m.write("training_args.json", args);
   const std::string card = model_card(m.path(), {});
@@ -189,10 +188,10 @@ TEST(ModelCard, WritesDeterministicFiles) {
   d.write_training_run();
   const fs::path readme = write_model_card(d.path());
   EXPECT_EQ(readme, d.path() / "README.md");
-  const std::string first = read_file(readme), first_svg = read_file(d.path() / "loss_curve.svg");
+  const std::string first = read_all(readme), first_svg = read_all(d.path() / "loss_curve.svg");
   write_model_card(d.path());
-  EXPECT_EQ(read_file(readme), first);
-  EXPECT_EQ(read_file(d.path() / "loss_curve.svg"), first_svg);
+  EXPECT_EQ(read_all(readme), first);
+  EXPECT_EQ(read_all(d.path() / "loss_curve.svg"), first_svg);
   std::string why;
   EXPECT_TRUE(well_formed_xml(first_svg, &why)) << why;
   EXPECT_TRUE(contains(first_svg, "<polyline"));

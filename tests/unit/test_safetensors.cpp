@@ -22,9 +22,7 @@ namespace {
 using precis::testing::read_all;
 using precis::testing::write_all;
 
-struct TempDir : precis::testing::TempDir {
-  TempDir() : precis::testing::TempDir("precis-st") {}
-};
+using precis::testing::TempDir;
 
 
 std::string le64(uint64_t n) {

@@ -1,19 +1,32 @@
-// Helpers shared by the unit tests: a temporary directory removed with its contents, and
-// whole-file reads and writes.
+// Helpers shared by the unit tests: a temporary directory removed with its contents,
+// whole-file reads and writes, a directory listing and an owning float buffer.
 #pragma once
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "precis/core/error.h"
+#include "precis/core/tensor.h"
 
 namespace precis::testing {
+
+inline std::string read_all(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+inline void write_all(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+}
 
 class TempDir {
  public:
@@ -32,20 +45,28 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
   std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
   const std::filesystem::path& path() const { return path_; }
+  void write(const std::string& name, const std::string& bytes) const { write_all(path_ / name, bytes); }
 
  private:
   std::filesystem::path path_;
 };
 
-inline std::string read_all(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+// The names in a directory, sorted.
+inline std::vector<std::string> files_in(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
-inline void write_all(const std::filesystem::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary);
-  out.write(bytes.data(), std::streamsize(bytes.size()));
-}
+// A float tensor that owns its storage.
+struct Buffer {
+  std::vector<float> data;
+  Shape shape;
+  explicit Buffer(Shape s, float fill = 0.0f) : data(size_t(s.numel()), fill), shape(s) {}
+  Tensor t() { return Tensor{data.data(), shape, DType::F32, Device::CPU}; }
+  std::vector<double> as_double() const { return std::vector<double>(data.begin(), data.end()); }
+};
 
 // The message of the precis::Error `f` throws ("" and a test failure when it throws none).
 template <class F>

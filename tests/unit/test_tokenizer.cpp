@@ -13,6 +13,8 @@
 #include "precis/tokenize/unicode_tables.h"
 #include "precis/tokenize/utf8.h"
 
+#include "test_support.h"
+
 using namespace precis;
 using namespace precis::tokenize;
 namespace fs = std::filesystem;
@@ -25,20 +27,7 @@ std::vector<std::string> split(std::string_view s) {
   return {pieces.begin(), pieces.end()};
 }
 
-// A scratch directory removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() /
-           ("precis_tok_" + std::to_string(std::random_device{}()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(path / name, std::ios::binary) << text;
-  }
-};
+using precis::testing::TempDir;
 
 // Vocabulary: the 256 byte characters, then the specials, then merged tokens.
 std::unordered_map<std::string, int32_t> byte_vocab() {
@@ -154,7 +143,7 @@ TEST(TokenizerBpe, MergesByRankAndFormats) {
   TempDir dir;
   dir.write("vocab.json", vocab_json_with({"he", "ll", "hell", "hello", "\xC4\xA0w"}));
   dir.write("merges.txt", kTinyMerges);
-  Tokenizer slow = Tokenizer::from_directory(dir.path);
+  Tokenizer slow = Tokenizer::from_directory(dir.path());
   auto hello = *slow.token_to_id("hello");
   auto gw = *slow.token_to_id("\xC4\xA0w");
   auto v = byte_vocab();
@@ -165,8 +154,8 @@ TEST(TokenizerBpe, MergesByRankAndFormats) {
   EXPECT_EQ(slow.decode(want, decode_options(true)), "hello world");
 
   // The same tokenizer through tokenizer.json, with string and with pair merges.
-  slow.save(dir.path / "saved");
-  std::ifstream in(dir.path / "saved" / "tokenizer.json");
+  slow.save(dir.path() / "saved");
+  std::ifstream in(dir.path() / "saved" / "tokenizer.json");
   std::string json((std::istreambuf_iterator<char>(in)), {});
   ASSERT_NE(json.find("\"h e\""), std::string::npos);
   for (bool pairs : {false, true}) {
@@ -181,7 +170,7 @@ TEST(TokenizerBpe, MergesByRankAndFormats) {
                {"\"\xC4\xA0 w\"", "[\"\xC4\xA0\", \"w\"]"}})
         j.replace(j.find(from), from.size(), to);
     fast.write("tokenizer.json", j);
-    EXPECT_EQ(Tokenizer::from_directory(fast.path).encode("hello world"), want) << pairs;
+    EXPECT_EQ(Tokenizer::from_directory(fast.path()).encode("hello world"), want) << pairs;
   }
 }
 
@@ -189,7 +178,7 @@ TEST(TokenizerSpecials, MaskLstripAndTruncation) {
   TempDir dir;
   dir.write("vocab.json", vocab_json_with({}));
   dir.write("merges.txt", "#version: 0.2\n");
-  Tokenizer t = Tokenizer::from_directory(dir.path);
+  Tokenizer t = Tokenizer::from_directory(dir.path());
   auto v = byte_vocab();
   int32_t mask = t.mask_token_id();
   EXPECT_EQ(t.encode("a <mask>", encode_options(false)),
@@ -214,7 +203,7 @@ TEST(TokenizerDecode, InvalidUtf8AndCleanUp) {
   TempDir dir;
   dir.write("vocab.json", vocab_json_with({}));
   dir.write("merges.txt", "#version: 0.2\n");
-  Tokenizer t = Tokenizer::from_directory(dir.path);
+  Tokenizer t = Tokenizer::from_directory(dir.path());
   auto v = byte_vocab();
   std::vector<int32_t> ids = {byte_id(v, 'x'),
                               byte_id(v, '\xE2'),
@@ -237,26 +226,26 @@ TEST(TokenizerFiles, BadFilesThrowNamingTheFile) {
     return std::string("no error");
   };
   TempDir dir;
-  EXPECT_NE(message(dir.path / "missing").find("not a directory"), std::string::npos);
-  EXPECT_NE(message(dir.path).find("no tokenizer.json"), std::string::npos);
+  EXPECT_NE(message(dir.path() / "missing").find("not a directory"), std::string::npos);
+  EXPECT_NE(message(dir.path()).find("no tokenizer.json"), std::string::npos);
   dir.write("vocab.json", "[1, 2]");
   dir.write("merges.txt", "#version: 0.2\n");
-  EXPECT_NE(message(dir.path).find("vocab.json should be an object"), std::string::npos);
+  EXPECT_NE(message(dir.path()).find("vocab.json should be an object"), std::string::npos);
   dir.write("vocab.json", vocab_json_with({}));
   dir.write("merges.txt", "#version: 0.2\nq z\n");
-  EXPECT_NE(message(dir.path).find("merges.txt: merge 0 ('q' 'z') needs token 'qz'"),
+  EXPECT_NE(message(dir.path()).find("merges.txt: merge 0 ('q' 'z') needs token 'qz'"),
             std::string::npos);
   dir.write("tokenizer.json",
             "{\"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": [\"a b c\"]}}");
-  EXPECT_NE(message(dir.path).find("tokenizer.json: model.merges[0] should be two tokens"),
+  EXPECT_NE(message(dir.path()).find("tokenizer.json: model.merges[0] should be two tokens"),
             std::string::npos);
   dir.write("tokenizer.json", "{\"model\": ");
-  EXPECT_NE(message(dir.path).find("tokenizer.json: not valid JSON"), std::string::npos);
+  EXPECT_NE(message(dir.path()).find("tokenizer.json: not valid JSON"), std::string::npos);
   // Found by bpe_files_fuzzer: one id near 10^9 made the id tables allocate gigabytes.
-  std::filesystem::remove(dir.path / "tokenizer.json");
+  std::filesystem::remove(dir.path() / "tokenizer.json");
   dir.write("vocab.json", "{\"<s>\": 0, \"<pad>\": 1, \"</s>\": 2, \"<unk>\": 3, \"+\": 977755514}");
   dir.write("merges.txt", "#version: 0.2\n");
-  EXPECT_NE(message(dir.path).find("vocab.json: token id 977755514 is far past the 5 tokens"),
+  EXPECT_NE(message(dir.path()).find("vocab.json: token id 977755514 is far past the 5 tokens"),
             std::string::npos)
-      << message(dir.path);
+      << message(dir.path());
 }
