@@ -283,6 +283,19 @@ TEST_F(DatasetFiles, NumbersOutOfRangeAreInvalidJson) {
                   f.string() + ":2: invalid JSON in this array element: number overflow");
 }
 
+// nlohmann ends its input at a NUL byte: what follows one would be dropped without a word.
+TEST_F(DatasetFiles, NulBytesAreInvalidJsonNotTheEndOfTheRecord) {
+  using namespace std::string_literals;
+  auto f = write("lines.jsonl", "{\"dialogue\": \"a\", \"summary\": \"b\"}\n{\"dialogue\": \"c\"}\0, \"summary\": \"d\"}\n"s);
+  EXPECT_EQ(error_of(f), f.string() + ":2: expected one JSON object per line: a NUL byte at column 18");
+  f = write("one.jsonl", "{\"dialogue\": [\"c\"], \"summary\": [\"d\"]}\0 junk\n"s);
+  EXPECT_CONTAINS(error_of(f), f.string() + ":1: expected one JSON object per line: a NUL byte");
+  f = write("doc.json", "{\"dialogue\": [\"a\"],\n \"summary\": [\"b\"]}\n\0{}"s);
+  EXPECT_EQ(error_of(f), f.string() + ":3: invalid JSON: a NUL byte");
+  f = write("array.json", "[{\"dialogue\": \"a\", \"summary\": \"b\"},\n {\"dialogue\": \"c\"\0}]"s);
+  EXPECT_CONTAINS(error_of(f), f.string() + ":2: invalid JSON in this array element: a NUL byte");
+}
+
 TEST_F(DatasetFiles, JsonObjectOfColumns) {
   auto f =
       write("cols.json",

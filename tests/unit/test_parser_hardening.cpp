@@ -14,6 +14,7 @@
 #include "precis/tokenize/tokenizer.h"
 #include "precis/tokenize/unigram_tokenizer.h"
 #include "precis/train/trainer_state.h"
+#include "precis/train/training_arguments.h"
 #include "test_support.h"
 
 namespace precis {
@@ -58,6 +59,49 @@ TEST(ParserHardening, DeeplyNestedGenerationConfigIsRefused) {
   const std::string message =
       error_of([&] { generate::GenerationConfig::from_model_directory(dir.path(), BartConfig{}); });
   EXPECT_NE(message.find("generation_config.json: JSON nested deeper"), std::string::npos) << message;
+}
+
+// Found by generation_config_fuzzer: a generation_config.json whose top level is not an
+// object (here a string, then bytes after a NUL) escaped as nlohmann's type_error from
+// value("_from_model_config"); so did a _from_model_config that is not a boolean.
+TEST(ParserHardening, GenerationConfigThatIsNotAnObjectIsRefused) {
+  TempDir dir;
+  write_all(dir / "config.json", R"({"model_type": "bart"})");
+  auto load = [&] { generate::GenerationConfig::from_model_directory(dir.path(), BartConfig{}); };
+  write_all(dir / "generation_config.json", R"("summaries")");
+  EXPECT_CONTAINS(error_of(load), "generation_config.json: expected a JSON object, found string");
+  write_all(dir / "generation_config.json", std::string(R"(":0.07i")") + std::string(8, '\0') + R"(d": 1}")");
+  EXPECT_CONTAINS(error_of(load), "generation_config.json: not valid JSON");
+  write_all(dir / "generation_config.json", R"({"_from_model_config": "yes", "num_beams": 2})");
+  EXPECT_CONTAINS(error_of(load), "generation_config.json: _from_model_config: expected true or false, found \"yes\"");
+  write_all(dir / "generation_config.json", R"({"_from_model_config": null, "num_beams": 2})");
+  EXPECT_NO_THROW(load());
+}
+
+TEST(ParserHardening, JsonWithANulByteIsInvalid) {
+  // nlohmann stops at a NUL as at the end of the input; Python's json.loads refuses it.
+  EXPECT_CONTAINS(error_of([] { parse_json(std::string("{}\0{\"a\": 1}", 11), "x.json"); }),
+                  "x.json: not valid JSON: a NUL byte at offset 2");
+}
+
+TEST(ParserHardening, NulBytesInRequestsHeadersAndJobFilesAreRefused) {
+  using namespace std::string_literals;
+  auto parsed = serve::parse_inference_request("{\"inputs\": \"x\"}\0junk"s);
+  ASSERT_TRUE(std::holds_alternative<serve::RequestError>(parsed));
+  EXPECT_EQ(std::get<serve::RequestError>(parsed).message, "malformed JSON: a NUL byte at offset 15");
+
+  TempDir dir;
+  const std::string header = "{\"__metadata__\": {}}\0\0\0\0"s;
+  std::string file(8, '\0');
+  for (int i = 0; i < 8; ++i) file[i] = char(uint64_t(header.size()) >> (8 * i));
+  write_all(dir / "model.safetensors", file + header);
+  EXPECT_CONTAINS(error_of([&] { SafetensorsReader::open(dir / "model.safetensors"); }),
+                  "model.safetensors: header is not valid JSON: NUL byte at offset 20");
+
+  write_all(dir / "job.json", "{\"learning_rate\": 1e-4}\0{\"bogus\": 1}"s);
+  const std::string job = (dir / "job.json").string();
+  EXPECT_EQ(error_of([&] { train::parse_training_arguments({"--config", job}); }),
+            job + ": invalid JSON: a NUL byte at offset 23");
 }
 
 TEST(ParserHardening, DeeplyNestedTokenizerJsonIsRefused) {

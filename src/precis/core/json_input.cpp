@@ -31,6 +31,10 @@ size_t json_nesting_depth(std::string_view text) {
 }
 
 nlohmann::json parse_json(std::string_view text, const std::string& where) {
+  // nlohmann ends the input at a NUL byte and would accept "{}\0garbage"; JSON has no place
+  // for one (json.loads refuses it).
+  if (size_t nul = text.find('\0'); nul != std::string_view::npos)
+    throw Error(where + ": not valid JSON: a NUL byte at offset " + std::to_string(nul));
   check(json_nesting_depth(text) <= kMaxJsonNesting,
         where + ": JSON nested deeper than " + std::to_string(kMaxJsonNesting) + " levels");
   try {

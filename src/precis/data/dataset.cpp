@@ -172,6 +172,8 @@ void read_json_line(Rows& rows, std::string_view text, size_t line, const std::s
                     hex_byte(static_cast<unsigned char>(text[invalid])) + " at column " +
                     std::to_string(invalid + 1)};
   }
+  if (size_t nul = text.find('\0'); nul != std::string_view::npos)  // nlohmann would stop there
+    throw BadRecord{where + ": expected one JSON object per line: a NUL byte at column " + std::to_string(nul + 1)};
   json object;
   try {
     object = json::parse(text);
@@ -205,6 +207,8 @@ ReadStats read_json_document(const std::filesystem::path& path, const ReadOption
   if (invalid != std::string_view::npos)
     throw Error(at_line(file, line_of(start + invalid)) + ": expected UTF-8 text, found the byte " +
                 hex_byte(static_cast<unsigned char>(text[start + invalid])));
+  if (size_t nul = text.find('\0', start); nul != std::string::npos)  // nlohmann would stop there
+    throw Error(at_line(file, line_of(nul)) + ": invalid JSON: a NUL byte");
   json document;
   try {
     document = json::parse(text.begin() + start, text.end());
@@ -345,6 +349,8 @@ ReadStats read_json_array(TextReader& in, const ReadOptions& options, Rows& rows
                         "expected UTF-8 text, found the byte " +
                         hex_byte(static_cast<unsigned char>(value[invalid]))};
       }
+      if (value.find('\0') != std::string_view::npos)  // nlohmann would stop there
+        throw BadRecord{where + ": invalid JSON in this array element: a NUL byte"};
       json object;
       try {
         object = json::parse(value);
@@ -388,7 +394,7 @@ std::optional<ReadStats> read_json_lines(TextReader& in, const ReadOptions& opti
       if (may_be_document) {
         // One line holding an object whose values are all arrays is a one-line object of
         // columns; a first line that is not a complete value starts a multi-line document.
-        bool complete = !too_long && json::accept(text);
+        bool complete = !too_long && text.find('\0') == std::string_view::npos && json::accept(text);
         if (!complete) return std::nullopt;
         json object = json::parse(text);
         bool columns =

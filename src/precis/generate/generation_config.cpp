@@ -165,9 +165,16 @@ GenerationConfig GenerationConfig::from_json(const json& j, const std::string& s
 GenerationConfig GenerationConfig::from_file(const std::filesystem::path& path, const json& model_config_json,
                                              const BartConfig& model) {
   json generation_json = read_json(path);
+  check(generation_json.is_object(),
+        path.string() + ": expected a JSON object, found " + std::string(generation_json.type_name()));
   // generate()'s legacy rule: a generation config derived from the model config gives way
   // to config.json's own generation keys.
-  if (generation_json.value("_from_model_config", false) && has_non_default_generation_parameters(model_config_json))
+  bool from_model_config_flag = false;
+  if (auto flag = generation_json.find("_from_model_config"); flag != generation_json.end() && !flag->is_null()) {
+    check(flag->is_boolean(), path.string() + ": _from_model_config: expected true or false, found " + flag->dump());
+    from_model_config_flag = flag->get<bool>();
+  }
+  if (from_model_config_flag && has_non_default_generation_parameters(model_config_json))
     return from_model_config(model_config_json, model, "config.json");
   return from_json(generation_json, path.string());
 }

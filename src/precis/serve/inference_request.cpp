@@ -162,6 +162,8 @@ constexpr size_t kMaxNesting = 32;
 InferenceRequest parse(std::string_view body, const RequestLimits& limits) {
   if (size_t bad = data::find_invalid_utf8(body); bad != std::string_view::npos)
     throw Invalid{"request body is not valid UTF-8 (byte " + std::to_string(bad) + ")"};
+  if (size_t nul = body.find('\0'); nul != std::string_view::npos)  // nlohmann would stop there
+    throw Invalid{"malformed JSON: a NUL byte at offset " + std::to_string(nul)};
   if (json_nesting_depth(body) > kMaxNesting)
     throw Invalid{"JSON nested deeper than " + std::to_string(kMaxNesting) + " levels"};
   json j;

@@ -696,6 +696,8 @@ std::vector<Setting> read_config_file(const std::string& path) {
   }
   if (extension != ".json")
     throw Error("--config " + path + ": expected a .json, .yaml or .yml file");
+  if (size_t nul = text.find('\0'); nul != std::string::npos)  // nlohmann would stop there
+    throw Error(path + ": invalid JSON: a NUL byte at offset " + std::to_string(nul));
   json root;
   try {
     root = json::parse(text);
