@@ -273,6 +273,17 @@ TEST(ModelCard, MalformedFilesAreNamed) {
   } catch (const precis::Error& e) {
     EXPECT_TRUE(contains(e.what(), "training_args.json")) << e.what();
   }
+  // Counts past int64 (or whose product would overflow) are refused, not converted.
+  for (const char* bad : {R"({"per_device_train_batch_size": 1e30})", R"({"gradient_accumulation_steps": 4611686018427387904})",
+                          R"({"max_steps": 2.5})", R"({"seed": 1e300})"}) {
+    d.write("training_args.json", bad);
+    try {
+      model_card(d.path());
+      ADD_FAILURE() << "expected an error for " << bad;
+    } catch (const precis::Error& e) {
+      EXPECT_TRUE(contains(e.what(), "training_args.json: \"")) << e.what();
+    }
+  }
   d.write("training_args.json", "[1, 2]");
   EXPECT_THROW(model_card(d.path()), precis::Error);
   fs::remove(d.path() / "config.json");

@@ -104,6 +104,29 @@ TEST(ParserHardening, NulBytesInRequestsHeadersAndJobFilesAreRefused) {
             job + ": invalid JSON: a NUL byte at offset 23");
 }
 
+// Found by trainer_state_fuzzer: a global_step of 4.4e51 was converted to int64 (undefined
+// behaviour, UBSan's float-cast-overflow). Counts must be integers; total_flos is a float, as
+// in HF's files, so a large run's 1e19 loads.
+TEST(ParserHardening, TrainerStateCountsMustBeIntegers) {
+  TempDir dir;
+  const auto file = dir / "trainer_state.json";
+  auto load = [&] { train::TrainerState::load(file); };
+  write_all(file, R"({"global_step": 4444444444444444444444444444444444444444444444444694, "epoch": 3.0})");
+  EXPECT_CONTAINS(error_of(load), "trainer_state.json: global_step: expected an integer, found 4.44444444");
+  write_all(file, R"({"global_step": 18446744073709551615})");
+  EXPECT_CONTAINS(error_of(load), "trainer_state.json: global_step: 18446744073709551615 is out of range");
+  write_all(file, R"({"global_step": 12, "save_steps": 5e9})");
+  EXPECT_CONTAINS(error_of(load), "trainer_state.json: save_steps: expected an integer, found 5000000000.0");
+  write_all(file, R"({"epoch": 1.0})");
+  EXPECT_CONTAINS(error_of(load), "trainer_state.json: not a trainer state: no global_step");
+  write_all(file, R"({"global_step": 12, "total_flos": 1.2e19, "save_steps": null})");
+  train::TrainerState s = train::TrainerState::load(file);
+  EXPECT_EQ(s.global_step, 12);
+  EXPECT_EQ(s.save_steps, 500);
+  EXPECT_EQ(s.total_flos, 1.2e19);
+  EXPECT_EQ(s.to_json()["total_flos"].get<double>(), 1.2e19);
+}
+
 TEST(ParserHardening, DeeplyNestedTokenizerJsonIsRefused) {
   TempDir dir;
   write_all(dir / "tokenizer.json",

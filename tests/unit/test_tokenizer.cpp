@@ -241,6 +241,21 @@ TEST(TokenizerFiles, BadFilesThrowNamingTheFile) {
             std::string::npos);
   dir.write("tokenizer.json", "{\"model\": ");
   EXPECT_NE(message(dir.path()).find("tokenizer.json: not valid JSON"), std::string::npos);
+  // Ids must be token ids: not past int32 (they were narrowed), not floats (converted).
+  dir.write("tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}, "
+                              "\"added_tokens\": [{\"id\": 4294967296, \"content\": \"<x>\"}]}");
+  EXPECT_NE(message(dir.path()).find("tokenizer.json: added_tokens[0] needs a non-negative integer \"id\" below 2^31"),
+            std::string::npos)
+      << message(dir.path());
+  dir.write("tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}, "
+                              "\"pre_tokenizer\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false}, \"post_processor\": {\"type\": \"RobertaProcessing\", \"sep\": [\"a\", 1e40], \"cls\": [\"a\", 0]}}");
+  EXPECT_NE(message(dir.path()).find("post_processor.sep should be [token, id]"), std::string::npos)
+      << message(dir.path());
+  dir.write("tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}, "
+                              "\"pre_tokenizer\": {\"type\": \"ByteLevel\", \"add_prefix_space\": false}, \"post_processor\": {\"type\": \"TemplateProcessing\", \"single\": [{\"SpecialToken\": {\"id\": \"a\"}}], "
+                              "\"special_tokens\": {\"a\": {\"ids\": [1e40]}}}}");
+  EXPECT_NE(message(dir.path()).find("TemplateProcessing special token 'a' ids should be token ids"), std::string::npos)
+      << message(dir.path());
   // Found by bpe_files_fuzzer: one id near 10^9 made the id tables allocate gigabytes.
   std::filesystem::remove(dir.path() / "tokenizer.json");
   dir.write("vocab.json", "{\"<s>\": 0, \"<pad>\": 1, \"</s>\": 2, \"<unk>\": 3, \"+\": 977755514}");

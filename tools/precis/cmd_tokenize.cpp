@@ -1,5 +1,6 @@
 // precis tokenize: token ids of texts exactly as the checkpoint's Hugging Face tokenizer
 // (AutoTokenizer) gives them, as JSON lines {"ids": [...]} (with --decode also "text").
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -61,8 +62,8 @@ std::vector<InputLine> read_input(const std::string& path) {
     } else if (j.is_object() && j.contains("ids") && j["ids"].is_array()) {
       std::vector<int32_t> ids;
       for (const auto& id : j["ids"]) {
-        precis::check(id.is_number_integer(),
-                      where + ": \"ids\" should hold integers, found " + id.dump());
+        precis::check(id.is_number_integer() && id.get<int64_t>() >= INT32_MIN && id.get<int64_t>() <= INT32_MAX,
+                      where + ": \"ids\" should hold 32-bit integers, found " + id.dump());
         ids.push_back(id.get<int32_t>());
       }
       texts.push_back({"", std::move(ids)});

@@ -296,8 +296,11 @@ CardFacts card_facts(const ModelDirectory& m, const ModelCardOptions& o) {
       SplitResults r{split, dataset.value_or(fallback), scores(*results, prefix), std::nullopt};
       // The scores first (the Hub shows a model-index's first metrics), the loss last.
       std::stable_partition(r.metrics.begin(), r.metrics.end(), [](const auto& m) { return m.first != "loss"; });
-      if (results->contains(std::string(prefix) + "_samples"))
-        r.samples = (*results)[std::string(prefix) + "_samples"].get<int64_t>();
+      if (auto n = results->find(std::string(prefix) + "_samples"); n != results->end()) {
+        check(n->is_number_integer() && n->get<int64_t>() >= 0,
+              (m.dir / file).string() + ": \"" + prefix + "_samples\" should be a count, found " + n->dump());
+        r.samples = n->get<int64_t>();
+      }
       if (!r.metrics.empty()) f.results.push_back(std::move(r));
       return 0;
     });
@@ -412,12 +415,24 @@ std::string hyperparameters(const json& a, const fs::path& file, int64_t world_s
     num(key, fallback);
     return a.contains(key) ? python_str(a[key]) : python_float_repr(fallback);
   };
-  const int64_t train_batch = a.value("per_device_train_batch_size", int64_t(8));
-  const int64_t accumulation = a.value("gradient_accumulation_steps", int64_t(1));
+  // Counts: integers of a sane size (their products below must not overflow).
+  auto count = [&](const char* key, int64_t fallback) {
+    if (!a.contains(key) || a[key].is_null()) return fallback;
+    check(a[key].is_number_integer() && a[key].get<int64_t>() >= -1 && a[key].get<int64_t>() <= (int64_t(1) << 40),
+          file.string() + ": \"" + key + "\" should be an integer in [-1, 2^40], found " + a[key].dump());
+    return a[key].get<int64_t>();
+  };
+  const int64_t train_batch = count("per_device_train_batch_size", 8);
+  const int64_t accumulation = count("gradient_accumulation_steps", 1);
   add("learning_rate", str("learning_rate", 5e-5));
   add("train_batch_size", std::to_string(train_batch));
-  add("eval_batch_size", std::to_string(a.value("per_device_eval_batch_size", int64_t(8))));
-  add("seed", std::to_string(a.value("seed", int64_t(42))));
+  add("eval_batch_size", std::to_string(count("per_device_eval_batch_size", 8)));
+  if (a.contains("seed") && !a["seed"].is_null()) {
+    check(a["seed"].is_number_integer(), file.string() + ": \"seed\" should be an integer, found " + a["seed"].dump());
+    add("seed", a["seed"].dump());
+  } else {
+    add("seed", "42");
+  }
   if (world_size > 1) {
     // HF writes "multi-GPU" for every torch.distributed run; precis says which devices ran.
     add("distributed_type", a.value("device", std::string("cpu")) == "cuda" ? "multi-GPU" : "multi-CPU");
@@ -426,15 +441,15 @@ std::string hyperparameters(const json& a, const fs::path& file, int64_t world_s
   if (accumulation > 1) add("gradient_accumulation_steps", std::to_string(accumulation));
   const int64_t total_train = train_batch * world_size * accumulation;
   if (total_train != train_batch) add("total_train_batch_size", std::to_string(total_train));
-  const int64_t eval_batch = a.value("per_device_eval_batch_size", int64_t(8));
+  const int64_t eval_batch = count("per_device_eval_batch_size", 8);
   if (eval_batch * world_size != eval_batch) add("total_eval_batch_size", std::to_string(eval_batch * world_size));
   add("optimizer", "Adam with betas=(" + str("adam_beta1", 0.9) + "," + str("adam_beta2", 0.999) +
                                   ") and epsilon=" + str("adam_epsilon", 1e-8));
   add("lr_scheduler_type", a.value("lr_scheduler_type", std::string("linear")));
   if (num("warmup_ratio", 0) != 0) add("lr_scheduler_warmup_ratio", str("warmup_ratio", 0));
   if (num("warmup_steps", 0) != 0) add("lr_scheduler_warmup_steps", str("warmup_steps", 0));
-  if (a.value("max_steps", int64_t(-1)) != -1)
-    add("training_steps", std::to_string(a["max_steps"].get<int64_t>()));
+  if (count("max_steps", -1) != -1)
+    add("training_steps", std::to_string(count("max_steps", -1)));
   else
     add("num_epochs", str("num_train_epochs", 3.0));
   // precis's time budget ends training before the epochs or steps above when it runs out.
@@ -615,7 +630,7 @@ ModelCardFiles render_model_card(const fs::path& dir, const ModelCardOptions& op
       s += from_file(dir / "training_args.json", [&] { 
         int64_t world = 1;
         if (m.job && m.job->contains("world_size") && (*m.job)["world_size"].is_number_integer())
-          world = std::max<int64_t>(1, (*m.job)["world_size"].get<int64_t>());
+          world = std::clamp<int64_t>((*m.job)["world_size"].get<int64_t>(), 1, int64_t(1) << 20);
         return hyperparameters(*m.args, dir / "training_args.json", world);
       });
     }

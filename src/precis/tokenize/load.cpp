@@ -1,5 +1,6 @@
 // Reading a tokenizer from a checkpoint directory, with the adjustments transformers'
 // BartTokenizerFast makes on top of the files (so the result is what AutoTokenizer gives).
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -208,8 +209,8 @@ struct TokenizerLoader {
         std::string at = where + ": added_tokens[" + std::to_string(i) + "]";
         AddedToken a = read_added_token(added[i], at);
         check(added[i].contains("id") && added[i]["id"].is_number_integer() &&
-                  added[i]["id"].get<int64_t>() >= 0,
-              at + " needs a non-negative integer \"id\"");
+                  added[i]["id"].get<int64_t>() >= 0 && added[i]["id"].get<int64_t>() <= INT32_MAX,
+              at + " needs a non-negative integer \"id\" below 2^31");
         a.id = added[i]["id"].get<int32_t>();
         t.added_.push_back(a);
       }

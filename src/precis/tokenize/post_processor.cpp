@@ -1,5 +1,7 @@
 #include "precis/tokenize/post_processor.h"
 
+#include <cstdint>
+
 #include "precis/core/error.h"
 
 namespace precis::tokenize {
@@ -9,7 +11,8 @@ using nlohmann::json;
 
 // ["</s>", 2] as RobertaProcessing stores its tokens.
 int32_t token_pair_id(const json& j, const std::string& where, const char* field) {
-  check(j.is_array() && j.size() == 2 && j[1].is_number_integer(),
+  check(j.is_array() && j.size() == 2 && j[1].is_number_integer() && j[1].get<int64_t>() >= 0 &&
+            j[1].get<int64_t>() <= INT32_MAX,
         where + ": post_processor." + field + " should be [token, id], found " + j.dump());
   return j[1].get<int32_t>();
 }
@@ -42,7 +45,12 @@ void add_processor(const json& c, const std::string& where, PostProcessor& p) {
               where + ": TemplateProcessing special token '" + name +
                   "' missing from special_tokens");
         auto& side = seen_sequence ? p.suffix : p.prefix;
-        for (const json& id : specials[name]["ids"]) side.push_back(id.get<int32_t>());
+        for (const json& id : specials[name]["ids"]) {
+          check(id.is_number_integer() && id.get<int64_t>() >= 0 && id.get<int64_t>() <= INT32_MAX,
+                where + ": TemplateProcessing special token '" + name + "' ids should be token ids, found " +
+                    id.dump());
+          side.push_back(id.get<int32_t>());
+        }
       } else {
         throw Error(where + ": unknown TemplateProcessing item " + item.dump());
       }

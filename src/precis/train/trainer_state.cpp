@@ -1,6 +1,8 @@
 #include "precis/train/trainer_state.h"
 
+#include <cstdint>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "precis/core/atomic_file.h"
@@ -32,19 +34,41 @@ nlohmann::json TrainerState::to_json() const {
   return j;
 }
 
+namespace {
+
+// An integer field (absent or null: `fallback`). A float is refused rather than converted:
+// nlohmann's conversion of one past int64's range is undefined behaviour.
+int64_t integer_field(const nlohmann::json& j, const char* key, std::optional<int64_t> fallback,
+                      const std::string& source) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    check(fallback.has_value(), source + ": not a trainer state: no " + key);
+    return *fallback;
+  }
+  const std::string found = it->is_string() ? "a string" : it->dump();
+  if (it->is_number_unsigned())
+    check(it->get<uint64_t>() <= uint64_t(INT64_MAX), source + ": " + key + ": " + found + " is out of range");
+  else
+    check(it->is_number_integer(), source + ": " + key + ": expected an integer, found " +
+                                       (found.size() > 40 ? found.substr(0, 40) + "..." : found));
+  return it->get<int64_t>();
+}
+
+}  // namespace
+
 TrainerState TrainerState::from_json(const nlohmann::json& j, const std::string& source) {
   check(j.is_object(), source + ": expected a JSON object");
   TrainerState s;
+  s.global_step = integer_field(j, "global_step", std::nullopt, source);
+  s.max_steps = integer_field(j, "max_steps", 0, source);
+  s.num_train_epochs = integer_field(j, "num_train_epochs", 0, source);
+  s.logging_steps = integer_field(j, "logging_steps", 500, source);
+  s.eval_steps = integer_field(j, "eval_steps", 500, source);
+  s.save_steps = integer_field(j, "save_steps", 500, source);
+  s.train_batch_size = integer_field(j, "train_batch_size", 8, source);
   try {
-    s.global_step = j.at("global_step").get<int64_t>();
     s.epoch = j.value("epoch", 0.0);
-    s.max_steps = j.value("max_steps", int64_t(0));
-    s.num_train_epochs = j.value("num_train_epochs", int64_t(0));
-    s.logging_steps = j.value("logging_steps", int64_t(500));
-    s.eval_steps = j.value("eval_steps", int64_t(500));
-    s.save_steps = j.value("save_steps", int64_t(500));
-    s.train_batch_size = j.value("train_batch_size", int64_t(8));
-    s.total_flos = j.value("total_flos", int64_t(0));
+    s.total_flos = j.value("total_flos", 0.0);  // a float in HF's (it passes 2^63 on large runs)
     if (j.contains("best_metric") && j["best_metric"].is_number()) s.best_metric = j["best_metric"].get<double>();
     if (j.contains("best_model_checkpoint") && j["best_model_checkpoint"].is_string())
       s.best_model_checkpoint = j["best_model_checkpoint"].get<std::string>();

@@ -16,7 +16,7 @@ struct TrainerState {
   int64_t num_train_epochs = 0;
   int64_t logging_steps = 500, eval_steps = 500, save_steps = 500;
   int64_t train_batch_size = 8;
-  int64_t total_flos = 0;
+  double total_flos = 0;
   std::optional<double> best_metric;
   std::optional<std::string> best_model_checkpoint;
   nlohmann::json log_history = nlohmann::json::array();
