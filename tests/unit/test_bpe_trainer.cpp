@@ -180,6 +180,8 @@ TEST_F(BpeTrainerFiles, ErrorsNameFileAndLine) {
   WordCounts counts;
   auto bad_json = write("c.jsonl", "{\"d\": \"x\"}\n{\"d\": \n");
   expect_error([&] { count_file_words(bad_json, {}, counts); }, "c.jsonl:2: not valid JSON");
+  auto nul = write("n.jsonl", std::string("{\"d\": \"x\"}\n{\"d\": \"y\"}\0{\"d\": 1}\n", 31));
+  expect_error([&] { count_file_words(nul, {}, counts); }, "n.jsonl:2: not valid JSON: a NUL byte at column 11");
   auto missing = write("d.jsonl", "{\"d\": \"x\"}\n{\"e\": \"x\"}\n");
   expect_error([&] { count_file_words(missing, {{"d"}}, counts); },
                "d.jsonl:2: no string field \"d\"");

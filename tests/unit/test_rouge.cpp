@@ -140,5 +140,8 @@ TEST(RougeTextFile, DetectsJsonLinesPerFile) {
   EXPECT_EQ(parse_texts("plain one\n\nthree\r\n"), (std::vector<std::string>{"plain one", "", "three"}));
   EXPECT_EQ(parse_texts("\"quoted\"\nnot json\n"), (std::vector<std::string>{"\"quoted\"", "not json"}));
   EXPECT_EQ(parse_texts("\n\n"), (std::vector<std::string>{"", ""}));
+  // A NUL ends nlohmann's input: the line is not a JSON string, so the file is plain text.
+  EXPECT_EQ(parse_texts(std::string("\"a\"\n\"b\"\0 c\n", 10)),
+            (std::vector<std::string>{"\"a\"", std::string("\"b\"\0 c", 6)}));
   EXPECT_TRUE(parse_texts("").empty());
 }

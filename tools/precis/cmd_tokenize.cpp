@@ -46,6 +46,8 @@ std::vector<InputLine> read_input(const std::string& path) {
   for (size_t number = 1; std::getline(in, line); ++number) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     std::string where = path + ":" + std::to_string(number);
+    if (size_t nul = line.find('\0'); nul != std::string::npos)  // nlohmann would stop there
+      throw precis::Error(where + ": not valid JSON: a NUL byte at column " + std::to_string(nul + 1));
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(line);

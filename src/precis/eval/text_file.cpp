@@ -35,7 +35,10 @@ std::vector<std::string> parse_texts(std::string_view content) {
   bool all_json = false;
   for (std::string_view line : lines) {
     if (is_blank(line)) continue;
-    const nlohmann::json value = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    // nlohmann stops at a NUL byte: a line holding one is not a JSON string.
+    const nlohmann::json value = line.find('\0') == std::string_view::npos
+                                     ? nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false)
+                                     : nlohmann::json();
     if (!value.is_string()) {
       all_json = false;
       break;

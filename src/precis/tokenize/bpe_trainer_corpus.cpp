@@ -50,6 +50,10 @@ struct JsonLineTexts {
 
 JsonLineTexts parse_json_line(std::string_view line, const TrainingFileOptions& options) {
   JsonLineTexts out;
+  if (size_t nul = line.find('\0'); nul != std::string_view::npos) {  // nlohmann would stop there
+    out.error = "not valid JSON: a NUL byte at column " + std::to_string(nul + 1);
+    return out;
+  }
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(line);
