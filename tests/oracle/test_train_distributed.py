@@ -4,6 +4,7 @@ ZeRO-1 == plain data parallelism, sharded evaluation and prediction. Tiny models
 one thread per rank."""
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -103,6 +104,30 @@ def test_small_buckets_overlapped_with_the_backward_equal_one_rank(tmp_path):
     diff = max_diff(weights(tmp_path / "one"), weights(tmp_path / "two"))
     print(f"1 MiB buckets, 2 ranks x 2 vs 1 rank x 4 after 5 steps: max abs diff {diff:.2e}")
     assert diff <= 1e-6
+
+
+def test_ranks_on_one_host_share_its_cores_unless_told(tmp_path):
+    make_job(tmp_path)
+    job = dict(model_name_or_path=str(tmp_path / "base"), train_file=str(tmp_path / "train.jsonl"),
+               output_dir=str(tmp_path / "out"), overwrite_output_dir=True, do_train=True, max_steps=1,
+               save_strategy="no", per_device_train_batch_size=2, max_source_length=64, max_target_length=32)
+    (tmp_path / "job.json").write_text(json.dumps(job))
+    cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "2", precis_binary(), "train",
+           "--config", str(tmp_path / "job.json")]
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    assert result.returncode == 0, result.stderr
+    shared = [l for l in result.stderr.splitlines() if "ranks share this host" in l]
+    print(shared)
+    cores = os.cpu_count()
+    threads = int(re.fullmatch(r"precis: 2 ranks share this host: (\d+) OpenMP threads? each \(OMP_NUM_THREADS overrides\)",
+                               shared[0]).group(1))
+    assert len(shared) == 1 and 1 <= threads <= max(1, cores // 2)
+    # With OMP_NUM_THREADS set, the user's choice stands and nothing is said.
+    told = subprocess.run(launch(2, "train", "--config", tmp_path / "job.json"), capture_output=True, text=True,
+                          env=ENV, timeout=600)
+    assert told.returncode == 0, told.stderr
+    assert "ranks share this host" not in told.stderr
 
 
 @pytest.mark.parametrize("first,second", [(2, 1), (1, 2), (2, 2)])

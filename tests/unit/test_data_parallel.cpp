@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "precis/dist/gradient_buckets.h"
+#include "precis/dist/host_threads.h"
 #include "precis/dist/single_process_communicator.h"
 #include "precis/model/bart_init.h"
 #include "precis/train/batch_sampler.h"
@@ -113,6 +114,17 @@ TEST(DataParallel, BucketsCoverTheGradientBufferOnceInBackwardOrder) {
       }
   EXPECT_EQ(dist::backward_stage(c, "model.shared.weight"), dist::final_backward_stage(c));
   EXPECT_EQ(dist::backward_stage(c, "model.decoder.layers." + std::to_string(c.decoder_layers - 1) + ".fc1.weight"), 0);
+}
+
+TEST(DataParallel, RanksSharingAHostShareItsCores) {
+  EXPECT_EQ(dist::threads_per_rank(1, 16, 16, nullptr), 0);     // alone: OpenMP's own default
+  EXPECT_EQ(dist::threads_per_rank(4, 16, 16, nullptr), 4);
+  EXPECT_EQ(dist::threads_per_rank(16, 16, 16, nullptr), 1);
+  EXPECT_EQ(dist::threads_per_rank(32, 16, 16, nullptr), 1);    // oversubscribed: one each
+  EXPECT_EQ(dist::threads_per_rank(2, 16, 1, nullptr), 1);      // bound to one core by mpirun
+  EXPECT_EQ(dist::threads_per_rank(2, 16, 4, nullptr), 4);      // bound to a 4-core set
+  EXPECT_EQ(dist::threads_per_rank(4, 16, 16, "3"), 0);         // the user decides
+  EXPECT_EQ(dist::threads_per_rank(4, 16, 16, ""), 4);
 }
 
 TEST(DataParallel, SingleProcessCollectivesLeaveDataAlone) {

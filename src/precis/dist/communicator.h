@@ -22,6 +22,7 @@ class Communicator {
   virtual int rank() const = 0;        // 0 .. world_size-1
   virtual int world_size() const = 0;
   virtual int local_rank() const = 0;  // rank among the processes of this host (picks the GPU)
+  virtual int local_size() const = 0;  // processes on this host
   virtual int hosts() const = 0;       // distinct hosts in the job (for instance-seconds)
   bool is_main() const { return rank() == 0; }
 

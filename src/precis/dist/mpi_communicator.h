@@ -22,6 +22,7 @@ class MpiCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int world_size() const override { return size_; }
   int local_rank() const override { return local_rank_; }
+  int local_size() const override { return local_size_; }
   int hosts() const override { return hosts_; }
   void all_reduce(std::span<float> data, ReduceOp op) override;
   void all_reduce(std::span<double> data, ReduceOp op) override;
@@ -47,7 +48,7 @@ class MpiCommunicator final : public Communicator {
   [[noreturn]] void timed_out(const char* what);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0, size_ = 1, local_rank_ = 0, hosts_ = 1;
+  int rank_ = 0, size_ = 1, local_rank_ = 0, local_size_ = 1, hosts_ = 1;
   double timeout_s_;
   std::vector<std::string> host_of_rank_;
   std::vector<long> pid_of_rank_;

@@ -10,6 +10,7 @@ class SingleProcessCommunicator final : public Communicator {
   int rank() const override { return 0; }
   int world_size() const override { return 1; }
   int local_rank() const override { return 0; }
+  int local_size() const override { return 1; }
   int hosts() const override { return 1; }
   void all_reduce(std::span<float>, ReduceOp) override {}
   void all_reduce(std::span<double>, ReduceOp) override {}

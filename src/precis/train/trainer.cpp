@@ -15,6 +15,7 @@
 #include "precis/data/collator.h"
 #include "precis/data/dataset.h"
 #include "precis/dist/gradient_buckets.h"
+#include "precis/dist/host_threads.h"
 #include "precis/dist/launch_environment.h"
 #include "precis/eval/generation_evaluation.h"
 #include "precis/eval/loss_evaluation.h"
@@ -859,6 +860,9 @@ void run_training_job(const TrainingArguments& a) {
   // Under mpirun / srun with more than one process: data parallelism over MPI.
   std::unique_ptr<dist::Communicator> comm = dist::make_communicator(double(a.ddp_timeout.value_or(1800)));
   if (comm->world_size() == 1) return run_job(a, *comm, job_start);
+  if (int threads = dist::share_host_cores(comm->local_size()); threads > 0 && comm->local_rank() == 0)
+    std::fprintf(stderr, "precis: %d ranks share this host: %d OpenMP thread%s each (OMP_NUM_THREADS overrides)\n",
+                 comm->local_size(), threads, threads == 1 ? "" : "s");
   // Every rank's error reaches the user, named by its rank; then the whole job ends, so no
   // rank waits forever in a collective for one that has given up.
   try {
