@@ -104,6 +104,16 @@ TEST(ParserHardening, NulBytesInRequestsHeadersAndJobFilesAreRefused) {
             job + ": invalid JSON: a NUL byte at offset 23");
 }
 
+// Found by model_config_fuzzer: the legacy key force_bos_token_to_be_generated holding a
+// number escaped as nlohmann's type_error.
+TEST(ParserHardening, BartConfigLegacyForceBosMustBeABoolean) {
+  const nlohmann::json bad = {{"model_type", "bart"}, {"force_bos_token_to_be_generated", 6}};
+  EXPECT_EQ(error_of([&] { BartConfig::from_json(bad, "config.json"); }),
+            "config.json: field \"force_bos_token_to_be_generated\" must be true or false, found 6");
+  const nlohmann::json legacy = {{"model_type", "bart"}, {"force_bos_token_to_be_generated", true}, {"bos_token_id", 0}};
+  EXPECT_EQ(BartConfig::from_json(legacy, "config.json").forced_bos_token_id, 0);
+}
+
 // Found by trainer_state_fuzzer: a global_step of 4.4e51 was converted to int64 (undefined
 // behaviour, UBSan's float-cast-overflow). Counts must be integers; total_flos is a float, as
 // in HF's files, so a large run's 1e19 loads.

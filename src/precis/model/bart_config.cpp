@@ -58,8 +58,9 @@ BartConfig BartConfig::from_json(const nlohmann::json& j, const std::string& sou
   r.optional_token("forced_eos_token_id", c.forced_eos_token_id);
   r.optional_token("forced_bos_token_id", c.forced_bos_token_id);
   // Legacy key of old BART configs: force_bos_token_to_be_generated = true means forced BOS.
-  if (!c.forced_bos_token_id && j.value("force_bos_token_to_be_generated", false))
-    c.forced_bos_token_id = c.bos_token_id;
+  bool force_bos = false;
+  r.boolean("force_bos_token_to_be_generated", force_bos);
+  if (!c.forced_bos_token_id && force_bos) c.forced_bos_token_id = c.bos_token_id;
   if (auto a = j.find("activation_function"); a != j.end()) {
     check(a->is_string(), r.where("activation_function") + " must be a string");
     try {
