@@ -11,6 +11,11 @@ import subprocess
 
 import pytest
 
+# CI=true (as .ci/run runs): setup has installed everything the suite needs, so a skipped
+# test is a failure there. Elsewhere a file with a skip exits 77, which ctest shows as
+# "Skipped", and the reasons are listed by test name.
+IN_CI = os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
 SOURCE_DIR = pathlib.Path(os.environ.get("PRECIS_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
 BUILD_DIR = pathlib.Path(os.environ.get("PRECIS_BUILD_DIR", SOURCE_DIR / "build"))
 SHARED_DIR = SOURCE_DIR.parent / "shared"
@@ -104,3 +109,29 @@ def tiny_bpe_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("tiny_bpe")
     train_tiny_bpe(d)
     return d
+
+
+def skip_reason(report):
+    if isinstance(report.longrepr, tuple):
+        return report.longrepr[2].removeprefix("Skipped: ")
+    return str(report.longrepr)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    skipped = terminalreporter.stats.get("skipped", [])
+    if not skipped:
+        return
+    terminalreporter.section("skipped tests and why", sep="-")
+    for report in skipped:
+        terminalreporter.write_line(f"SKIPPED {report.nodeid}: {skip_reason(report)}")
+    if IN_CI:
+        terminalreporter.write_line(f"FAILED: {len(skipped)} skipped under CI=true, where scripts/setup.sh "
+                                    "installs everything the suite needs")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = reporter.stats.get("skipped", []) if reporter else []
+    if skipped and session.exitstatus == 0:
+        session.exitstatus = 1 if IN_CI else 77

@@ -88,7 +88,7 @@ std::string credential_fill(const hub::GitEnvironment& env, const std::string& r
 }
 
 TEST(Publish, CredentialHelperAnswersWithTheTokenFromTheEnvironment) {
-  if (!precis::find_program("git")) GTEST_SKIP() << "git not installed";
+  if (!precis::find_program("git")) SKIP_OR_FAIL_IN_CI("git not installed");
   setenv("PRECIS_TEST_TOKEN", "hf_unit_test_token", 1);
   const hub::GitEnvironment env = hub::git_environment("PRECIS_TEST_TOKEN");
   EXPECT_EQ(env.token, "hf_unit_test_token");
