@@ -1,7 +1,13 @@
 """What a run does when the world fails it: the disk fills while a checkpoint is written,
 SIGTERM arrives (with --save_on_interrupt), the latest checkpoint is corrupt, an
 evaluation rank dies or hangs. Each time: a clear message, no hang, and the last good
-checkpoint loadable, so the same command run again finishes the job."""
+checkpoint loadable, so the same command run again finishes the job. A kill -9 in the
+middle of a step or of a checkpoint write, followed by the same command, ends bit-identical
+to a run never stopped.
+
+The run is stopped at an exact point by PRECIS_TEST_STOP_AT (a test hook of the trainer,
+src/precis/train/test_stop.h: the process stops itself with SIGSTOP there), then killed or
+signalled: no sleep has to land inside a window."""
 import json
 import os
 import resource
@@ -67,36 +73,89 @@ def test_full_disk_while_checkpointing_keeps_the_last_checkpoint(tmp_path):
     assert same_weights(tmp_path / "straight", out)
 
 
-def start_slow_run(config):
-    env = dict(ENV, PRECIS_STEP_DELAY_MS="150")
-    return subprocess.Popen([precis_binary(), "train", "--config", str(config)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+def start_stopped_at(config, point, tmp_path):
+    """`precis train` stopped by the test hook at `point`; returns (Popen, stderr file) once it
+    has stopped there. Fails if it ends first."""
+    err = tmp_path / f"stderr-{point.replace(':', '-')}-{len(list(tmp_path.glob('stderr-*')))}.txt"
+    with open(err, "w") as f:
+        proc = subprocess.Popen([precis_binary(), "train", "--config", str(config)], stdout=subprocess.DEVNULL,
+                                stderr=f, env=dict(ENV, PRECIS_TEST_STOP_AT=point))
+    deadline = time.monotonic() + 120
+    while True:
+        pid, status = os.waitpid(proc.pid, os.WNOHANG | os.WUNTRACED)
+        if pid and os.WIFSTOPPED(status):
+            return proc, err
+        assert not pid, f"the run ended before {point}:\n{err.read_text()}"
+        assert time.monotonic() < deadline, f"the run never reached {point}"
+        time.sleep(0.02)
 
 
-def wait_for_steps(out, proc, steps, timeout=120):
-    deadline = time.time() + timeout
-    log = out / "train_log.jsonl"
-    while not (log.exists() and len(log.read_text().splitlines()) >= steps):
-        assert proc.poll() is None and time.time() < deadline, "the run ended early"
-        time.sleep(0.05)
+def log_lines(out):
+    """train_log.jsonl by step: the last line for each (a resumed run logs redone steps again)."""
+    return {e["step"]: e for e in map(json.loads, (out / "train_log.jsonl").read_text().splitlines())}
+
+
+@pytest.fixture(scope="module")
+def accumulation_job(tmp_path_factory):
+    """Dropout on, two micro-batches of one example per step (3 steps per epoch), a checkpoint
+    every 2 steps; and the run of it never stopped."""
+    tmp_path = tmp_path_factory.mktemp("kill9")
+    make_job(tmp_path, dropout=0.1)
+    job = dict(max_steps=6, per_device_train_batch_size=1, gradient_accumulation_steps=2, save_steps=2)
+    straight = run_job(write_job(tmp_path, tmp_path / "straight", **job))
+    assert straight.returncode == 0, straight.stderr
+    return tmp_path, job
+
+
+@pytest.mark.parametrize("point,resumes_from", [
+    ("micro:3:0", "checkpoint-2"),  # between the two micro-batches of step 4
+    ("save:4", "checkpoint-2"),     # checkpoint-4 half written
+])
+def test_kill_9_then_the_same_command_equals_a_run_never_stopped(accumulation_job, point, resumes_from):
+    tmp_path, job = accumulation_job
+    straight, out = tmp_path / "straight", tmp_path / f"killed-{point.replace(':', '-')}"
+    config = write_job(tmp_path, out, **job)
+    proc, _ = start_stopped_at(config, point, tmp_path)
+    os.kill(proc.pid, signal.SIGKILL)
+    assert proc.wait(timeout=60) == -signal.SIGKILL
+    saved = sorted(p.name for p in out.iterdir() if p.name.startswith("checkpoint-"))
+    if point.startswith("save"):
+        assert saved[:1] == ["checkpoint-2"] and saved[1].startswith("checkpoint-4.tmp-") and len(saved) == 2, saved
+    else:
+        assert saved == ["checkpoint-2"], saved
+    again = run_job(config)
+    assert again.returncode == 0 and f"resuming from {out / resumes_from}" in again.stderr, again.stderr
+    assert not [p for p in out.iterdir() if ".tmp-" in p.name]
+    # Bit-identical: weights, the optimizer's moments, every step's loss and gradient norm.
+    assert same_weights(straight, out)
+    a, b = (load_file(str(d / "checkpoint-6" / "optimizer.safetensors")) for d in (straight, out))
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert json.loads((out / "checkpoint-6" / "trainer_state.json").read_text()) == \
+        json.loads((straight / "checkpoint-6" / "trainer_state.json").read_text())
+    history = [[(e["step"], e["loss"], e["grad_norm"]) for e in json.loads((d / "trainer_state.json").read_text())
+                ["log_history"] if "loss" in e] for d in (straight, out)]
+    assert history[0] == history[1] and len(history[0]) == 6
+    ours, theirs = log_lines(out), log_lines(straight)
+    assert sorted(ours) == list(range(1, 7))
+    assert all((ours[k]["loss"], ours[k]["grad_norm"]) == (theirs[k]["loss"], theirs[k]["grad_norm"]) for k in ours)
 
 
 def test_sigterm_with_save_on_interrupt_saves_and_exits_cleanly(tmp_path):
     make_job(tmp_path, dropout=0.1)
-    straight = run_job(write_job(tmp_path, tmp_path / "straight", max_steps=12, save_strategy="no"))
+    straight = run_job(write_job(tmp_path, tmp_path / "straight", max_steps=6, save_strategy="no"))
     assert straight.returncode == 0, straight.stderr
     out = tmp_path / "out"
-    config = write_job(tmp_path, out, max_steps=12, save_strategy="no", save_on_interrupt=True)
-    proc = start_slow_run(config)
-    wait_for_steps(out, proc, 3)
+    config = write_job(tmp_path, out, max_steps=6, save_strategy="no", save_on_interrupt=True)
+    # SIGTERM arrives in the middle of step 3 (queued while the run is stopped there).
+    proc, err = start_stopped_at(config, "micro:2:0", tmp_path)
     proc.send_signal(signal.SIGTERM)
-    _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 0, stderr
+    proc.send_signal(signal.SIGCONT)
+    assert proc.wait(timeout=60) == 0, err.read_text()
+    stderr = err.read_text()
     saved = [p for p in out.iterdir() if p.name.startswith("checkpoint-")]
-    assert len(saved) == 1, stderr
-    step = int(saved[0].name.split("-")[1])
-    assert 3 <= step < 12 and f"SIGTERM: stopped at step {step} and saved" in stderr, stderr
-    assert json.loads((saved[0] / "trainer_state.json").read_text())["global_step"] == step
+    assert [p.name for p in saved] == ["checkpoint-3"], stderr  # step 3 finished, then saved
+    assert "SIGTERM: stopped at step 3 and saved" in stderr, stderr
+    assert json.loads((saved[0] / "trainer_state.json").read_text())["global_step"] == 3
     assert not (out / "model.safetensors").exists()  # the run did not finish
     # The same command resumes and ends exactly as the uninterrupted run.
     again = run_job(config)
@@ -107,17 +166,21 @@ def test_sigterm_with_save_on_interrupt_saves_and_exits_cleanly(tmp_path):
 def test_sigterm_without_the_option_kills_and_leaves_checkpoints_whole(tmp_path):
     make_job(tmp_path)
     out = tmp_path / "out"
-    proc = start_slow_run(write_job(tmp_path, out, max_steps=40, save_steps=1))
-    wait_for_steps(out, proc, 4)
+    config = write_job(tmp_path, out, max_steps=6, save_steps=1)
+    # SIGTERM in the middle of writing checkpoint-4.
+    proc, _ = start_stopped_at(config, "save:4", tmp_path)
     proc.send_signal(signal.SIGTERM)
-    proc.communicate(timeout=60)
-    assert proc.returncode == -signal.SIGTERM
-    # Killed in the middle of a save at worst: a staging folder, never a half checkpoint-N.
-    for checkpoint in (p for p in out.iterdir() if p.name.startswith("checkpoint-") and ".tmp-" not in p.name):
-        assert load_file(str(checkpoint / "model.safetensors")) and (checkpoint / "trainer_state.json").exists()
-    # The rerun resumes from the last one and clears any staging folder away.
-    again = run_job(write_job(tmp_path, out, max_steps=40, save_steps=20))
-    assert again.returncode == 0 and "resuming from" in again.stderr, again.stderr
+    proc.send_signal(signal.SIGCONT)
+    assert proc.wait(timeout=60) == -signal.SIGTERM
+    # A staging folder, never a half checkpoint-4; the earlier ones whole.
+    names = sorted(p.name for p in out.iterdir() if p.name.startswith("checkpoint-"))
+    assert names[:3] == ["checkpoint-1", "checkpoint-2", "checkpoint-3"] and len(names) == 4, names
+    assert names[3].startswith("checkpoint-4.tmp-"), names
+    for checkpoint in names[:3]:
+        assert load_file(str(out / checkpoint / "model.safetensors")) and (out / checkpoint / "trainer_state.json").exists()
+    # The rerun resumes from the last one and clears the staging folder away.
+    again = run_job(config)
+    assert again.returncode == 0 and f"resuming from {out / 'checkpoint-3'}" in again.stderr, again.stderr
     assert not [p for p in out.iterdir() if ".tmp-" in p.name]
 
 
@@ -149,30 +212,39 @@ def test_corrupt_latest_checkpoint_falls_back_to_the_previous(tmp_path, damage):
     assert same_weights(tmp_path / "straight", out)
 
 
+def process_state(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
 @pytest.mark.skipif(MPIRUN is None, reason="mpirun (openmpi-bin) is not installed")
 @pytest.mark.parametrize("failure", ["killed", "stopped"])
 def test_evaluation_rank_failure_ends_the_job(tmp_path, failure):
     """Rank 1 dies (SIGKILL) or hangs (SIGSTOP) while the ranks evaluate: rank 0 does not wait
-    forever; the job ends with a message within the timeout."""
+    forever; the job ends with a message within the timeout. Rank 1 stops itself inside the
+    evaluation (the test hook, after its loss and before it generates); "killed" then kills it."""
     make_job(tmp_path)
-    rows = [json.loads(line) for line in (tmp_path / "train.jsonl").read_text().splitlines()]
-    with open(tmp_path / "eval.jsonl", "w") as f:
-        for _ in range(20):
-            for r in rows:
-                f.write(json.dumps(r) + "\n")
     out = tmp_path / "out"
     config = write_job(tmp_path, out, max_steps=2, save_strategy="no", do_eval=True,
-                       validation_file=str(tmp_path / "eval.jsonl"), per_device_eval_batch_size=2,
-                       predict_with_generate=True, generation_num_beams=4, generation_max_length=32,
+                       validation_file=str(tmp_path / "train.jsonl"), per_device_eval_batch_size=2,
+                       predict_with_generate=True, generation_num_beams=2, generation_max_length=16,
                        ddp_timeout=5)
-    proc = subprocess.Popen(launch(2, "train", "--config", config), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=ENV)
-    deadline = time.time() + 120
-    while not (out / "job_summary.json").exists():  # rank 0 has trained and saved: evaluation starts
-        assert proc.poll() is None and time.time() < deadline, "the run ended before evaluating"
+    cmd = launch(2, "train", "--config", config)
+    cmd[1:1] = ["-x", "PRECIS_TEST_STOP_AT"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(ENV, PRECIS_TEST_STOP_AT="evaluate:1"))
+    deadline = time.monotonic() + 120
+    while True:
+        pid = rank_pids(proc.pid).get(1)
+        try:
+            if pid and process_state(pid) == "T":
+                break
+        except OSError:
+            pass
+        assert proc.poll() is None and time.monotonic() < deadline, "rank 1 never reached the evaluation"
         time.sleep(0.02)
-    pids = rank_pids(proc.pid)
-    os.kill(pids[1], signal.SIGKILL if failure == "killed" else signal.SIGSTOP)
+    if failure == "killed":
+        os.kill(pid, signal.SIGKILL)
     failed_at = time.time()
     # The job ends once rank 0 has finished its share of the evaluation and waited --ddp_timeout
     # for rank 1: about 5 s in a release build. Under AddressSanitizer (with full unwinding
@@ -189,6 +261,7 @@ def test_evaluation_rank_failure_ends_the_job(tmp_path, failure):
         assert "did not complete within --ddp_timeout 5 s" in stderr, stderr
     else:
         assert "rank 1" in stderr, stderr
+    assert (out / "job_summary.json").exists()  # training had finished: it failed in the evaluation
     assert not (out / "eval_results.json").exists()
 
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "precis/generate/generate.h"
+#include "precis/train/test_stop.h"
 
 namespace precis::train {
 
@@ -85,6 +86,7 @@ eval::GenerationEvaluation sharded_evaluate_with_generation(
   std::vector<std::vector<int32_t>> rows;
   if (!mine.empty()) {
     loss = eval::evaluate_loss(model, mine, batch_size, collator);
+    stop_here_for_test("evaluate", comm.rank());  // a test hook; see test_stop.h
     for (size_t i = 0; i < mine.size(); i += size_t(batch_size)) {
       std::vector<std::vector<int32_t>> inputs;
       for (size_t j = i; j < std::min(mine.size(), i + size_t(batch_size)); ++j)

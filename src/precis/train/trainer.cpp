@@ -36,6 +36,7 @@
 #include "precis/train/sharded_adamw.h"
 #include "precis/train/sharded_evaluation.h"
 #include "precis/train/tensorboard_writer.h"
+#include "precis/train/test_stop.h"
 #include "precis/train/trainer_state.h"
 
 namespace precis::train {
@@ -188,6 +189,7 @@ struct TrainingRun {
         sharded->save(dir.staging() / "optimizer.safetensors");
       else
         optimizer->save(dir.staging() / "optimizer.safetensors");
+      stop_here_for_test("save", state.global_step);  // a test hook; see test_stop.h
       state.save(dir.staging() / "trainer_state.json");
       dir.commit();
     } catch (const Error& e) {
@@ -642,6 +644,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
           for (const auto* e : chunk) tokens_seen += int64_t(e->input_ids.size() + e->labels.size());
         }
         check(global_tokens > 0, "a training batch has no label tokens (all -100)");
+        stop_here_for_test("micro", run.state.global_step, micro_in_step);  // a test hook; see test_stop.h
         ++micro_in_step;
         if (!update) continue;
 
