@@ -16,6 +16,7 @@ from safetensors.torch import load_file
 
 from conftest import precis_binary
 from test_train import make_job
+from test_train_predict import make_predict_job
 
 MPIRUN = shutil.which("mpirun")
 pytestmark = pytest.mark.skipif(MPIRUN is None, reason="mpirun (openmpi-bin) is not installed")
@@ -235,22 +236,29 @@ def test_zero1_equals_plain_data_parallelism(tmp_path):
 
 
 def test_sharded_evaluation_and_prediction_equal_one_rank(tmp_path):
-    make_job(tmp_path)
-    (tmp_path / "valid.jsonl").write_text((tmp_path / "train.jsonl").read_text())
-    job = dict(do_train=False, do_eval=True, do_predict=True, predict_with_generate=True,
-               validation_file=str(tmp_path / "valid.jsonl"), test_file=str(tmp_path / "valid.jsonl"),
-               per_device_eval_batch_size=2, generation_max_length=12)
+    # A model whose predictions differ between inputs (test_train_predict's), 6 examples in
+    # batches of 2: one batch per rank, gathered back in the examples' order.
+    make_predict_job(tmp_path)
+    data = str(tmp_path / "data.jsonl")
+    job = dict(do_train=False, do_eval=True, do_predict=True, predict_with_generate=True, validation_file=data,
+               test_file=data, per_device_eval_batch_size=2, generation_max_length=12)
     train(tmp_path, tmp_path / "one", 1, **job)
     train(tmp_path, tmp_path / "three", 3, **job)
+    predictions = (tmp_path / "one" / "generated_predictions.txt").read_text().split("\n")
+    batches = [tuple(predictions[i:i + 2]) for i in range(0, 6, 2)]
+    print(f"predictions by batch: {batches}")
+    # Any other order of the three ranks' batches gives another file.
+    assert len(predictions) == 6 and len(set(batches)) == 3
     for name in ("eval_results.json", "predict_results.json"):
         one = json.loads((tmp_path / "one" / name).read_text())
         three = json.loads((tmp_path / "three" / name).read_text())
+        prefix = name.split("_")[0]
+        assert all(one[f"{prefix}_{key}"] > 0 for key in ("rouge1", "rouge2", "rougeL", "rougeLsum")), one
         for key, value in one.items():
             if key.endswith(("_runtime", "_per_second")):
                 continue
             assert three[key] == pytest.approx(value, rel=1e-6, abs=1e-9), (name, key)
-    assert (tmp_path / "one" / "generated_predictions.txt").read_text() == \
-        (tmp_path / "three" / "generated_predictions.txt").read_text()
+    assert (tmp_path / "three" / "generated_predictions.txt").read_text().split("\n") == predictions
 
 
 def test_an_error_on_any_rank_is_reported_with_its_rank(tmp_path):

@@ -1,14 +1,110 @@
 """`precis train --do_predict --predict_with_generate` against Seq2SeqTrainer.predict() and
-run_summarization's compute_metrics (rouge_score with the stemmer, bootstrap aggregate)."""
+run_summarization's compute_metrics (rouge_score with the stemmer, bootstrap aggregate), on
+a model whose predictions differ from input to input and end by EOS as well as at max length,
+with references that overlap them, so that every ROUGE and gen_len is informative."""
 import json
+import re
 
 import numpy as np
 import pytest
+import torch
 from rouge_score import rouge_scorer, scoring
-from transformers import DataCollatorForSeq2Seq, GenerationConfig, Seq2SeqTrainer, Seq2SeqTrainingArguments
+from transformers import (AutoTokenizer, BartForConditionalGeneration, DataCollatorForSeq2Seq, GenerationConfig,
+                          Seq2SeqTrainer, Seq2SeqTrainingArguments)
 
-from conftest import run_precis
-from test_train import SOURCES, make_job
+from bart_models import make_bart
+from conftest import run_precis, train_tiny_bpe
+from test_generate import spread_weights
+from test_train import SOURCES
+
+ROUGE_KEYS = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+
+
+def make_predict_job(directory):
+    """A tokenizer, a model and a data file (directory/base, directory/data.jsonl) for predict
+    and evaluation tests; returns the tokenizer and the records.
+
+    The model is make_bart's narrow-gelu re-drawn by spread_weights, untied (a tied head keeps
+    repeating the last token), with a final_logits_bias that allows only whole-word tokens and
+    EOS: its greedy and beam predictions are words, differ between inputs, and some rows end by
+    EOS before max length. Each reference is the model's greedy prediction altered: halves
+    swapped onto two lines (rougeLsum's summary-level LCS then differs from rougeL's) and a
+    word of its own added, so ROUGE is neither 0 nor 100 and differs from row to row.
+    Nothing has ".", "!" or "?", so nltk.sent_tokenize (run_summarization's postprocess_text,
+    whose English Punkt parameters are not installed here) leaves every text as it is."""
+    tokenizer = train_tiny_bpe(directory / "base")
+    model = make_bart("narrow-gelu", len(tokenizer), tie_word_embeddings=False)
+    spread_weights(model, 0, eos_bias=5.0)
+    words = [i for t, i in tokenizer.get_vocab().items() if re.fullmatch(r"Ġ[A-Za-z]{2,}", t)]
+    with torch.no_grad():
+        allowed = torch.full_like(model.final_logits_bias, -30.0)
+        allowed[0, words] = 0.0
+        allowed[0, model.config.eos_token_id] = 0.0
+        model.final_logits_bias += allowed
+    model.save_pretrained(directory / "base")
+    enc = tokenizer(SOURCES, max_length=64, truncation=True, padding=True, return_tensors="pt")
+    with torch.no_grad():
+        greedy = model.generate(**enc, max_length=12, num_beams=1)
+    own_words = ["cookies", "liberal", "mood", "unicode", "short", "fox"]
+    records = []
+    for source, prediction, word in zip(SOURCES, tokenizer.batch_decode(greedy, skip_special_tokens=True), own_words):
+        w = prediction.split()
+        half = (len(w) + 1) // 2
+        summary = " ".join(w[half:]) + "\n" + " ".join(w[:half] + [word]) if len(w) > 1 else f"{word} {prediction}"
+        records.append({"dialogue": source, "summary": summary.strip()})
+    with open(directory / "data.jsonl", "w") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return AutoTokenizer.from_pretrained(directory / "base"), records
+
+
+def features_of(tokenizer, records):
+    enc = tokenizer([r["dialogue"] for r in records], max_length=64, truncation=True)
+    labels = tokenizer(text_target=[r["summary"] for r in records], max_length=32, truncation=True)
+    return [{"input_ids": i, "attention_mask": m, "labels": l}
+            for i, m, l in zip(enc["input_ids"], enc["attention_mask"], labels["input_ids"])]
+
+
+def summarization_metrics(out, tokenizer, seed):
+    """run_summarization's compute_metrics on Seq2SeqTrainer.predict()'s output, with the
+    bootstrap's NumPy seeded as precis seeds it; also the decoded predictions and the per-row
+    scores."""
+    preds = np.where(out.predictions != -100, out.predictions, tokenizer.pad_token_id)
+    labels = np.where(out.label_ids != -100, out.label_ids, tokenizer.pad_token_id)
+    decoded = [p.strip() for p in tokenizer.batch_decode(preds, skip_special_tokens=True)]
+    refs = [r.strip() for r in tokenizer.batch_decode(labels, skip_special_tokens=True)]
+    # nltk.sent_tokenize only splits after ".", "!" or "?": with none, each text is one sentence.
+    assert not any(re.search(r"[.!?]", t) for t in decoded + refs)
+    scorer = rouge_scorer.RougeScorer(ROUGE_KEYS, use_stemmer=True)
+    rows = [scorer.score(ref, pred) for ref, pred in zip(refs, decoded)]
+    aggregator = scoring.BootstrapAggregator()
+    for row in rows:
+        aggregator.add_scores(row)
+    np.random.seed(seed)
+    agg = aggregator.aggregate()
+    metrics = {key: round(agg[key].mid.fmeasure * 100, 4) for key in ROUGE_KEYS}
+    lengths = [np.count_nonzero(p != tokenizer.pad_token_id) for p in preds]
+    metrics["gen_len"] = round(float(np.mean(lengths)), 4)
+    return metrics, decoded, rows, lengths
+
+
+def assert_informative(metrics, decoded, rows, lengths, max_length):
+    """The case can tell right from wrong: the predictions differ, some end by EOS before max
+    length and some do not, every ROUGE is above 0 and differs between rows, and rougeLsum's
+    split into lines changes at least one row's score."""
+    assert len(set(decoded)) >= 3, decoded
+    assert min(lengths) < max_length and len(set(lengths)) > 1, lengths
+    assert all(metrics[key] > 0 for key in ROUGE_KEYS), metrics
+    for key in ROUGE_KEYS:
+        assert len({round(r[key].fmeasure, 6) for r in rows}) > 1, key
+    assert any(abs(r["rougeL"].fmeasure - r["rougeLsum"].fmeasure) > 1e-3 for r in rows)
+
+
+@pytest.fixture(scope="module")
+def predict_job(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("predict_job")
+    tokenizer, records = make_predict_job(directory)
+    return directory, tokenizer, records
 
 
 # generation_config: Seq2SeqTrainingArguments.generation_config, a directory with a
@@ -17,8 +113,9 @@ from test_train import SOURCES, make_job
 # config.json's generation keys, so its settings do nothing in HF either).
 USER_GENERATION = {"num_beams": 3, "no_repeat_ngram_size": 2, "length_penalty": 0.5, "repetition_penalty": 1.3}
 @pytest.mark.parametrize("beams,generation_config", [(1, None), (3, None), (3, "user"), (3, "from_model_config")])
-def test_predictions_and_metrics_match_seq2seq_trainer(tmp_path, beams, generation_config):
-    model, tokenizer, records = make_job(tmp_path)
+def test_predictions_and_metrics_match_seq2seq_trainer(tmp_path, predict_job, beams, generation_config):
+    job, tokenizer, records = predict_job
+    model = BartForConditionalGeneration.from_pretrained(job / "base").eval()
     extra = []
     if generation_config is not None:
         (tmp_path / "gen").mkdir()
@@ -31,24 +128,18 @@ def test_predictions_and_metrics_match_seq2seq_trainer(tmp_path, beams, generati
             derived.update(**USER_GENERATION)
             derived.save_pretrained(tmp_path / "gen")
         extra = ["--generation_config", tmp_path / "gen"]
-    (tmp_path / "test.jsonl").write_text((tmp_path / "train.jsonl").read_text())
-    enc = tokenizer([r["dialogue"] for r in records], max_length=64, truncation=True)
-    labels = tokenizer(text_target=[r["summary"] for r in records], max_length=32, truncation=True)
-    features = [{"input_ids": i, "attention_mask": m, "labels": l}
-                for i, m, l in zip(enc["input_ids"], enc["attention_mask"], labels["input_ids"])]
     args = Seq2SeqTrainingArguments(output_dir=str(tmp_path / "hf"), per_device_eval_batch_size=4, report_to=[],
                                     use_cpu=True, predict_with_generate=True, generation_max_length=12,
                                     generation_num_beams=beams,
                                     generation_config=None if generation_config is None else str(tmp_path / "gen"))
     trainer = Seq2SeqTrainer(model=model, args=args,
                              data_collator=DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100))
-    out = trainer.predict(features)
-    preds = np.where(out.predictions != -100, out.predictions, tokenizer.pad_token_id)
-    decoded = [p.strip() for p in tokenizer.batch_decode(preds, skip_special_tokens=True)]
-    refs = [r["summary"].strip() for r in records]
-    gen_len = round(float(np.mean([np.count_nonzero(p != tokenizer.pad_token_id) for p in preds])), 4)
+    out = trainer.predict(features_of(tokenizer, records))
+    want, decoded, rows, lengths = summarization_metrics(out, tokenizer, seed=42)
+    print(f"beams {beams}, {generation_config}: lengths {lengths}, {want}")
+    assert_informative(want, decoded, rows, lengths, max_length=12)
 
-    result = run_precis("train", "--model_name_or_path", tmp_path / "base", "--test_file", tmp_path / "test.jsonl",
+    result = run_precis("train", "--model_name_or_path", job / "base", "--test_file", job / "data.jsonl",
                         "--do_predict", "--predict_with_generate", "--output_dir", tmp_path / "out",
                         "--per_device_eval_batch_size", 4, "--generation_max_length", 12,
                         "--num_beams", beams, "--max_source_length", 64, "--max_target_length", 32, "--seed", 42,
@@ -56,42 +147,33 @@ def test_predictions_and_metrics_match_seq2seq_trainer(tmp_path, beams, generati
     ours = json.loads((tmp_path / "out" / "predict_results.json").read_text())
     predictions = (tmp_path / "out" / "generated_predictions.txt").read_text().split("\n")
     assert predictions == decoded
-    assert ours["predict_gen_len"] == gen_len
     assert abs(ours["predict_loss"] - out.metrics["test_loss"]) <= 1e-5 * out.metrics["test_loss"]
     assert ours["predict_samples"] == len(SOURCES)
-    # ROUGE-1/2/L: rouge_score per pair, then the bootstrap with NumPy seeded as precis seeds it.
-    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=True)
-    aggregator = scoring.BootstrapAggregator()
-    for ref, pred in zip(refs, decoded):
-        aggregator.add_scores(scorer.score(ref, pred))
-    np.random.seed(42)
-    agg = aggregator.aggregate()
-    for key in ["rouge1", "rouge2", "rougeL"]:
-        assert ours[f"predict_{key}"] == round(agg[key].mid.fmeasure * 100, 4), key
+    # predict_rouge1/2/L/Lsum and predict_gen_len: compute_metrics' values, rounded as it rounds.
+    for key, value in want.items():
+        assert ours[f"predict_{key}"] == value, (key, ours[f"predict_{key}"], value)
     assert "predict_rouge1" in result.stdout
 
 
-def test_precis_eval_with_generation_matches_seq2seq_trainer_evaluate(tmp_path):
-    model, tokenizer, records = make_job(tmp_path)
-    enc = tokenizer([r["dialogue"] for r in records], max_length=64, truncation=True)
-    labels = tokenizer(text_target=[r["summary"] for r in records], max_length=32, truncation=True)
-    features = [{"input_ids": i, "attention_mask": m, "labels": l}
-                for i, m, l in zip(enc["input_ids"], enc["attention_mask"], labels["input_ids"])]
+def test_precis_eval_with_generation_matches_seq2seq_trainer_evaluate(tmp_path, predict_job):
+    job, tokenizer, records = predict_job
+    model = BartForConditionalGeneration.from_pretrained(job / "base").eval()
     args = Seq2SeqTrainingArguments(output_dir=str(tmp_path / "hf"), per_device_eval_batch_size=4, report_to=[],
                                     use_cpu=True, predict_with_generate=True, generation_max_length=10,
                                     generation_num_beams=2)
     trainer = Seq2SeqTrainer(model=model, args=args,
                              data_collator=DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100))
-    out = trainer.predict(features)
-    preds = np.where(out.predictions != -100, out.predictions, tokenizer.pad_token_id)
-    decoded = [p.strip() for p in tokenizer.batch_decode(preds, skip_special_tokens=True)]
-    gen_len = round(float(np.mean([np.count_nonzero(p != tokenizer.pad_token_id) for p in preds])), 4)
-    result = run_precis("eval", "--model", tmp_path / "base", "--data", tmp_path / "train.jsonl",
+    out = trainer.predict(features_of(tokenizer, records))
+    want, decoded, rows, lengths = summarization_metrics(out, tokenizer, seed=42)  # precis eval's default --seed
+    print(f"eval: lengths {lengths}, {want}")
+    assert_informative(want, decoded, rows, lengths, max_length=10)
+    result = run_precis("eval", "--model", job / "base", "--data", job / "data.jsonl",
                         "--per_device_eval_batch_size", 4, "--max_source_length", 64, "--max_target_length", 32,
                         "--predict_with_generate", "--generation_max_length", 10, "--num_beams", 2,
                         "--output_dir", tmp_path / "eval")
     ours = json.loads(result.stdout)
     assert (tmp_path / "eval" / "generated_predictions.txt").read_text().split("\n") == decoded
-    assert ours["eval_gen_len"] == gen_len
     assert abs(ours["eval_loss"] - out.metrics["test_loss"]) <= 1e-5 * out.metrics["test_loss"]
+    for key, value in want.items():
+        assert ours[f"eval_{key}"] == value, (key, ours[f"eval_{key}"], value)
     assert json.loads((tmp_path / "eval" / "eval_results.json").read_text()) == ours
