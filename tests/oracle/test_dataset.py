@@ -1,23 +1,25 @@
-"""Our dataset readers against what run_summarization gets from `datasets`' loaders.
-
-`datasets` itself is not a test dependency, so the reference is written here from Python's
-`json` and `csv` modules with the semantics the loaders add on top: JSON lines or a
-top-level array of objects or an object of column arrays; a missing key is None; the CSV
-loader (pandas) reads empty fields and pandas' NA strings as None; then run_summarization
-keeps `select(range(max_samples))` and drops the rows whose text or summary is falsy.
+"""Our dataset readers against what run_summarization gets from the real `datasets` loaders
+(pinned in requirements-test.txt, run offline): `load_dataset("json" | "csv", data_files=FILE)`
+reads the same file, then run_summarization keeps `select(range(max_samples))` and its
+preprocess_function drops the rows whose text or summary is falsy (expected() below).
 precis reads the same files through tests/tools/dataset_tool.cpp.
+
+Where precis reads a file otherwise, the test says what `datasets` does and why precis differs:
+- a top-level JSON object of column arrays: `datasets` takes it as one row whose values are the
+  columns (pyarrow's JSON reader sees one JSON line), which run_summarization cannot tokenize;
+  precis reads the columns, as `datasets` itself does when the same object is under `field`;
+- a NUL character inside a CSV field: pandas' C parser (the CSV loader) drops the rest of the
+  field; precis keeps it, as Python's csv module does.
 """
 import csv
+import itertools
 import json
+import os
 import random
 
 import pytest
 
 from conftest import UNICODE_CORPUS, run_precis
-
-# pandas._libs.parsers.STR_NA_VALUES (pandas 2), read as NaN -> None by the CSV loader.
-PANDAS_NA = {"", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND",
-             "1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
 
 TRICKY = UNICODE_CORPUS + [
     'She said "hi", then left.',
@@ -42,10 +44,9 @@ def records_of(path, *args):
     return records, stats
 
 
-def expected(rows, text="dialogue", summary="summary", max_samples=None):
-    """run_summarization: select(range(N)), then drop pairs where either is falsy."""
-    if max_samples is not None:
-        rows = rows[:max_samples]
+def expected(rows, text="dialogue", summary="summary"):
+    """run_summarization's preprocess_function keeps the pairs where both are truthy
+    (`if examples[text_column][i] and examples[summary_column][i]`)."""
     pairs = [(r.get(text), r.get(summary)) for r in rows]
     kept = [(t, s) for t, s in pairs if t and s]
     return kept, len(rows) - len(kept)
@@ -72,70 +73,119 @@ def make_rows(n, seed, with_missing=True):
     return rows
 
 
-def read_csv_reference(path, delimiter=","):
+@pytest.fixture(scope="module")
+def load_dataset(tmp_path_factory):
+    """The rows of load_dataset(builder, data_files=path)["train"], as run_summarization calls it
+    (builder from the extension; .jsonl and .tsv, which the script's argument check refuses, as
+    `datasets` reads them: "json", and "csv" with delimiter="\\t"). Each call has its own cache."""
+    os.environ["HF_DATASETS_OFFLINE"] = "1"
+    import datasets
+    datasets.disable_progress_bars()
+    cache, n = tmp_path_factory.mktemp("datasets_cache"), itertools.count()
+
+    def load(path, max_samples=None, **kwargs):
+        builder = {".json": "json", ".jsonl": "json", ".csv": "csv", ".tsv": "csv"}[path.suffix]
+        if path.suffix == ".tsv":
+            kwargs.setdefault("delimiter", "\t")
+        train = datasets.load_dataset(builder, data_files={"train": str(path)}, cache_dir=str(cache / str(next(n))),
+                                      **kwargs)["train"]
+        if max_samples is not None:  # run_summarization's max_train_samples
+            train = train.select(range(min(len(train), max_samples)))
+        return train.to_list()
+
+    return load
+
+
+def python_csv_rows(path, delimiter=","):
     with open(path, newline="", encoding="utf-8-sig") as f:
-        reader = csv.DictReader(f, delimiter=delimiter)
-        rows = []
-        for row in reader:
-            rows.append({k: (None if v is None or v in PANDAS_NA else v) for k, v in row.items()})
-    return rows
+        return list(csv.DictReader(f, delimiter=delimiter))
+
+
+def without_nul_rows(pairs, csv_rows, hf_rows, text="dialogue", summary="summary"):
+    """The CSV loader cuts a field at a NUL character; precis keeps it (see the module docstring).
+    Returns the pairs precis must give: the loader's, with those fields as Python's csv reads
+    them; checks that the loader did cut exactly there."""
+    assert len(csv_rows) == len(hf_rows)
+    fixed, cut = [], 0
+    for row, hf in zip(csv_rows, hf_rows):
+        for key in (text, summary):
+            if row.get(key) and "\0" in row[key]:
+                assert hf[key] == row[key][:row[key].index("\0")], (row[key], hf[key])
+                hf = dict(hf, **{key: row[key]})
+                cut += 1
+        fixed.append(hf)
+    return fixed, cut
 
 
 @pytest.mark.parametrize("indent", [None, 2])
-def test_json_array(tmp_path, indent):
+def test_json_array(tmp_path, load_dataset, indent):
     rows = make_rows(300, seed=1)
     path = tmp_path / "train.json"
     path.write_text(json.dumps(rows, indent=indent, ensure_ascii=indent is None), encoding="utf-8")
     records, stats = records_of(path)
-    reference = json.loads(path.read_text(encoding="utf-8"))
+    reference = load_dataset(path)
     kept, dropped = expected(reference)
     assert as_pairs(records) == kept
     assert stats["dropped_empty"] == dropped
-    assert stats["rows"] == len(reference)
+    assert stats["rows"] == len(reference) == len(rows)
 
 
-def test_json_lines(tmp_path):
+def test_json_lines(tmp_path, load_dataset):
     rows = make_rows(400, seed=2)
     path = tmp_path / "train.jsonl"
     lines = [json.dumps(r, ensure_ascii=i % 2 == 0) for i, r in enumerate(rows)]
     lines.insert(10, "")  # blank lines are skipped
     path.write_bytes(("\r\n".join(lines[:50]) + "\n" + "\n".join(lines[50:]) + "\n").encode())
     records, stats = records_of(path)
-    text = path.read_bytes().decode("utf-8")
-    reference_lines = [(n + 1, json.loads(line)) for n, line in enumerate(text.split("\n")) if line.strip()]
-    kept, dropped = expected([r for _, r in reference_lines])
+    reference = load_dataset(path)
+    kept, dropped = expected(reference)
     assert as_pairs(records) == kept
     assert stats["dropped_empty"] == dropped
-    # Line numbers of the kept records.
-    kept_lines = [n for n, r in reference_lines if r.get("dialogue") and r.get("summary")]
-    assert [r["line"] for r in records] == kept_lines
+    # Line numbers of the kept records (precis's own: `datasets` has none), from the file's lines.
+    text = path.read_bytes().decode("utf-8")
+    numbered = [(n + 1, json.loads(line)) for n, line in enumerate(text.split("\n")) if line.strip()]
+    assert len(numbered) == len(reference)
+    assert [r["line"] for r in records] == [n for n, r in numbered if r.get("dialogue") and r.get("summary")]
     # The same content in a .json file is read as JSON lines, as datasets does.
     same = tmp_path / "train.json"
     same.write_bytes(path.read_bytes())
+    assert load_dataset(same) == reference
     assert records_of(same)[0] == records
 
 
-def test_json_object_of_columns_and_field(tmp_path):
+def test_json_object_of_columns_and_field(tmp_path, load_dataset):
     rows = make_rows(50, seed=3, with_missing=False)
     for r in rows[::7]:
         r["summary"] = None
     columns = {k: [r[k] for r in rows] for k in ("id", "dialogue", "summary")}
+
+    # Records under a field, as an array of objects and as an object of columns.
+    nested = tmp_path / "nested.json"
+    nested.write_text(json.dumps({"version": 2, "data": rows}), encoding="utf-8")
+    reference = load_dataset(nested, field="data")
+    kept, dropped = expected(reference)
+    assert len(reference) == len(rows) and kept
+    records, stats = records_of(nested, "--field", "data")
+    assert as_pairs(records) == kept and stats["dropped_empty"] == dropped
+    nested_columns = tmp_path / "nested_columns.json"
+    nested_columns.write_text(json.dumps({"data": columns}, indent=1), encoding="utf-8")
+    assert load_dataset(nested_columns, field="data") == reference
+    assert as_pairs(records_of(nested_columns, "--field", "data")[0]) == kept
+
+    # A top-level object of columns: precis reads the columns, as under a field; `datasets`
+    # makes one row of lists of it (the deliberate difference in the module docstring).
     path = tmp_path / "columns.json"
     path.write_text(json.dumps(columns, indent=1), encoding="utf-8")
-    kept, dropped = expected(rows)
+    one_row = load_dataset(path)
+    assert len(one_row) == 1 and one_row[0]["dialogue"] == columns["dialogue"]
     records, stats = records_of(path)
     assert as_pairs(records) == kept
     assert stats["dropped_empty"] == dropped
 
-    nested = tmp_path / "nested.json"
-    nested.write_text(json.dumps({"version": 2, "data": rows}), encoding="utf-8")
-    records, _ = records_of(nested, "--field", "data")
-    assert as_pairs(records) == kept
-
 
 @pytest.mark.parametrize("quoting", [csv.QUOTE_MINIMAL, csv.QUOTE_ALL])
 @pytest.mark.parametrize("terminator", ["\r\n", "\n"])
-def test_csv(tmp_path, quoting, terminator):
+def test_csv(tmp_path, load_dataset, quoting, terminator):
     rows = make_rows(300, seed=4)
     path = tmp_path / "train.csv"
     with open(path, "w", newline="", encoding="utf-8-sig" if quoting == csv.QUOTE_ALL else "utf-8") as f:
@@ -144,19 +194,21 @@ def test_csv(tmp_path, quoting, terminator):
         writer.writeheader()
         for r in rows:
             writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
-    reference = read_csv_reference(path)
+    reference, cut = without_nul_rows(rows, python_csv_rows(path), load_dataset(path))
+    assert cut > 0  # the data has the NUL case
     records, stats = records_of(path)
     kept, dropped = expected(reference)
     assert as_pairs(records) == kept
     assert stats["dropped_empty"] == dropped
-    # The raw fields, without pandas' NA strings.
+    # pandas' NA strings ("NA", "null", ...) became None: the NA reading is exercised.
+    assert sum(r["summary"] is None for r in reference) > sum(r.get("summary") is None for r in rows)
+    # The raw fields, without pandas' NA strings: the loader's keep_default_na=False.
+    raw, _ = without_nul_rows(rows, python_csv_rows(path), load_dataset(path, keep_default_na=False))
     records, _ = records_of(path, "--no_na_values")
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        raw = list(csv.DictReader(f))
     assert as_pairs(records) == expected(raw)[0]
 
 
-def test_tsv(tmp_path):
+def test_tsv(tmp_path, load_dataset):
     rows = make_rows(200, seed=5)
     path = tmp_path / "train.tsv"
     with open(path, "w", newline="", encoding="utf-8") as f:
@@ -164,14 +216,14 @@ def test_tsv(tmp_path):
         writer.writeheader()
         for r in rows:
             writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
-    reference = read_csv_reference(path, delimiter="\t")
+    reference, _ = without_nul_rows(rows, python_csv_rows(path, "\t"), load_dataset(path))
     records, stats = records_of(path)
     kept, dropped = expected(reference)
     assert as_pairs(records) == kept
     assert stats["dropped_empty"] == dropped
 
 
-def test_csv_hand_written_edge_cases(tmp_path):
+def test_csv_hand_written_edge_cases(tmp_path, load_dataset):
     path = tmp_path / "edge.csv"
     path.write_bytes(
         b'\xef\xbb\xbfdialogue,summary,extra\r\n'
@@ -181,7 +233,7 @@ def test_csv_hand_written_edge_cases(tmp_path):
         b'"x"after,s,\n'                          # text after a closing quote
         b'lone\rcr,,\r'                           # lone CR ends records; empty summary
         b'last,"no newline",z')
-    reference = read_csv_reference(path)
+    reference = load_dataset(path)
     records, stats = records_of(path)
     kept, dropped = expected(reference)
     assert as_pairs(records) == kept
@@ -189,24 +241,25 @@ def test_csv_hand_written_edge_cases(tmp_path):
     assert stats["dropped_empty"] == dropped
 
 
-def test_max_samples_selects_before_dropping(tmp_path):
+def test_max_samples_selects_before_dropping(tmp_path, load_dataset):
     rows = make_rows(100, seed=6)
     path = tmp_path / "train.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
     for n in (0, 1, 17, 100, 1000):
         records, stats = records_of(path, "--max_samples", n)
-        kept, dropped = expected(rows, max_samples=n)
+        reference = load_dataset(path, max_samples=n)
+        kept, dropped = expected(reference)
         assert as_pairs(records) == kept
-        assert stats["rows"] == min(n, len(rows))
+        assert stats["rows"] == len(reference) == min(n, len(rows))
         assert stats["dropped_empty"] == dropped
 
 
-def test_other_columns(tmp_path):
+def test_other_columns(tmp_path, load_dataset):
     rows = [{"article": f"a{i}", "highlights": f"h{i}", "dialogue": None} for i in range(5)]
     path = tmp_path / "cnn.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
     records, _ = records_of(path, "--text_column", "article", "--summary_column", "highlights")
-    assert as_pairs(records) == expected(rows, "article", "highlights")[0]
+    assert as_pairs(records) == expected(load_dataset(path), "article", "highlights")[0]
     result = run_precis(path, binary="dataset_tool", check=False)
     assert result.returncode == 1
     assert f"{path}:1: field 'summary' (summary_column) is in no record" in result.stderr
