@@ -74,6 +74,25 @@ def post_json(port, payload, path="/", headers=None):
     return status, json.loads(body) if body else None, hdrs
 
 
+def metric(port, name):
+    """The value of one unlabelled sample on /metrics (a gauge, or a histogram's _sum / _count)."""
+    status, _, body = request(port, "GET", "/metrics")
+    assert status == 200, body
+    for line in body.decode().splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    raise AssertionError(f"{name} not on /metrics:\n{body.decode()}")
+
+
+def wait_for_queue_depth(port, depth, proc, timeout=60):
+    """Polls /metrics until `depth` requests wait in the batcher (with the server started under
+    PRECIS_TEST_HOLD_FIRST_BATCH they stay there until it has enough, or stops)."""
+    deadline = time.monotonic() + timeout
+    while metric(port, "precis_queue_depth") < depth:
+        assert proc.poll() is None and time.monotonic() < deadline, f"the queue never held {depth} requests"
+        time.sleep(0.01)
+
+
 def raw_exchange(port, data, timeout=10, read_limit=1 << 16):
     """Sends raw bytes, then reads until the server closes or `timeout`: the status code of the
     first response, or None when the connection was closed with no response."""

@@ -1,16 +1,19 @@
 """`precis serve` against transformers: the summaries the server returns equal
 model.generate() + tokenizer.decode(skip_special_tokens=True) for the same parameters
-(greedy and beam, one string and a list), inputs past the limit are truncated as the
-tokenizer truncates or refused as asked, the bearer token is enforced and never printed,
-and SIGTERM lets a request in flight finish before the server exits 0.
+(greedy and beam, one string and a list), also when concurrent requests with different
+parameters share one batching window, inputs past the limit are truncated as the tokenizer
+truncates or refused as asked, the bearer token is enforced and never printed, and SIGTERM
+lets a request in flight finish before the server exits 0.
+
+Requests are placed in the batching window by PRECIS_TEST_HOLD_FIRST_BATCH (a test hook of
+the server: its first batch waits until that many requests are queued), not by sleeping.
 """
 import threading
-import time
 
 import pytest
 import torch
 
-from serve_support import Server, post_json, request
+from serve_support import Server, metric, post_json, request, wait_for_queue_depth
 from test_generate import CNN, TEXTS, save_model
 
 # A limit below the model's 128 positions, so that the longest TEXTS are cut.
@@ -134,16 +137,75 @@ def test_missing_token_variable_is_an_error(model):
 
 
 def test_sigterm_finishes_the_request_in_flight(model):
-    """The request waits in the batcher's 1.5 s window when SIGTERM arrives: it is still
-    answered, and the server exits 0."""
+    """The request is queued in the batcher (held there by the test hook) when SIGTERM
+    arrives: it is still answered, and the server exits 0."""
     _, hf, tok = model
-    with Server(model[0], "--batch_wait_ms", 1500, "--max_input_tokens", MAX_INPUT_TOKENS) as s:
+    with Server(model[0], "--max_input_tokens", MAX_INPUT_TOKENS, env={"PRECIS_TEST_HOLD_FIRST_BATCH": "2"}) as s:
         result = {}
         t = threading.Thread(target=lambda: result.update(r=post_json(s.port, {"inputs": TEXTS[0], "parameters": {"num_beams": 1}})))
         t.start()
-        time.sleep(0.5)
+        wait_for_queue_depth(s.port, 1, s.proc)
         assert s.stop() == 0
         t.join()
         status, body, _ = result["r"]
         assert status == 200 and body == [{"summary_text": hf_summaries(hf, tok, [TEXTS[0]], dict(num_beams=1))[0]}]
         assert "SIGTERM" in s.stderr
+
+
+# Requests queued in this order within one batching window: (parameters, inputs).
+GREEDY_SHORT = dict(num_beams=1, max_length=8)
+BEAM_NO_REPEAT = dict(num_beams=3, no_repeat_ngram_size=2, min_length=4)
+BEAM_PENALTY = dict(num_beams=2, repetition_penalty=1.4, max_new_tokens=10, min_length=0)
+MIXED_WINDOW = [
+    (GREEDY_SHORT, TEXTS[0]),
+    (BEAM_NO_REPEAT, [TEXTS[1], TEXTS[2]]),
+    (GREEDY_SHORT, TEXTS[3]),
+    (BEAM_PENALTY, TEXTS[4]),
+    (BEAM_NO_REPEAT, TEXTS[5]),
+]
+
+
+def test_concurrent_requests_with_different_parameters_are_batched_apart(model):
+    """Five requests with three parameter sets wait in one batching window. The batcher runs
+    one batch per parameter set (its requests' inputs padded together, in queue order), so
+    each answer equals generate() with its own parameters on that batch: nothing of another
+    parameter set leaks in."""
+    _, hf, tok = model
+    groups = {}  # parameter set -> its requests' texts in queue order, as the batcher joins them
+    for parameters, inputs in MIXED_WINDOW:
+        groups.setdefault(repr(parameters), []).extend(inputs if isinstance(inputs, list) else [inputs])
+    expected, other = [], []
+    taken = {key: 0 for key in groups}
+    for parameters, inputs in MIXED_WINDOW:
+        key, n = repr(parameters), len(inputs) if isinstance(inputs, list) else 1
+        texts = groups[key]
+        mine = hf_summaries(hf, tok, texts, parameters)[taken[key]:taken[key] + n]
+        expected.append([{"summary_text": s} for s in mine])
+        # Sensitivity: the same batch under any other parameter set gives other summaries.
+        for q, _ in MIXED_WINDOW:
+            if q != parameters:
+                assert hf_summaries(hf, tok, texts, q)[taken[key]:taken[key] + n] != mine, (parameters, q)
+        taken[key] += n
+
+    with Server(model[0], "--max_input_tokens", MAX_INPUT_TOKENS,
+                env={"PRECIS_TEST_HOLD_FIRST_BATCH": str(len(MIXED_WINDOW))}) as s:
+        results = [None] * len(MIXED_WINDOW)
+
+        def send(i, parameters, inputs):
+            results[i] = post_json(s.port, {"inputs": inputs, "parameters": parameters})
+
+        threads = []
+        for i, (parameters, inputs) in enumerate(MIXED_WINDOW):
+            threads.append(threading.Thread(target=send, args=(i, parameters, inputs)))
+            threads[-1].start()
+            if i + 1 < len(MIXED_WINDOW):  # the last one releases the batch
+                wait_for_queue_depth(s.port, i + 1, s.proc)
+        for t in threads:
+            t.join()
+        for (status, body, _), want, case in zip(results, expected, MIXED_WINDOW):
+            assert status == 200, body
+            assert body == want, case
+        # One batch per parameter set, holding every input of that set.
+        assert metric(s.port, "precis_batch_size_count") == len(groups)
+        assert metric(s.port, "precis_batch_size_sum") == sum(len(texts) for texts in groups.values())
+        assert s.stop() == 0

@@ -1,5 +1,6 @@
 #include "precis/serve/batcher.h"
 
+#include <algorithm>
 #include <exception>
 #include <iterator>
 #include <stdexcept>
@@ -42,6 +43,14 @@ size_t Batcher::queue_depth() const {
   return queue_.size();
 }
 
+void Batcher::release_hold() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    options_.hold_first_batch_until_queued = 0;
+  }
+  arrived_.notify_all();
+}
+
 size_t Batcher::joinable_inputs(const std::string& key) const {
   size_t n = 0;
   for (const Pending& p : queue_)
@@ -51,7 +60,11 @@ size_t Batcher::joinable_inputs(const std::string& key) const {
 
 std::vector<Batcher::Pending> Batcher::take_batch() {
   std::unique_lock<std::mutex> lock(mutex_);
-  arrived_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+  arrived_.wait(lock, [&] {
+    return stopping_ ||
+           queue_.size() >= std::max<size_t>(1, options_.hold_first_batch_until_queued);
+  });
+  options_.hold_first_batch_until_queued = 0;
   if (queue_.empty()) return {};
   const std::string key = queue_.front().key;
   const auto deadline = queue_.front().arrived + options_.wait;

@@ -25,6 +25,10 @@ struct BatcherOptions {
   size_t max_batch_size = 16;            // inputs per batch
   std::chrono::microseconds wait{5000};  // window for more requests to join a batch
   size_t max_queue = 64;                 // requests waiting (the running batch excluded)
+  // A test hook, not a feature (0 outside tests): the first batch is not taken before this
+  // many requests are queued, or release_hold() or stop() is called; later batches are not
+  // held. Lets a test put requests in one batching window without sleeping.
+  size_t hold_first_batch_until_queued = 0;
 };
 
 class Batcher {
@@ -49,6 +53,9 @@ class Batcher {
   void stop();
 
   size_t queue_depth() const;
+
+  // Ends the test hook's hold on the first batch (see BatcherOptions); nothing otherwise.
+  void release_hold();
 
  private:
   struct Pending {

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include "precis/core/error.h"
 
@@ -35,6 +36,17 @@ bool same_secret(const std::string& a, const std::string& b) {
 
 std::string shortened(const std::string& s) { return s.size() > 80 ? s.substr(0, 80) + "..." : s; }
 
+// A test hook, not a feature: PRECIS_TEST_HOLD_FIRST_BATCH=N holds the batcher's first batch
+// until N requests are queued (BatcherOptions::hold_first_batch_until_queued), so that an
+// oracle test can place concurrent requests in one batching window, or keep one queued
+// while it sends SIGTERM, without sleeping. Unset, which it always is outside tests, nothing
+// changes.
+BatcherOptions with_test_hooks(BatcherOptions options) {
+  if (const char* n = std::getenv("PRECIS_TEST_HOLD_FIRST_BATCH"))
+    options.hold_first_batch_until_queued = size_t(std::strtoul(n, nullptr, 10));
+  return options;
+}
+
 }  // namespace
 
 InferenceServer::InferenceServer(const Summarizer& summarizer, PageContent page,
@@ -43,7 +55,7 @@ InferenceServer::InferenceServer(const Summarizer& summarizer, PageContent page,
       options_(std::move(options)),
       page_html_(render_page(page)),
       batcher_(
-          options_.batcher,
+          with_test_hooks(options_.batcher),
           [this](const std::string& key, const Batcher::Inputs& inputs) {
             return summarizer_.summarize(key, inputs);
           },
@@ -234,6 +246,9 @@ void InferenceServer::run() {
   batcher_.stop();
 }
 
-void InferenceServer::stop() { http_->stop(); }
+void InferenceServer::stop() {
+  http_->stop();
+  batcher_.release_hold();  // the test hook's (with_test_hooks): queued requests are answered
+}
 
 }  // namespace precis::serve
