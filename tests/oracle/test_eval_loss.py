@@ -19,7 +19,7 @@ DIALOGUES = [
 ] + [(text, text[: max(1, len(text) // 3)]) for text in UNICODE_CORPUS if text.strip()]
 
 
-def hf_eval_loss(model, tokenizer, records, batch_size, max_source, max_target, prefix=""):
+def hf_eval_loss(model, tokenizer, records, batch_size, max_source, max_target, output_dir, prefix=""):
     """run_summarization.py's preprocess_function + Seq2SeqTrainer.evaluate()."""
     inputs = [prefix + r["dialogue"] for r in records if r["dialogue"] and r["summary"]]
     targets = [r["summary"] for r in records if r["dialogue"] and r["summary"]]
@@ -28,7 +28,7 @@ def hf_eval_loss(model, tokenizer, records, batch_size, max_source, max_target, 
     features = [{"input_ids": i, "attention_mask": m, "labels": l}
                 for i, m, l in zip(enc["input_ids"], enc["attention_mask"], labels["input_ids"])]
     collator = DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100)
-    args = Seq2SeqTrainingArguments(output_dir="/tmp/precis-oracle-trainer", per_device_eval_batch_size=batch_size,
+    args = Seq2SeqTrainingArguments(output_dir=str(output_dir), per_device_eval_batch_size=batch_size,
                                     report_to=[], use_cpu=True)
     trainer = Seq2SeqTrainer(model=model, args=args, data_collator=collator, eval_dataset=features)
     return trainer.evaluate()["eval_loss"], len(features)
@@ -47,7 +47,7 @@ def test_eval_loss_equals_seq2seq_trainer(tmp_path, batch_size, max_source, max_
     with open(tmp_path / "data.jsonl", "w") as f:
         for r in records:
             f.write(json.dumps(r) + "\n")
-    ref_loss, ref_samples = hf_eval_loss(model, tokenizer, records, batch_size, max_source, max_target, prefix)
+    ref_loss, ref_samples = hf_eval_loss(model, tokenizer, records, batch_size, max_source, max_target, tmp_path / "hf", prefix)
     out = run_precis("eval", "--model", tmp_path / "model", "--data", tmp_path / "data.jsonl",
                      "--per_device_eval_batch_size", batch_size, "--max_source_length", max_source,
                      "--max_target_length", max_target, "--source_prefix", prefix)

@@ -15,6 +15,7 @@
 #include "precis/generate/generation_config.h"
 #include "precis/generate/logits_processors.h"
 #include "precis/generate/sampling.h"
+#include "test_support.h"
 
 namespace precis::generate {
 namespace {
@@ -298,13 +299,11 @@ TEST(GenerationConfig, ParsesHfValuesAndResolvesLengths) {
 }
 
 TEST(GenerationConfig, PrecedenceOfGenerationConfigJsonAndLegacyKeys) {
-  namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / "precis_test_generation_config";
-  fs::create_directories(dir);
+  precis::testing::TempDir temp("precis_test_generation_config");
+  const std::filesystem::path& dir = temp.path();
   BartConfig model;
   std::ofstream(dir / "config.json")
       << R"({"model_type": "bart", "num_beams": 4, "max_length": 142})";
-  fs::remove(dir / "generation_config.json");
   auto legacy = GenerationConfig::from_model_directory(dir, model);
   EXPECT_EQ(legacy.num_beams, 4);
   EXPECT_EQ(legacy.forced_eos_token_id, (std::vector<int32_t>{2}));
@@ -317,7 +316,6 @@ TEST(GenerationConfig, PrecedenceOfGenerationConfigJsonAndLegacyKeys) {
   auto file = GenerationConfig::from_model_directory(dir, model);
   EXPECT_EQ(file.num_beams, 2);
   EXPECT_EQ(file.max_length, 20);
-  fs::remove_all(dir);
 }
 
 }  // namespace
