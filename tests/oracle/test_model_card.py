@@ -1,15 +1,20 @@
 """`precis card` against the Hub's readers: the front matter parses with PyYAML, its model-index
-has the documented structure and reads back through huggingface_hub (ModelCard,
-model_index_to_eval_results) with the scores of eval_results.json / predict_results.json; the
-hyperparameters and training results table are those Trainer.create_model_card writes for the
-same arguments and log history; loss_curve.svg parses as XML; a second run gives the same bytes."""
+has the documented structure and passes huggingface_hub's own checks, those it makes without the
+network (hub_checked_card: metadata_load's front-matter regex, ModelCard.load's strict parse of
+the model-index into EvalResults, and the card data re-serialised by the Hub giving back the same
+metadata), with the scores of eval_results.json / predict_results.json; the same checks refuse
+broken model-indexes; the hyperparameters and training results table are those
+Trainer.create_model_card writes for the same arguments and log history; loss_curve.svg parses as
+XML; a second run gives the same bytes."""
+import copy
 import json
 import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
 from huggingface_hub import ModelCard
-from huggingface_hub.repocard_data import model_index_to_eval_results
+from huggingface_hub.repocard import metadata_load
+from huggingface_hub.repocard_data import eval_results_to_model_index, model_index_to_eval_results
 
 from bart_models import make_bart
 from conftest import run_precis, train_tiny_bpe
@@ -79,6 +84,22 @@ def front_matter(text):
     return yaml.safe_load(text[4:end + 1]), text[end + 5:]
 
 
+def hub_checked_card(readme):
+    """huggingface_hub's local checks of a model card (ModelCard.validate() asks the Hub's API,
+    which is out of reach): metadata_load finds the front matter with the Hub's regex and it is a
+    mapping; ModelCard.load parses the model-index into EvalResults, refusing (ValueError) one it
+    cannot read; the card data the Hub would write back (to_dict, eval_results_to_model_index,
+    ModelCard.content) is the metadata of the file, so no result is merged or lost. Returns the card."""
+    meta = metadata_load(readme)
+    assert isinstance(meta, dict), f"{readme}: no front matter the Hub finds"
+    card = ModelCard.load(readme)
+    assert card.data.to_dict() == meta
+    if "model-index" in meta:
+        assert eval_results_to_model_index(card.data.model_name, card.data.eval_results or []) == meta["model-index"]
+    assert ModelCard(card.content).data.to_dict() == meta
+    return card
+
+
 def expected_metrics(results, prefix):
     names = [("rouge1", "rouge", "Rouge1"), ("rouge2", "rouge", "Rouge2"), ("rougeL", "rouge", "Rougel"),
              ("rougeLsum", "rouge", "Rougelsum"), ("gen_len", "gen_len", "Gen Len"), ("loss", "loss", "Loss")]
@@ -122,7 +143,7 @@ def test_hand_made_directory(tmp_path):
     check_model_index(meta, "bart-samsum", {"validation": ("samsum", EVAL_RESULTS, "eval"),
                                             "test": ("samsum", PREDICT_RESULTS, "predict")})
 
-    hub_card = ModelCard.load(d / "README.md")
+    hub_card = hub_checked_card(d / "README.md")
     assert hub_card.data.model_name == "bart-samsum"
     assert hub_card.data.base_model == "facebook/bart-large-cnn"
     assert {(e.dataset_split, e.metric_name): e.metric_value for e in hub_card.data.eval_results} == {
@@ -188,7 +209,7 @@ def test_bare_directory_and_errors(tmp_path):
     assert meta["license"] == "mit" and meta["language"] == ["de"] and meta["datasets"] == ["knkarthick/samsum"]
     assert meta["base_model"] == "facebook/bart-base"
     assert meta["model-index"] == [{"name": "tiny", "results": []}]
-    assert not ModelCard.load(d / "README.md").data.eval_results
+    assert not hub_checked_card(d / "README.md").data.eval_results
     assert "## Training procedure" not in body and "## Evaluation results" not in body
     assert not (d / "loss_curve.svg").exists()
 
@@ -226,7 +247,57 @@ def test_card_of_a_real_training_run(tmp_path):
     assert meta["datasets"] == ["dialogs"] and "base_model" not in meta  # a local checkpoint is no Hub id
     check_model_index(meta, "run", {"validation": ("dialogs", eval_results, "eval"),
                                     "test": ("dialogs", predict_results, "predict")})
-    assert ModelCard.load(out / "README.md").data.eval_results
+    hub = hub_checked_card(out / "README.md")
+    assert {(e.dataset_split, e.metric_name): e.metric_value for e in hub.data.eval_results} == {
+        **{("validation", k): v for k, (_, v) in expected_metrics(eval_results, "eval").items()},
+        **{("test", k): v for k, (_, v) in expected_metrics(predict_results, "predict").items()}}
     assert "| Training Loss | Epoch | Step | Validation Loss | Rouge1 |" in body
     ET.fromstring((out / "loss_curve.svg").read_bytes())
     assert card(out) == text
+
+
+def broken(index, path, change):
+    """A copy of model-index with `change` applied at `path` (keys and list positions)."""
+    index = copy.deepcopy(index)
+    node = index
+    for key in path[:-1]:
+        node = node[key]
+    change(node, path[-1])
+    return index
+
+
+def test_hub_checks_refuse_broken_model_indexes(tmp_path):
+    """The checks hub_checked_card makes can fail: each broken variant of a precis card's
+    model-index is refused by them, the card itself passes."""
+    d = hand_made_dir(tmp_path)
+    text = card(d)
+    meta, body = front_matter(text)
+    hub_checked_card(d / "README.md")
+    index = meta["model-index"]
+    first = [0, "results", 0]
+    drop = lambda node, key: node.pop(key)  # noqa: E731
+    variants = {
+        "metric without value": broken(index, first + ["metrics", 0, "value"], drop),
+        "metric without type": broken(index, first + ["metrics", 1, "type"], drop),
+        "dataset without type": broken(index, first + ["dataset", "type"], drop),
+        "task without type": broken(index, first + ["task", "type"], drop),
+        "results not a list": broken(index, [0, "results"], lambda n, k: n.__setitem__(k, n[k][0])),
+        "no name": broken(index, [0, "name"], drop),
+        "source without url": broken(index, first + ["source"], lambda n, k: n.__setitem__(k, {"name": "x"})),
+        # Two results for one (task, dataset, split): the Hub merges them when it writes the card.
+        "a split twice": broken(index, [0, "results", 1, "dataset", "split"],
+                                lambda n, k: n.__setitem__(k, "validation")),
+        "metrics of a split dropped": broken(index, [0, "results", 1, "metrics"], lambda n, k: n.__setitem__(k, [])),
+    }
+    for name, bad in variants.items():
+        readme = tmp_path / name.replace(" ", "_") / "README.md"
+        readme.parent.mkdir()
+        readme.write_text("---\n" + yaml.safe_dump({**meta, "model-index": bad}, sort_keys=False) + "---\n" + body)
+        with pytest.raises((ValueError, AssertionError)):
+            hub_checked_card(readme)
+    for name, content in {"front matter not a mapping": "---\n- a\n- b\n---\n# x\n", "no front matter": "# x\n"}.items():
+        readme = tmp_path / name.replace(" ", "_") / "README.md"
+        readme.parent.mkdir()
+        readme.write_text(content)
+        with pytest.raises((ValueError, AssertionError)):
+            hub_checked_card(readme)
