@@ -38,9 +38,12 @@ CNN = dict(num_beams=4, length_penalty=2.0, max_length=30, min_length=12, no_rep
 # positions; the longest text is 42 tokens).
 MAX_SOURCE = 40
 
-# (make_bart configuration, seed): models whose outputs mix EOS-finished and max-length rows.
-MODELS = [("narrow-gelu", 0), ("narrow-gelu", 1), ("deep-gelunew-untied", 0), ("silu-positions", 0),
-          ("wide-relu-scaled", 1)]
+# (make_bart configuration, seed, EOS bias): models whose outputs mix EOS-finished and
+# max-length rows. A larger EOS bias makes beams finish early, where early_stopping,
+# length_penalty and min_length decide (with 4.0 wide-relu-scaled's rows all but one ran to
+# max_length and none of those settings changed its output).
+MODELS = [("narrow-gelu", 0, 4.0), ("narrow-gelu", 1, 4.0), ("deep-gelunew-untied", 0, 4.0),
+          ("silu-positions", 0, 6.0), ("wide-relu-scaled", 1, 6.0)]
 
 
 def spread_weights(model, seed, eos_bias=4.0):
@@ -80,14 +83,29 @@ def input_file(tmp_path_factory):
     return path
 
 
-def save_model(tokenizer_dir, out_dir, name, seed, **config):
+def save_model(tokenizer_dir, out_dir, name, seed, eos_bias=4.0, **config):
     """A spread-weight model saved with the tokenizer; returns HF's reload of it."""
     import shutil
     shutil.copytree(tokenizer_dir, out_dir, dirs_exist_ok=True)
     tok = AutoTokenizer.from_pretrained(out_dir)
-    model = spread_weights(make_bart(name, len(tok), seed=seed, **config), seed)
+    model = spread_weights(make_bart(name, len(tok), seed=seed, **config), seed, eos_bias)
     model.save_pretrained(out_dir)
     return BartForConditionalGeneration.from_pretrained(out_dir).eval(), tok
+
+
+@pytest.fixture(scope="module")
+def cnn_model(tmp_path_factory, tokenizer_dir):
+    """cnn_model(name, seed, eos_bias) -> (directory, HF model, tokenizer): each of MODELS with
+    the CNN settings, saved once for the module (the tests only read the directory)."""
+    saved = {}
+
+    def get(name, seed, eos_bias=4.0):
+        key = (name, seed, eos_bias)
+        if key not in saved:
+            out_dir = tmp_path_factory.mktemp(f"{name}-{seed}")
+            saved[key] = (out_dir, *save_model(tokenizer_dir, out_dir, name, seed, eos_bias, **CNN))
+        return saved[key]
+    return get
 
 
 def cli_args(kwargs):
@@ -121,6 +139,17 @@ def hf_generate(model, tok, batch_size, kwargs, **extra):
     return rows
 
 
+_hf_ids = {}
+
+
+def hf_ids(model, tok, batch_size, kwargs):
+    """hf_generate's batches, memoised per model (cnn_model's) and settings: cases share neighbours."""
+    key = (model, batch_size, json.dumps(kwargs, sort_keys=True))
+    if key not in _hf_ids:
+        _hf_ids[key] = hf_generate(model, tok, batch_size, kwargs)
+    return _hf_ids[key]
+
+
 def assert_equal_ids(ours, theirs, tok):
     hf_rows = [row for batch in theirs for row in batch.tolist()]
     assert len(ours) == len(hf_rows)
@@ -129,39 +158,65 @@ def assert_equal_ids(ours, theirs, tok):
         assert o["summary_text"] == tok.decode(h, skip_special_tokens=True)
 
 
+# MODELS by name, for the cases' lists of the models that tell a setting apart.
+NARROW_0, NARROW_1, DEEP, SILU, WIDE = MODELS
+EVERY_MODEL = tuple(MODELS)
+
+# case: (settings over CNN's, neighbour, sensitive_on). The neighbour is the same settings with
+# the one under test at its neighbouring value; on each model of sensitive_on HF's ids differ
+# between the two, which the test asserts, so every case is known to exercise its setting.
+# (early_stopping "never" differs from False only when length_penalty > 0 -- HF's is_done then
+# bounds the best attainable score with max_length instead of the current length -- so
+# never-negative-length-penalty is told apart by its length_penalty.)
 CASES = {
-    "cnn-beam": {},
-    "cnn-greedy": dict(num_beams=1),
-    "early-stopping-false": dict(early_stopping=False),
-    "early-stopping-never": dict(early_stopping="never"),
-    "never-negative-length-penalty": dict(early_stopping="never", length_penalty=-0.5),
-    "return-3-of-4": dict(num_return_sequences=3),
-    "return-3-never": dict(num_return_sequences=3, early_stopping="never", length_penalty=1.0),
-    "min-new-tokens": dict(min_length=0, min_new_tokens=8),
-    "max-new-tokens": dict(max_new_tokens=12, min_length=0),
-    "repetition-penalty-beam": dict(repetition_penalty=1.5, no_repeat_ngram_size=0),
-    "repetition-penalty-greedy": dict(num_beams=1, repetition_penalty=1.3, no_repeat_ngram_size=0),
-    "no-repeat-2": dict(no_repeat_ngram_size=2, min_length=0),
-    "forced-bos-7-eos-9": dict(forced_bos_token_id=7, forced_eos_token_id=9),
-    "six-beams-no-min": dict(num_beams=6, min_length=0, length_penalty=1.0, early_stopping=False),
+    # bart-large-cnn's settings; told apart from the same without its min_length.
+    "cnn-beam": ({}, dict(min_length=0), EVERY_MODEL),
+    "cnn-greedy": (dict(num_beams=1), {}, EVERY_MODEL),
+    "early-stopping-false": (dict(early_stopping=False), {}, EVERY_MODEL),
+    "early-stopping-never": (dict(early_stopping="never"), dict(early_stopping=False), (SILU,)),
+    "never-negative-length-penalty": (dict(early_stopping="never", length_penalty=-0.5),
+                                      dict(early_stopping="never"), EVERY_MODEL),
+    # Three rows per input instead of one: told apart by the row count.
+    "return-3-of-4": (dict(num_return_sequences=3), None, ()),
+    "return-3-never": (dict(num_return_sequences=3, early_stopping="never", length_penalty=1.0),
+                       dict(num_return_sequences=3, early_stopping=False, length_penalty=1.0),
+                       (NARROW_0, NARROW_1, DEEP, WIDE)),
+    "min-new-tokens": (dict(min_length=0, min_new_tokens=8), dict(min_length=0), EVERY_MODEL),
+    "max-new-tokens": (dict(max_new_tokens=12, min_length=0), dict(min_length=0), EVERY_MODEL),
+    "repetition-penalty-beam": (dict(repetition_penalty=1.5, no_repeat_ngram_size=0),
+                                dict(no_repeat_ngram_size=0), EVERY_MODEL),
+    "repetition-penalty-greedy": (dict(num_beams=1, repetition_penalty=1.3, no_repeat_ngram_size=0),
+                                  dict(num_beams=1, no_repeat_ngram_size=0), EVERY_MODEL),
+    "no-repeat-2": (dict(no_repeat_ngram_size=2, min_length=0), dict(min_length=0), EVERY_MODEL),
+    # forced_bos_token_id shows in every row; the neighbour keeps it and tells forced EOS apart.
+    "forced-bos-7-eos-9": (dict(forced_bos_token_id=7, forced_eos_token_id=9), dict(forced_bos_token_id=7),
+                           (NARROW_0, NARROW_1, DEEP, WIDE)),
+    "six-beams-no-min": (dict(num_beams=6, min_length=0, length_penalty=1.0, early_stopping=False),
+                         dict(min_length=0, length_penalty=1.0, early_stopping=False),
+                         (NARROW_0, NARROW_1, WIDE)),
 }
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-@pytest.mark.parametrize("name,seed", MODELS)
-def test_generate_equals_transformers(tmp_path, tokenizer_dir, input_file, name, seed, case):
-    model, tok = save_model(tokenizer_dir, tmp_path / "model", name, seed, **CNN)
-    kwargs = CASES[case]
+@pytest.mark.parametrize("name,seed,eos_bias", MODELS)
+def test_generate_equals_transformers(input_file, cnn_model, name, seed, eos_bias, case):
+    model_dir, model, tok = cnn_model(name, seed, eos_bias)
+    kwargs, neighbour, sensitive_on = CASES[case]
     batch_size = 3
-    ours = precis_generate(tmp_path / "model", input_file, batch_size, kwargs)
-    assert_equal_ids(ours, hf_generate(model, tok, batch_size, kwargs), tok)
+    theirs = hf_ids(model, tok, batch_size, kwargs)
+    if (name, seed, eos_bias) in sensitive_on:
+        flat = lambda batches: [row for batch in batches for row in batch.tolist()]
+        assert flat(theirs) != flat(hf_ids(model, tok, batch_size, neighbour)), \
+            f"HF's ids are the same with {neighbour}: this model does not tell the setting apart"
+    ours = precis_generate(model_dir, input_file, batch_size, kwargs)
+    assert_equal_ids(ours, theirs, tok)
 
 
 @pytest.mark.parametrize("num_beams", [1, 4])
-@pytest.mark.parametrize("name,seed", MODELS[:3])
-def test_bad_words_equal_transformers(tmp_path, tokenizer_dir, input_file, name, seed, num_beams):
+@pytest.mark.parametrize("name,seed,eos_bias", MODELS[:3])
+def test_bad_words_equal_transformers(input_file, cnn_model, name, seed, eos_bias, num_beams):
     """Bans a token and a bigram the unconstrained run generates, so the ban changes the output."""
-    model, tok = save_model(tokenizer_dir, tmp_path / "model", name, seed, **CNN)
+    model_dir, model, tok = cnn_model(name, seed, eos_bias)
     base = [row for batch in hf_generate(model, tok, 4, dict(num_beams=num_beams)) for row in batch.tolist()]
     content = [t for row in base for t in row[2:] if t > 3]
     frequent = max(set(content), key=content.count)
@@ -170,7 +225,7 @@ def test_bad_words_equal_transformers(tmp_path, tokenizer_dir, input_file, name,
     i = row.index(rest[0])
     bigram = [row[i], row[i + 1]] if row[i + 1] != frequent else [row[i - 1], row[i]]
     kwargs = dict(num_beams=num_beams, bad_words_ids=[[frequent], bigram, [2]])
-    ours = precis_generate(tmp_path / "model", input_file, 4, kwargs)
+    ours = precis_generate(model_dir, input_file, 4, kwargs)
     theirs = hf_generate(model, tok, 4, kwargs)
     assert_equal_ids(ours, theirs, tok)
     flat = [r for batch in theirs for r in batch.tolist()]
@@ -189,14 +244,14 @@ def test_generation_config_json_wins_over_legacy_keys(tmp_path, tokenizer_dir, i
     assert_equal_ids(ours, hf_generate(model, tok, 4, {}), tok)
 
 
-def test_step_logits_match_transformers_and_full_forward(tmp_path, tokenizer_dir, input_file):
+def test_step_logits_match_transformers_and_full_forward(tmp_path, cnn_model, input_file):
     """KV-cached step logits: against HF's output_logits (greedy and beam, so after cache
     reorders) and against the full forward over the generated ids (<= 1e-4)."""
-    model, tok = save_model(tokenizer_dir, tmp_path / "model", "deep-gelunew-untied", 0, **CNN)
+    model_dir, model, tok = cnn_model("deep-gelunew-untied", 0)
     batch_size = 4
     for num_beams in (1, 4):
         kwargs = dict(num_beams=num_beams)
-        ours_ids = precis_generate(tmp_path / "model", input_file, batch_size, kwargs,
+        ours_ids = precis_generate(model_dir, input_file, batch_size, kwargs,
                                    "--output_logits", tmp_path / "logits.safetensors")
         ours = load_file(str(tmp_path / "logits.safetensors"))
         theirs = hf_generate(model, tok, batch_size, kwargs, output_logits=True, return_dict_in_generate=True)
@@ -216,29 +271,29 @@ def test_step_logits_match_transformers_and_full_forward(tmp_path, tokenizer_dir
                 assert diff <= 1e-4, f"batch {b}: cached vs full forward max abs diff {diff}"
 
 
-def test_sampling_is_deterministic_per_seed_and_top_k_1_is_greedy(tmp_path, tokenizer_dir, input_file):
-    model, tok = save_model(tokenizer_dir, tmp_path / "model", "narrow-gelu", 0, **CNN)
+def test_sampling_is_deterministic_per_seed_and_top_k_1_is_greedy(cnn_model, input_file):
+    model_dir, model, tok = cnn_model("narrow-gelu", 0)
     sample = dict(num_beams=1, do_sample=True, top_k=0, temperature=1.5, num_return_sequences=2)
-    a = precis_generate(tmp_path / "model", input_file, 3, {**sample, "seed": 11})
-    b = precis_generate(tmp_path / "model", input_file, 3, {**sample, "seed": 11})
-    c = precis_generate(tmp_path / "model", input_file, 3, {**sample, "seed": 12})
+    a = precis_generate(model_dir, input_file, 3, {**sample, "seed": 11})
+    b = precis_generate(model_dir, input_file, 3, {**sample, "seed": 11})
+    c = precis_generate(model_dir, input_file, 3, {**sample, "seed": 12})
     assert a == b and a != c and len(a) == 2 * len(TEXTS)
     # top_k = 1 keeps only the argmax (and ties with it): sampling is then greedy search.
-    greedy = precis_generate(tmp_path / "model", input_file, 3, dict(num_beams=1, do_sample=True, top_k=1, seed=3))
-    assert_equal_ids(greedy, hf_generate(model, tok, 3, dict(num_beams=1)), tok)
+    greedy = precis_generate(model_dir, input_file, 3, dict(num_beams=1, do_sample=True, top_k=1, seed=3))
+    assert_equal_ids(greedy, hf_ids(model, tok, 3, dict(num_beams=1)), tok)
 
 
-def test_text_option_and_errors(tmp_path, tokenizer_dir):
-    model, tok = save_model(tokenizer_dir, tmp_path / "model", "narrow-gelu", 0, **CNN)
-    result = run_precis("generate", "--model", tmp_path / "model", "--text", TEXTS[0], "--num_beams", 1)
+def test_text_option_and_errors(cnn_model):
+    model_dir, model, tok = cnn_model("narrow-gelu", 0)
+    result = run_precis("generate", "--model", model_dir, "--text", TEXTS[0], "--num_beams", 1)
     line = json.loads(result.stdout)
     enc = tok([TEXTS[0]], return_tensors="pt")
     with torch.no_grad():
         ref = model.generate(**enc, num_beams=1)
     assert line["ids"] == ref[0].tolist()
-    bad = run_precis("generate", "--model", tmp_path / "model", "--text", "x", "--num_return_sequences", 5,
+    bad = run_precis("generate", "--model", model_dir, "--text", "x", "--num_return_sequences", 5,
                      check=False)
     assert bad.returncode == 1 and "num_return_sequences" in bad.stderr
-    bad = run_precis("generate", "--model", tmp_path / "model", "--text", "x", "--early_stopping", "maybe",
+    bad = run_precis("generate", "--model", model_dir, "--text", "x", "--early_stopping", "maybe",
                      check=False)
     assert bad.returncode == 1 and "early_stopping" in bad.stderr
