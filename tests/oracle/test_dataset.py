@@ -8,8 +8,9 @@ Where precis reads a file otherwise, the test says what `datasets` does and why 
 - a top-level JSON object of column arrays: `datasets` takes it as one row whose values are the
   columns (pyarrow's JSON reader sees one JSON line), which run_summarization cannot tokenize;
   precis reads the columns, as `datasets` itself does when the same object is under `field`;
-- a NUL character inside a CSV field: pandas' C parser (the CSV loader) drops the rest of the
-  field; precis keeps it, as Python's csv module does.
+- a NUL character inside a CSV text or summary field: pandas' C parser (the CSV loader) drops
+  the rest of the field, silently; precis refuses the record (file:line and field), or skips
+  it with skip_bad_records, as it does a NUL byte in JSON.
 """
 import csv
 import itertools
@@ -101,20 +102,21 @@ def python_csv_rows(path, delimiter=","):
         return list(csv.DictReader(f, delimiter=delimiter))
 
 
-def without_nul_rows(pairs, csv_rows, hf_rows, text="dialogue", summary="summary"):
-    """The CSV loader cuts a field at a NUL character; precis keeps it (see the module docstring).
-    Returns the pairs precis must give: the loader's, with those fields as Python's csv reads
-    them; checks that the loader did cut exactly there."""
+def without_nul_rows(csv_rows, hf_rows, text="dialogue", summary="summary"):
+    """The CSV loader cuts a text or summary field at a NUL character, losing the rest; precis
+    refuses those records (see the module docstring). Returns the loader's rows without them,
+    and how many there were; checks that the loader did cut exactly there."""
     assert len(csv_rows) == len(hf_rows)
-    fixed, cut = [], 0
+    kept, refused = [], 0
     for row, hf in zip(csv_rows, hf_rows):
-        for key in (text, summary):
-            if row.get(key) and "\0" in row[key]:
-                assert hf[key] == row[key][:row[key].index("\0")], (row[key], hf[key])
-                hf = dict(hf, **{key: row[key]})
-                cut += 1
-        fixed.append(hf)
-    return fixed, cut
+        nul = [key for key in (text, summary) if row.get(key) and "\0" in row[key]]
+        for key in nul:
+            assert hf[key] == row[key][:row[key].index("\0")], (row[key], hf[key])
+        if nul:
+            refused += 1
+        else:
+            kept.append(hf)
+    return kept, refused
 
 
 @pytest.mark.parametrize("indent", [None, 2])
@@ -194,17 +196,18 @@ def test_csv(tmp_path, load_dataset, quoting, terminator):
         writer.writeheader()
         for r in rows:
             writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
-    reference, cut = without_nul_rows(rows, python_csv_rows(path), load_dataset(path))
-    assert cut > 0  # the data has the NUL case
-    records, stats = records_of(path)
+    reference, refused = without_nul_rows(python_csv_rows(path), load_dataset(path))
+    assert refused > 0  # the data has the NUL case
+    records, stats = records_of(path, "--skip_bad")
     kept, dropped = expected(reference)
     assert as_pairs(records) == kept
     assert stats["dropped_empty"] == dropped
+    assert stats["skipped_bad"] == refused
     # pandas' NA strings ("NA", "null", ...) became None: the NA reading is exercised.
     assert sum(r["summary"] is None for r in reference) > sum(r.get("summary") is None for r in rows)
     # The raw fields, without pandas' NA strings: the loader's keep_default_na=False.
-    raw, _ = without_nul_rows(rows, python_csv_rows(path), load_dataset(path, keep_default_na=False))
-    records, _ = records_of(path, "--no_na_values")
+    raw, _ = without_nul_rows(python_csv_rows(path), load_dataset(path, keep_default_na=False))
+    records, _ = records_of(path, "--no_na_values", "--skip_bad")
     assert as_pairs(records) == expected(raw)[0]
 
 
@@ -216,11 +219,25 @@ def test_tsv(tmp_path, load_dataset):
         writer.writeheader()
         for r in rows:
             writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
-    reference, _ = without_nul_rows(rows, python_csv_rows(path, "\t"), load_dataset(path))
-    records, stats = records_of(path)
+    reference, refused = without_nul_rows(python_csv_rows(path, "\t"), load_dataset(path))
+    records, stats = records_of(path, "--skip_bad")
+    assert stats["skipped_bad"] == refused
     kept, dropped = expected(reference)
     assert as_pairs(records) == kept
     assert stats["dropped_empty"] == dropped
+
+
+def test_csv_nul_in_a_field_is_refused_not_cut(tmp_path, load_dataset):
+    path = tmp_path / "nul.csv"
+    path.write_bytes(b'dialogue,summary\nfirst,one\n"sec\x00ond",two\nthird,"th\x00ree"\n')
+    reference = load_dataset(path)
+    assert [r["dialogue"] for r in reference] == ["first", "sec", "third"]  # the loader cuts
+    result = run_precis(path, binary="dataset_tool", check=False)
+    assert result.returncode == 1
+    assert f"{path}:3: field 'dialogue': a NUL byte at offset 3" in result.stderr, result.stderr
+    records, stats = records_of(path, "--skip_bad")
+    assert as_pairs(records) == [("first", "one")]
+    assert stats["skipped_bad"] == 2
 
 
 def test_csv_hand_written_edge_cases(tmp_path, load_dataset):

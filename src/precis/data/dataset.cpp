@@ -491,6 +491,16 @@ ReadStats read_delimited(const std::filesystem::path& path, char delimiter,
                           "': expected UTF-8 text, found the byte " +
                           hex_byte(static_cast<unsigned char>(record.fields[i][invalid]))};
       }
+      // pandas' C parser, which the `datasets` CSV loader uses, ends a field at a NUL byte and
+      // silently drops the rest: refused here, as in JSON, rather than read either way.
+      for (size_t index : {text_index, summary_index}) {
+        if (index >= record.fields.size()) continue;
+        size_t nul = record.fields[index].find('\0');
+        if (nul != std::string::npos)
+          throw BadRecord{where + ": field '" + header[index] + "': a NUL byte at offset " +
+                          std::to_string(nul) +
+                          " (the `datasets` CSV loader would cut the field there)"};
+      }
       // A short record leaves its last fields missing, which pandas reads as NaN.
       auto value = [&](size_t index) -> std::optional<std::string> {
         if (index >= record.fields.size()) return std::nullopt;
