@@ -38,9 +38,11 @@ def test_three_steps_match_seq2seq_trainer(tmp_path, name, case):
     ref, ref_losses, ref_norms = hf_train(model, tokenizer, records, tmp_path, **overrides)
     ours, steps, state, result = precis_train(tmp_path, tmp_path / "out", **overrides)
     assert "didn't provide a source prefix" in result.stderr
-    assert set(ours) == {k for k in ref if not (k.startswith(("encoder.embed_tokens", "decoder.embed_tokens"))
-                                                or (k == "lm_head.weight" and model.config.tie_word_embeddings))}
-    worst = compare_weights(ours, ref)
+    not_saved = {k for k in ref if k.startswith(("encoder.embed_tokens", "decoder.embed_tokens"))
+                 or (k == "lm_head.weight" and model.config.tie_word_embeddings)}
+    # The issue-level 1e-5 is already near fp32 here: measured <= 1.4e-6 (shared.weight, v1.1
+    # with label smoothing), Adam amplifying the rounding of near-zero gradients.
+    worst = compare_weights(ours, ref, not_saved, 1e-5)
     print(f"{name} {case}: worst weight diff {worst:.2e}")
     assert_steps_match(steps, ref_losses, ref_norms)
     assert state["global_step"] == 3
