@@ -8,6 +8,7 @@ from transformers import BartForConditionalGeneration
 
 import probe_support
 from bart_models import CONFIGS, make_bart, random_batch
+from probe_support import assert_loss_close, assert_output_close
 
 VOCAB = 97
 
@@ -24,12 +25,9 @@ def test_logits_and_loss_match_transformers(name, tmp_path):
     with torch.no_grad():
         ref = model(**batch)
     ours = run_forward(tmp_path / "model", batch, tmp_path)
-    logits_diff = (ours["logits"] - ref.logits).abs().max().item()
-    assert logits_diff <= 1e-4, f"max abs logits diff {logits_diff}"
-    enc_diff = (ours["encoder_output"] - ref.encoder_last_hidden_state).abs().max().item()
-    assert enc_diff <= 1e-4, f"max abs encoder output diff {enc_diff}"
-    rel = abs(ours["loss"].item() - ref.loss.item()) / abs(ref.loss.item())
-    assert rel <= 1e-5, f"loss {ours['loss'].item()} vs {ref.loss.item()}"
+    assert_output_close(ours["logits"], ref.logits, "logits")
+    assert_output_close(ours["encoder_output"], ref.encoder_last_hidden_state, "encoder output")
+    assert_loss_close(ours["loss"].item(), ref.loss.item())
 
 
 def test_saved_checkpoint_reloads_in_transformers(tmp_path):
@@ -60,14 +58,14 @@ def test_sharded_and_half_precision_checkpoints(tmp_path):
     with torch.no_grad():
         ref = model(**batch)
     ours = run_forward(tmp_path / "sharded", batch, tmp_path)
-    assert (ours["logits"] - ref.logits).abs().max().item() <= 1e-4
+    assert_output_close(ours["logits"], ref.logits, "logits, sharded")
     # A bf16 checkpoint is converted at load: compare with HF running the same bf16 weights in fp32.
     model.to(torch.bfloat16).save_pretrained(tmp_path / "bf16")
     ref32 = BartForConditionalGeneration.from_pretrained(tmp_path / "bf16", torch_dtype=torch.float32).eval()
     with torch.no_grad():
         ref = ref32(**batch)
     ours = run_forward(tmp_path / "bf16", batch, tmp_path)
-    assert (ours["logits"] - ref.logits).abs().max().item() <= 1e-4
+    assert_output_close(ours["logits"], ref.logits, "logits, bf16 checkpoint")
 
 
 def test_bare_bart_model_prefix_and_missing_final_logits_bias(tmp_path):
@@ -85,7 +83,7 @@ def test_bare_bart_model_prefix_and_missing_final_logits_bias(tmp_path):
     with torch.no_grad():
         ref = model(**batch)
     ours = run_forward(tmp_path / "bare", batch, tmp_path)
-    assert (ours["logits"] - ref.logits).abs().max().item() <= 1e-4
+    assert_output_close(ours["logits"], ref.logits, "logits")
 
 
 @pytest.mark.parametrize("mutate,message", [

@@ -17,6 +17,7 @@ from transformers import AutoTokenizer, BartForConditionalGeneration, Generation
 
 from bart_models import make_bart
 from conftest import run_precis, train_tiny_bpe
+from probe_support import OUTPUT_TOL, scaled_error
 
 TEXTS = [
     "Amanda: I baked cookies. Do you want some?\nJerry: Sure!\nAmanda: I'll bring you tomorrow :-)",
@@ -246,7 +247,8 @@ def test_generation_config_json_wins_over_legacy_keys(tmp_path, tokenizer_dir, i
 
 def test_step_logits_match_transformers_and_full_forward(tmp_path, cnn_model, input_file):
     """KV-cached step logits: against HF's output_logits (greedy and beam, so after cache
-    reorders) and against the full forward over the generated ids (<= 1e-4)."""
+    reorders) and against the full forward over the generated ids (probe_support.OUTPUT_TOL
+    of the logits' scale; measured <= 4.5e-7)."""
     model_dir, model, tok = cnn_model("deep-gelunew-untied", 0)
     batch_size = 4
     for num_beams in (1, 4):
@@ -259,16 +261,17 @@ def test_step_logits_match_transformers_and_full_forward(tmp_path, cnn_model, in
         for b, t in enumerate(theirs):
             steps = ours[f"logits.{b}"]
             assert steps.shape[0] == len(t.logits)
-            for s, ref in enumerate(t.logits):
-                diff = (steps[s] - ref).abs().max().item()
-                assert diff <= 1e-4, f"batch {b} step {s}: max abs diff {diff}"
+            worst = max(scaled_error(steps[s], ref) for s, ref in enumerate(t.logits))
+            print(f"beams {num_beams} batch {b}: step logits, max abs diff / max abs ref {worst:.2e}")
+            assert worst <= OUTPUT_TOL, f"batch {b}: step logits max abs diff {worst:.2e} of their scale"
             if num_beams == 1:
                 enc = tok(TEXTS[b * batch_size:(b + 1) * batch_size], padding=True, truncation=True,
                           max_length=MAX_SOURCE, return_tensors="pt")
                 with torch.no_grad():
                     full = model(**enc, decoder_input_ids=t.sequences[:, :-1]).logits
-                diff = (steps.transpose(0, 1) - full).abs().max().item()
-                assert diff <= 1e-4, f"batch {b}: cached vs full forward max abs diff {diff}"
+                diff = scaled_error(steps.transpose(0, 1), full)
+                print(f"batch {b}: cached vs full forward, max abs diff / max abs ref {diff:.2e}")
+                assert diff <= OUTPUT_TOL, f"batch {b}: cached vs full forward max abs diff {diff:.2e} of their scale"
 
 
 def test_sampling_is_deterministic_per_seed_and_top_k_1_is_greedy(cnn_model, input_file):
