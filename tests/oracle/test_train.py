@@ -143,10 +143,10 @@ CASES = {
     "label_smoothing": dict(label_smoothing_factor=0.1),
     # One example per micro-batch and six per step: each step is a whole epoch, so the order
     # (precis's sampler is not torch's) does not matter, while the summaries' different
-    # lengths make HF's mean of micro-batch means differ from a mean over label tokens.
-    "gradient_accumulation": dict(gradient_accumulation_steps=6, per_device_train_batch_size=1),
-    "gradient_accumulation_label_smoothing": dict(gradient_accumulation_steps=6, per_device_train_batch_size=1,
-                                                  label_smoothing_factor=0.1),
+    # lengths make HF's mean of micro-batch means differ from a mean over label tokens. With
+    # label smoothing, whose loss is normalised per micro-batch the same way.
+    "gradient_accumulation": dict(gradient_accumulation_steps=6, per_device_train_batch_size=1,
+                                  label_smoothing_factor=0.1),
 }
 
 
@@ -200,13 +200,12 @@ def test_key_biases_have_no_gradient(tmp_path):
         assert max(ours_max, ref_max) <= min(1e-12, 1e-6 * value_bias), name
 
 
-@pytest.mark.parametrize("accumulation", [1, 2])
-def test_resume_is_bit_identical(tmp_path, accumulation):
+def test_resume_is_bit_identical(tmp_path):
     make_job(tmp_path, dropout=0.1)
-    # Checkpoint-2 falls inside the first epoch (after 4 of its 6 examples), with two
-    # micro-batches per step too.
-    common = dict(max_steps=4, save_strategy="steps", save_steps=2, per_device_train_batch_size=2 // accumulation,
-                  gradient_accumulation_steps=accumulation)
+    # Two micro-batches of one example per step: checkpoint-2 falls inside the first epoch,
+    # after 4 of its 6 examples.
+    common = dict(max_steps=4, save_strategy="steps", save_steps=2, per_device_train_batch_size=1,
+                  gradient_accumulation_steps=2)
     straight, _, _, _ = precis_train(tmp_path, tmp_path / "straight", **common)
     # An interrupted run: keep only checkpoint-2, as if the job died after saving it.
     precis_train(tmp_path, tmp_path / "resumed", **common)
