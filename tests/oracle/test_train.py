@@ -1,5 +1,5 @@
 """`precis train` against Seq2SeqTrainer (torch.optim.AdamW, linear schedule with warmup,
-clipping), step for step, on a tiny random BART with dropout off; resume; bad input."""
+clipping), step for step, on a tiny random BART with dropout off; resume; the best checkpoint; bad input."""
 import json
 import os
 import shutil
