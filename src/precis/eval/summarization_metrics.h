@@ -1,7 +1,7 @@
 // run_summarization.py's compute_metrics: decode predictions and labels (skipping special
 // tokens), strip, put each sentence on its own line (for rougeLsum), ROUGE with the Porter
 // stemmer aggregated as evaluate's default (bootstrap mid of the F-measures), x100 rounded to
-// 4 digits, and gen_len = mean number of non-pad tokens per prediction row.
+// 4 digits, and gen_len = mean number of non-pad tokens per prediction row (not rounded).
 #pragma once
 
 #include <cstdint>
