@@ -82,4 +82,10 @@ void rotate_checkpoints(const fs::path& output_dir, int64_t limit, const std::op
   }
 }
 
+void keep_only_best_checkpoint(const fs::path& output_dir, const fs::path& best) {
+  if (!fs::exists(best)) return;
+  for (const auto& dir : list_checkpoints(output_dir))
+    if (!fs::equivalent(dir, best)) fs::remove_all(dir);
+}
+
 }  // namespace precis::train

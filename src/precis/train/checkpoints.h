@@ -32,4 +32,8 @@ int remove_abandoned_staging(const std::filesystem::path& output_dir);
 void rotate_checkpoints(const std::filesystem::path& output_dir, int64_t limit,
                         const std::optional<std::filesystem::path>& keep);
 
+// At the end of training with save_total_limit 1 and a best checkpoint: deletes every other
+// checkpoint, as HF 4.44's Trainer does (rotation kept the newest beside the best until then).
+void keep_only_best_checkpoint(const std::filesystem::path& output_dir, const std::filesystem::path& best);
+
 }  // namespace precis::train

@@ -675,6 +675,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
         micro_in_step = 0;
 
         const int64_t step = run.state.global_step;
+        std::optional<double> evaluated_metric;  // metric_for_best_model, when this step evaluated
         if (time_horizon && step - first_step >= next_horizon_estimate) {
           const double per_step = seconds_since(train_start) / double(step - first_step);
           const double left = a.max_train_time_s - seconds_since(job_start);
@@ -718,14 +719,11 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
           metrics["step"] = step;
           run.state.log_history.push_back(metrics);
           if (tensorboard) tensorboard->log(metrics, step);
-          const std::string key = "eval_" + a.metric_for_best_model.value_or("loss");
-          check(metrics.contains(key), "metric_for_best_model: evaluation reports no \"" + key + "\"");
-          const double value = metrics[key].get<double>();
-          const bool greater = a.greater_is_better.value_or(false);
-          if (a.load_best_model_at_end &&
-              (!run.state.best_metric || (greater ? value > *run.state.best_metric : value < *run.state.best_metric))) {
-            run.state.best_metric = value;
-            run.state.best_model_checkpoint = (output_dir / (kCheckpointPrefix + std::to_string(step))).string();
+          if (a.metric_for_best_model) {
+            std::string key = *a.metric_for_best_model;
+            if (!key.starts_with("eval_")) key = "eval_" + key;
+            check(metrics.contains(key), "metric_for_best_model: evaluation reports no \"" + key + "\"");
+            evaluated_metric = metrics[key].get<double>();
           }
         }
         stop = step >= total_steps ||
@@ -744,6 +742,16 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
         }
         if ((a.save_strategy == IntervalStrategy::kSteps && step % run.state.save_steps == 0) || interrupted ||
             (stop && a.save_strategy != IntervalStrategy::kNo && a.max_train_time_s > 0)) {
+          // As HF 4.44's _save_checkpoint: the best model is chosen when a checkpoint is saved at
+          // a step that also evaluated, among those checkpoints only.
+          if (evaluated_metric) {
+            const bool greater = a.greater_is_better.value_or(false);
+            const double value = *evaluated_metric;
+            if (!run.state.best_metric || (greater ? value > *run.state.best_metric : value < *run.state.best_metric)) {
+              run.state.best_metric = value;
+              run.state.best_model_checkpoint = (output_dir / (kCheckpointPrefix + std::to_string(step))).string();
+            }
+          }
           run.save_checkpoint(output_dir);
           last_saved = output_dir / (kCheckpointPrefix + std::to_string(step));
         }
@@ -766,6 +774,8 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
       samples_seen = int64_t(counts[0]);
       tokens_seen = int64_t(counts[1]);
     }
+    if (main_rank && run.state.best_model_checkpoint && a.save_total_limit.value_or(0) == 1)
+      keep_only_best_checkpoint(output_dir, *run.state.best_model_checkpoint);
     if (a.load_best_model_at_end && run.state.best_model_checkpoint) {
       if (main_rank) std::fprintf(stderr, "precis: loading the best model from %s\n", run.state.best_model_checkpoint->c_str());
       if (world > 1) comm.barrier();  // rank 0 has written it
