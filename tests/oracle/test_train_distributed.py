@@ -27,8 +27,7 @@ def launch(ranks, *args, env=None, **kwargs):
     """The command line: precis alone for one rank, under mpirun for more."""
     cmd = [precis_binary(), *map(str, args)]
     if ranks > 1:
-        cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), "-x", "OMP_NUM_THREADS",
-               *(["-x", "PRECIS_STEP_DELAY_MS"] if env and "PRECIS_STEP_DELAY_MS" in env else []), *cmd]
+        cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), "-x", "OMP_NUM_THREADS", *cmd]
     return cmd
 
 
@@ -174,6 +173,15 @@ def test_resume_on_another_world_size(tmp_path, first, second):
         assert diff <= 1e-6
 
 
+def process_state(pid):
+    """The state letter of /proc/PID/stat ("T": stopped); "X" once the process is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "X"
+
+
 def rank_pids(mpirun_pid):
     """{rank: pid} of the processes mpirun started."""
     pids = {}
@@ -200,16 +208,22 @@ def test_killed_rank_ends_the_job_and_the_rerun_finishes_the_same(tmp_path):
     out = tmp_path / "killed"
     config = tmp_path / "job-killed.json"
     config.write_text(json.dumps(dict(json.loads((tmp_path / "job-straight.json").read_text()), output_dir=str(out))))
-    env = dict(ENV, PRECIS_STEP_DELAY_MS="250")
-    proc = subprocess.Popen(launch(2, "train", "--config", config, env=env), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+    # Both ranks stop themselves in the middle of step 5 (the test hook: after the backward,
+    # before the gradient all-reduce and the update); rank 1 is killed there and rank 0 goes on.
+    env = dict(ENV, PRECIS_TEST_STOP_AT="micro:4:0")
+    cmd = launch(2, "train", "--config", config)
+    cmd[1:1] = ["-x", "PRECIS_TEST_STOP_AT"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.time() + 120
-    while not (out / "checkpoint-4" / "trainer_state.json").exists():
-        assert proc.poll() is None and time.time() < deadline, "the run ended before checkpoint-4"
-        time.sleep(0.05)
-    pids = rank_pids(proc.pid)
-    assert set(pids) == {0, 1}
+    while True:
+        pids = rank_pids(proc.pid)
+        if set(pids) == {0, 1} and all(process_state(pid) == "T" for pid in pids.values()):
+            break
+        assert proc.poll() is None and time.time() < deadline, "the run never reached the middle of step 5"
+        time.sleep(0.02)
+    assert (out / "checkpoint-4" / "trainer_state.json").exists() and not (out / "checkpoint-6").exists()
     os.kill(pids[1], signal.SIGKILL)
+    os.kill(pids[0], signal.SIGCONT)
     killed_at = time.time()
     _, stderr = proc.communicate(timeout=60)
     print(f"job ended {time.time() - killed_at:.1f} s after kill -9 of rank 1, exit {proc.returncode}")

@@ -398,13 +398,6 @@ void resume_with_fallback(TrainingRun<Model>& run, const fs::path& checkpoint, b
   }
 }
 
-// Slows every step down by PRECIS_STEP_DELAY_MS milliseconds: lets the failure tests kill a
-// rank in the middle of a run of a tiny model. Not for other uses.
-int step_delay_ms() {
-  const char* v = std::getenv("PRECIS_STEP_DELAY_MS");
-  return v ? std::atoi(v) : 0;
-}
-
 template <class Model>
 void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_point job_start) {
   constexpr bool kT5 = std::is_same_v<Model, T5Model>;
@@ -558,7 +551,6 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
       job.gradient_buckets = int64_t(grad_sync->buckets().size());
     }
     double exposed_allreduce_s = 0;
-    const int delay_ms = step_delay_ms();
 
     LossSum logged;
     int64_t last_logged_step = first_step, samples_seen = 0, tokens_seen = 0;
@@ -648,7 +640,6 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
         ++micro_in_step;
         if (!update) continue;
 
-        if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
         const double lr = learning_rate_at(a, run.state.global_step, total_steps, warmup);
         double grad_norm = 0;
         if (run.sharded) {
