@@ -6,6 +6,7 @@ Each case adds a token with one flag (single_word, lstrip, rstrip, normalized=Fa
 special=False) and, as its control, the same token without it; texts are chosen where the
 flag matters, and the test asserts that HF's output does change with the flag, so that a
 precis that ignored it would fail."""
+import itertools
 import json
 
 import pytest
@@ -21,9 +22,13 @@ CASES = {
         ["zq", "zq cd zq", "czq zqc", "x zq,zq. zq!", "(zq)\tzq-zq 1zq2", "ézq zqé", "٣zq zqⅧ"]),
     # Word characters are those of the regex \w (tokenizers' single_word check): letters,
     # marks, decimal digits, connector punctuation (_), joiners; not other numbers (², ½).
+    # Other_Alphabetic symbols (ⓐ) count; the Unicode is the regex crate's 15.0: Kawi (15.0)
+    # is a word character, CJK Extension I (15.1) not yet. test_single_word_every_code_point
+    # checks all of Unicode.
     "single_word-\\w": (
         [AddedToken("zq", single_word=True)], [AddedToken("zq")],
-        ["zq_ _zq zq", "zq\u0301 \u0301zq", "zq\u200d", "zq² ½zq", "zq\u203f"]),
+        ["zq_ _zq zq", "zq\u0301 \u0301zq", "zq\u200d", "zq² ½zq", "zq\u203f", "ⓐzq zqⓐ",
+         "zq\U00011F04 \U00011F04zq", "zq\U0002EBF0 \U0002EBF0zq"]),
     "lstrip": (
         [AddedToken("<L>", lstrip=True)], [AddedToken("<L>")],
         ["a <L>b", "a   <L>  b", "<L>", " \t<L>x", "a\n<L>\n"]),
@@ -62,8 +67,6 @@ T5_CASES = dict({k: v for k, v in CASES.items() if k != "rstrip"}, **{
 # Where precis differs from transformers today: strict xfails, so that once src/precis/tokenize
 # follows tokenizers they pass, fail as XPASS, and lose their mark.
 KNOWN_DIFFERENCES = {
-    "single_word-\\w": "precis's single_word counts letters and all numbers as word characters, "
-                        "tokenizers the regex \\w (marks, _, joiners; not ² or ½)",
     "normalized-content-t5": "precis looks for a normalized added token's content as written; tokenizers "
                              "normalizes the content first ('ｆｕｌｌ' -> 'full', 'x  y' -> 'x y')",
 }
@@ -169,3 +172,47 @@ def t5_fast(directory):
 def test_added_token_flags_t5(t5_fast_dir, tmp_path, case):
     tokens, control, texts = T5_CASES[case]
     check_case(t5_fast_dir, t5_fast, tokens, control, texts + [ALL_TOKENS_TEXT], tmp_path)
+
+
+def every_code_point_texts():
+    """Each code point c as "zq{c} {c}zq ", 64 to a text: all of planes 0-3 and 14 (where the
+    assigned characters are) and one in 251 of the others (unassigned, private use)."""
+    texts, chunk = [], []
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF or ((0x40000 <= cp < 0xE0000 or cp >= 0xF0000) and cp % 251):
+            continue
+        chunk.append(f"zq{chr(cp)} {chr(cp)}zq ")
+        if len(chunk) == 64:
+            texts.append("".join(chunk))
+            chunk = []
+    return texts + ["".join(chunk)]
+
+
+def test_single_word_every_code_point(tiny_bpe_dir, tmp_path):
+    """single_word beside each code point: precis cuts "zq" out where tokenizers does. The
+    reference is tokenizers' AddedVocabulary on a WordLevel model, which gives one [UNK] per
+    piece between two added tokens, so its output is the pattern of matches itself (a BPE
+    model would give the same matches, at many times the cost); precis's BPE ids are
+    reduced to the same pattern (each run of ids that are not "zq" one piece)."""
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+
+    texts = every_code_point_texts()
+    rust = Tokenizer(WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    rust.add_tokens([AddedToken("zq", single_word=True)])
+    theirs = [e.ids for e in rust.encode_batch(texts, add_special_tokens=False)]
+    assert len({t.count(1) for t in theirs}) > 1, "the characters beside zq do not decide: no test"
+
+    hf = bart_fast(tiny_bpe_dir)
+    add_tokens(hf, [AddedToken("zq", single_word=True)])
+    hf.save_pretrained(tmp_path / "model")
+    zq = hf.convert_tokens_to_ids("zq")
+    inp = write_lines(tmp_path / "texts.jsonl", texts)
+    out = json_lines(run_precis("tokenize", "--model", tmp_path / "model", "--input", inp,
+                                "--no_special_tokens").stdout)
+    assert len(out) == len(texts)
+    for text, o, t in zip(texts, out, theirs):
+        pattern = []
+        for is_zq, run in itertools.groupby(o["ids"], key=lambda i: i == zq):
+            pattern += [1] * len(list(run)) if is_zq else [0]
+        assert pattern == t, f"single_word matches differ in the text from U+{ord(text[2]):04X}: {text!r}"

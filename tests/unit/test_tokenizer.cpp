@@ -112,6 +112,17 @@ TEST(TokenizerUnicode, ClassesMatchRegexSemantics) {
   EXPECT_EQ(char_class(0x10FFFF), CharClass::kOther);
 }
 
+// single_word's word characters are the regex crate's \w in Unicode 15.0; each value below is
+// what tokenizers 0.19.1 does with AddedToken("zq", single_word=True) beside the character.
+TEST(TokenizerUnicode, WordCharactersAreTheRegexCratesW) {
+  for (char32_t c : {U'a', U'5', U'_', U'\u0301', U'\u0903', U'\u200D', U'\u24B6', U'\u2160',
+                     U'\u0663', U'\u203F', char32_t{0x11F04}})  // 0x11F04: Kawi, new in Unicode 15.0
+    EXPECT_TRUE(is_word_char(c)) << std::hex << static_cast<uint32_t>(c);
+  for (char32_t c : {U' ', U'-', U'\u00B2', U'\u00BD', U'\u200B', char32_t{0x2EBF0},
+                     char32_t{0x10FFFF}})  // 0x2EBF0: CJK Extension I, new in 15.1
+    EXPECT_FALSE(is_word_char(c)) << std::hex << static_cast<uint32_t>(c);
+}
+
 TEST(TokenizerSplit, Gpt2Regex) {
   using V = std::vector<std::string>;
   EXPECT_EQ(split("Hello world"), (V{"Hello", " world"}));

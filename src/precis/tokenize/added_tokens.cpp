@@ -20,10 +20,21 @@ CharClass class_before(std::string_view s, size_t end) {
   return char_class(decode_utf8_at(s, i, len));
 }
 
-// Word characters for single_word: letters and numbers. (Rust's is_alphanumeric also counts
-// Other_Alphabetic marks, which Python's unicodedata does not expose; no BART file sets
-// single_word, so the difference is left as is.)
-bool is_word(CharClass c) { return c == CharClass::kLetter || c == CharClass::kNumber; }
+char32_t char_before(std::string_view s, size_t end) {
+  size_t len = 0;
+  return decode_utf8_at(s, previous_char(s, end), len);
+}
+
+// single_word's word characters: tokenizers tests `\w$` on the text before the match and
+// `^\w` on the text after it (ends_with_word / starts_with_word), with the regex crate's \w.
+bool word_before(std::string_view s, size_t start) {
+  return start > 0 && is_word_char(char_before(s, start));
+}
+
+bool word_after(std::string_view s, size_t stop) {
+  size_t len = 0;
+  return stop < s.size() && is_word_char(decode_utf8_at(s, stop, len));
+}
 
 }  // namespace
 
@@ -66,12 +77,7 @@ void AddedTokenMatcher::split(std::string_view text, std::vector<Segment>& out) 
     const AddedToken& t = tokens_[k];
     size_t start = scan, stop = scan + t.content.size();
     scan = stop;
-    if (t.single_word) {
-      bool word_before = start > 0 && is_word(class_before(text, start));
-      size_t len = 0;
-      bool word_after = stop < text.size() && is_word(char_class(decode_utf8_at(text, stop, len)));
-      if (word_before || word_after) continue;
-    }
+    if (t.single_word && (word_before(text, start) || word_after(text, stop))) continue;
     if (t.lstrip) {
       // Never reach back into what an earlier match already took.
       while (start > done && class_before(text, start) == CharClass::kSpace)

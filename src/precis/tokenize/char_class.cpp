@@ -1,6 +1,7 @@
 // Two-stage lookup over the generated ranges: 4352 blocks of 256 code points, each block
 // index pointing at a shared 256-entry class row. Most blocks are all-kOther or all-letter,
 // so the rows stay few (a few hundred) and a lookup is two loads.
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -41,6 +42,13 @@ CharClass char_class(char32_t cp) {
   if (cp >= 0x110000) return CharClass::kOther;
   const ClassTable& t = class_table();
   return t.rows[t.block_row[cp >> 8]][cp & 0xFF];
+}
+
+bool is_word_char(char32_t cp) {
+  const CodePointRange* end = kWordRanges + kWordRangeCount;
+  const CodePointRange* r = std::upper_bound(
+      kWordRanges, end, cp, [](char32_t c, const CodePointRange& range) { return c < range.first; });
+  return r != kWordRanges && cp <= (r - 1)->last;
 }
 
 }  // namespace precis::tokenize
