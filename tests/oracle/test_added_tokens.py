@@ -5,7 +5,14 @@ on a T5 tokenizer.json: precis tokenize encodes and decodes as the reloaded HF t
 Each case adds a token with one flag (single_word, lstrip, rstrip, normalized=False,
 special=False) and, as its control, the same token without it; texts are chosen where the
 flag matters, and the test asserts that HF's output does change with the flag, so that a
-precis that ignored it would fail."""
+precis that ignored it would fail.
+
+The rules are those of tokenizers 0.19.1's AddedVocabulary (tokenizers/src/tokenizer/
+added_vocabulary.rs): find_matches walks an aho-corasick LeftmostLongest automaton, each
+search starting where the last match ended (so the whitespace an rstrip took can start the
+next match), single_word tests `\\w$` / `^\\w` (regex crate, Unicode 15.0) beside the match,
+and refresh_added_tokens runs the normalizer over the content of normalized tokens (special
+tokens first, then the others, so the first of two equal patterns in that order wins)."""
 import itertools
 import json
 
@@ -44,6 +51,18 @@ CASES = {
     "normalized=False": (
         [AddedToken("bc", normalized=False), AddedToken("ab")], [AddedToken("bc"), AddedToken("ab")],
         ["abc", "xabcx ab bc", "abcabc"]),
+    # The whitespace an rstrip swallows is searched again: " x" matches there too, and its
+    # space is in both tokens.
+    "rstrip-then-match": (
+        [AddedToken("<R>", rstrip=True, normalized=False), AddedToken(" x", normalized=False)],
+        [AddedToken("<R>", normalized=False), AddedToken(" x", normalized=False)],
+        ["<R> x", "<R>  x", "a<R> xb", "<R>\tx <R>"]),
+    # lstrip never reaches back into what rstrip took: a "\t" there is dropped (or, wholly
+    # inside it with more after, makes tokenizers panic: test_where_tokenizers_panics).
+    "rstrip-then-lstrip": (
+        [AddedToken("<R>", rstrip=True, normalized=False), AddedToken("\t", lstrip=True, normalized=False)],
+        [AddedToken("<R>", rstrip=True, normalized=False), AddedToken("\t", normalized=False)],
+        ["<R> \t", "a \tb", "<R> \tx \t"]),
     # An added token that is not special stays in decode(skip_special_tokens=True).
     "special=False": (
         [AddedToken("<sp>", special=False, normalized=False)], [AddedToken("<sp>", special=True, normalized=False)],
@@ -54,28 +73,39 @@ CASES = {
 # tested together with lstrip and single_word. T5's normalizer (nmt_nfkc, runs of spaces to
 # one) changes the text: a token that is not normalized is looked for in the raw text, a
 # normalized one in the normalized text, and tokenizers normalizes the token's own content
-# too before looking for it.
-T5_CASES = dict({k: v for k, v in CASES.items() if k != "rstrip"}, **{
+# too before looking for it (Precompiled: "ｆｕｌｌ" -> "full"; Replace: "x  y" -> "x▁y";
+# Strip right: "zq " -> "zq").
+T5_CASES = dict({k: v for k, v in CASES.items() if not k.startswith("rstrip")}, **{
     "normalized=False-t5": (
         [AddedToken("qz", normalized=False)], [AddedToken("qz")],
         ["ｑｚ", "a ｑｚ b qz", "qzｑｚ"]),
     "normalized-content-t5": (
-        [AddedToken("x  y"), AddedToken("ｆｕｌｌ")],
-        [AddedToken("x  y", normalized=False), AddedToken("ｆｕｌｌ", normalized=False)],
-        ["x  y z", "a ｆｕｌｌ b full", "x y ｆｕｌｌｆｕｌｌ"]),
+        [AddedToken("x  y"), AddedToken("ｆｕｌｌ"), AddedToken("zq ")],
+        [AddedToken("x  y", normalized=False), AddedToken("ｆｕｌｌ", normalized=False),
+         AddedToken("zq ", normalized=False)],
+        ["x  y z", "a ｆｕｌｌ b full", "x y ｆｕｌｌｆｕｌｌ", "a zq b zqzq"]),
+    # "qzq" and "ｑｚｑ" both look for "qzq": the special one is looked for first and wins,
+    # though added later; between two that are not special, the first added wins.
+    "normalized-special-first-t5": (
+        [AddedToken("qzq"), AddedToken("ｑｚｑ", special=True, normalized=True)],
+        [AddedToken("qzq"), AddedToken("ｑｚｑ")],
+        ["a qzq b", "ｑｚｑ", "qzqｑｚｑ"]),
 })
-# Where precis differs from transformers today: strict xfails, so that once src/precis/tokenize
-# follows tokenizers they pass, fail as XPASS, and lose their mark.
-KNOWN_DIFFERENCES = {
-    "normalized-content-t5": "precis looks for a normalized added token's content as written; tokenizers "
-                             "normalizes the content first ('ｆｕｌｌ' -> 'full', 'x  y' -> 'x y')",
+# A normalized token whose content T5's normalizer removes ("\u200b") is an empty pattern,
+# which matches at every byte of the normalized text where no other token does: it splits
+# the text into characters, single_word keeps only the splits between two non-word
+# characters, lstrip / rstrip make tokens of the spaces. tokenizers panics where the
+# normalized text is not ASCII then (test_where_tokenizers_panics), so these texts
+# are ASCII, and without runs of spaces (which the normalizer makes "▁").
+EMPTY_PATTERN_CASES = {
+    "empty-pattern": ([AddedToken("\u200b")], [AddedToken("\u200b", normalized=False)],
+                      ["ab", "a b", "x y, z!", " a "]),
+    "empty-pattern-single_word": ([AddedToken("\u200b", single_word=True)], [AddedToken("\u200b")],
+                                  ["ab", "a b", "x y, z!", "(a)"]),
+    "empty-pattern-lstrip-rstrip": ([AddedToken("\u200b", lstrip=True, rstrip=True)], [AddedToken("\u200b")],
+                                    ["a b", "x y, z!", " a  "]),
 }
-ALL_TOKENS_TEXT = "zq czq <L> a<R> b cd bc abc <sp> qz ｑｚ " + UNICODE_CORPUS[3]
-
-
-def cases(table):
-    return [pytest.param(name, marks=pytest.mark.xfail(reason=KNOWN_DIFFERENCES[name], strict=True))
-            if name in KNOWN_DIFFERENCES else name for name in sorted(table)]
+ALL_TOKENS_TEXT = "zq czq <L> a<R> b cd bc abc <sp> qz ｑｚ x  y ｆｕｌｌ ｑｚｑ qzq " + UNICODE_CORPUS[3]
 
 
 def add_tokens(hf, tokens):
@@ -138,7 +168,7 @@ def bart_fast(directory):
 
 
 @pytest.mark.parametrize("files", ["tokenizer.json", "slow-files"])
-@pytest.mark.parametrize("case", cases(CASES))
+@pytest.mark.parametrize("case", sorted(CASES))
 def test_added_token_flags_bpe(tiny_bpe_dir, tmp_path, case, files):
     tokens, control, texts = CASES[case]
     drop = ("tokenizer.json",) if files == "slow-files" else ()
@@ -168,10 +198,46 @@ def t5_fast(directory):
     return T5TokenizerFast.from_pretrained(str(directory))
 
 
-@pytest.mark.parametrize("case", cases(T5_CASES))
+@pytest.mark.parametrize("case", sorted(T5_CASES))
 def test_added_token_flags_t5(t5_fast_dir, tmp_path, case):
     tokens, control, texts = T5_CASES[case]
     check_case(t5_fast_dir, t5_fast, tokens, control, texts + [ALL_TOKENS_TEXT], tmp_path)
+
+
+@pytest.mark.parametrize("case", sorted(EMPTY_PATTERN_CASES))
+def test_added_token_empty_pattern_t5(t5_fast_dir, tmp_path, case):
+    tokens, control, texts = EMPTY_PATTERN_CASES[case]
+    check_case(t5_fast_dir, t5_fast, tokens, control, texts, tmp_path)
+
+
+# Where tokenizers panics: an empty pattern matched inside a multi-byte character ("x  y"
+# is "x▁y" once normalized), and an lstrip token that lies wholly in the whitespace an
+# earlier rstrip took (its start moves past its end). (model, tokens, a text that works,
+# texts that panic)
+PANICS = {
+    "empty-pattern-non-ascii": ("t5", [AddedToken("\u200b")], "a b", ["aé", "x  y"]),
+    "lstrip-inside-rstrip": ("bpe", [AddedToken("<R>", rstrip=True, normalized=False),
+                                     AddedToken("\t", lstrip=True, normalized=False)], "<R> \t", ["<R>\t b"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PANICS))
+def test_where_tokenizers_panics(request, tmp_path, case):
+    """precis tokenize fails there, with tokenizers' message, rather than making up ids."""
+    model, tokens, fine, panics = PANICS[case]
+    base, make_hf = ((request.getfixturevalue("t5_fast_dir"), t5_fast) if model == "t5"
+                     else (request.getfixturevalue("tiny_bpe_dir"), bart_fast))
+    hf = make_hf(base)
+    add_tokens(hf, tokens)
+    hf.save_pretrained(tmp_path / "model")
+    hf = make_hf(tmp_path / "model")
+    assert precis_outputs(tmp_path / "model", [fine], tmp_path)["ids"] == [hf(fine).input_ids]
+    for text in panics:
+        with pytest.raises(BaseException, match="AddedVocabulary bad split"):
+            hf(text)
+        inp = write_lines(tmp_path / "texts.jsonl", [text])
+        result = run_precis("tokenize", "--model", tmp_path / "model", "--input", inp, check=False)
+        assert result.returncode != 0 and "AddedVocabulary bad split" in result.stderr, (text, result.stderr)
 
 
 def every_code_point_texts():

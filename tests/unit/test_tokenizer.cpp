@@ -2,11 +2,13 @@
 // Face on real vocabularies is tests/oracle/test_tokenizer.py.)
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
 #include "precis/core/error.h"
+#include "precis/tokenize/added_tokens.h"
 #include "precis/tokenize/byte_level.h"
 #include "precis/tokenize/gpt2_split.h"
 #include "precis/tokenize/tokenizer.h"
@@ -121,6 +123,66 @@ TEST(TokenizerUnicode, WordCharactersAreTheRegexCratesW) {
   for (char32_t c : {U' ', U'-', U'\u00B2', U'\u00BD', U'\u200B', char32_t{0x2EBF0},
                      char32_t{0x10FFFF}})  // 0x2EBF0: CJK Extension I, new in 15.1
     EXPECT_FALSE(is_word_char(c)) << std::hex << static_cast<uint32_t>(c);
+}
+
+namespace {
+
+std::vector<std::pair<std::string, int32_t>> segments(const AddedTokenMatcher& m, std::string_view text) {
+  std::vector<Segment> out;
+  m.split(text, out);
+  std::vector<std::pair<std::string, int32_t>> v;
+  for (const Segment& s : out) v.emplace_back(std::string(s.text), s.id);
+  return v;
+}
+
+AddedToken added(int32_t id, std::string content, bool special = false) {
+  AddedToken t;
+  t.id = id;
+  t.content = std::move(content);
+  t.special = special;
+  return t;
+}
+
+}  // namespace
+
+// AddedVocabulary's rules (tokenizers 0.19.1), each also in tests/oracle/test_added_tokens.py.
+TEST(TokenizerAddedTokens, MatcherFollowsTokenizers) {
+  using V = std::vector<std::pair<std::string, int32_t>>;
+  auto lower = [](std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
+  // A normalized token is looked for as the normalizer makes its content.
+  AddedTokenMatcher normalized({added(10, "AB")}, lower);
+  EXPECT_EQ(segments(normalized, "xaby"), (V{{"x", -1}, {"ab", 10}, {"y", -1}}));
+  EXPECT_EQ(segments(normalized, "xABy"), (V{{"xABy", -1}}));
+  // Two tokens that look for the same text: the special one first, then the first given.
+  AddedTokenMatcher same({added(10, "ab"), added(11, "AB", true), added(12, "Ab")}, lower);
+  EXPECT_EQ(segments(same, "ab"), (V{{"ab", 11}}));
+  AddedTokenMatcher same_plain({added(10, "ab"), added(12, "Ab")}, lower);
+  EXPECT_EQ(segments(same_plain, "ab"), (V{{"ab", 10}}));
+  // The whitespace rstrip takes is searched again.
+  AddedToken r = added(20, "<R>");
+  r.rstrip = true;
+  AddedTokenMatcher rstrip({r, added(21, " x")});
+  EXPECT_EQ(segments(rstrip, "<R> xy"), (V{{"<R> ", 20}, {" x", 21}, {"y", -1}}));
+  // single_word: "_" and a combining mark are word characters, "\u00B2" is not.
+  AddedToken zq = added(30, "zq");
+  zq.single_word = true;
+  AddedTokenMatcher word({zq});
+  EXPECT_EQ(segments(word, "zq_ zq\u00B2"), (V{{"zq_ ", -1}, {"zq", 30}, {"\u00B2", -1}}));
+  EXPECT_EQ(segments(word, "\u0301zq"), (V{{"\u0301zq", -1}}));
+  // A pattern the normalizer empties matches between every two bytes where nothing else
+  // does (its own matches are empty, so dropped); inside a multi-byte character tokenizers
+  // panics, and this throws.
+  auto drop_all = [](std::string_view) { return std::string(); };
+  AddedTokenMatcher empty({added(40, "\u200B"), added(41, "bc")}, drop_all);
+  EXPECT_EQ(segments(empty, "abcd"), (V{{"a", -1}, {"b", -1}, {"c", -1}, {"d", -1}}));
+  AddedTokenMatcher empty_bc({added(40, "\u200B"), added(41, "bc", false)},
+                             [](std::string_view s) { return s == "bc" ? std::string(s) : std::string(); });
+  EXPECT_EQ(segments(empty_bc, "abcd"), (V{{"a", -1}, {"bc", 41}, {"d", -1}}));
+  EXPECT_THROW(segments(empty, "a\u00E9"), Error);
 }
 
 TEST(TokenizerSplit, Gpt2Regex) {

@@ -2,7 +2,8 @@
 // text of transformers' T5TokenizerFast (HF `tokenizers` 0.19):
 //   split out added tokens that are not normalized (</s>, <unk>, <pad>, <extra_id_N>, with their
 //   lstrip / rstrip / single_word flags) -> normalizer (Precompiled charsmap, Strip, Replace) on
-//   each remaining piece -> split out normalized added tokens -> Metaspace pre-tokenizer ->
+//   each remaining piece -> split out normalized added tokens (looked for as the normalizer
+//   makes their content) -> Metaspace pre-tokenizer ->
 //   Unigram Viterbi per pre-token -> post-processor ($A </s>).
 // Decoding: ids -> tokens (specials dropped when asked) -> Metaspace decoder -> transformers'
 // clean-up of tokenization spaces (when tokenizer_config.json asks, the default).
