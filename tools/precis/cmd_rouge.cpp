@@ -4,6 +4,7 @@
 // rounded percentages, and with --per_example every pair's scores.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -26,11 +27,35 @@ struct RougeOptions {
   uint32_t bootstrap_seed = 0;
 };
 
+// Which sentence splitter --split_sentences and rouge_sentences use.
+struct SplitterOptions {
+  std::string punkt_dir;
+  bool rule_based = false;
+};
+
+void add_splitter_options(CLI::App& app, SplitterOptions& o) {
+  auto* dir = app.add_option("--punkt_dir", o.punkt_dir,
+                             "NLTK's Punkt tables to split with (a punkt_tab language directory, e.g. "
+                             "~/nltk_data/tokenizers/punkt_tab/english); default: where NLTK finds "
+                             "tokenizers/punkt_tab/english ($NLTK_DATA, ~/nltk_data, ...), else precis's "
+                             "rule-based splitter");
+  app.add_flag("--rule_based_splitter", o.rule_based,
+               "split with precis's rule-based splitter even where NLTK's Punkt tables are found")
+      ->excludes(dir);
+}
+
+precis::eval::SentenceSplitter splitter_for(const SplitterOptions& o) {
+  using precis::eval::SentenceSplitter;
+  if (!o.punkt_dir.empty()) return SentenceSplitter::punkt(o.punkt_dir);
+  if (o.rule_based) return SentenceSplitter::rule_based();
+  return precis::eval::default_sentence_splitter();
+}
+
 nlohmann::json score_json(const precis::eval::Score& s) {
   return {{"precision", s.precision}, {"recall", s.recall}, {"fmeasure", s.fmeasure}};
 }
 
-void run_rouge(const RougeOptions& o) {
+void run_rouge(const RougeOptions& o, const SplitterOptions& splitter_options) {
   using namespace precis::eval;
   std::vector<std::string> predictions = read_texts(o.predictions);
   std::vector<std::string> references = read_texts(o.references);
@@ -39,9 +64,11 @@ void run_rouge(const RougeOptions& o) {
                     o.references + "' holds " + std::to_string(references.size()) +
                     " references; they must pair up line by line");
   precis::check(!predictions.empty(), "'" + o.predictions + "' and '" + o.references + "' hold no text to score");
+  std::optional<SentenceSplitter> splitter;
   if (o.split_sentences) {
-    for (std::string& t : predictions) t = sentences_on_lines(t);
-    for (std::string& t : references) t = sentences_on_lines(t);
+    splitter = splitter_for(splitter_options);
+    for (std::string& t : predictions) t = splitter->on_lines(t);
+    for (std::string& t : references) t = splitter->on_lines(t);
   }
 
   RougeScorer scorer(!o.no_stemmer);
@@ -59,6 +86,7 @@ void run_rouge(const RougeOptions& o) {
   out["num_examples"] = pairs.size();
   out["use_stemmer"] = !o.no_stemmer;
   out["split_sentences"] = o.split_sentences;
+  if (splitter) out["sentence_splitter"] = splitter->description();
   nlohmann::ordered_json boot;
   boot["seed"] = bootstrap_options.seed;
   boot["n_samples"] = bootstrap_options.n_samples;
@@ -108,16 +136,20 @@ PRECIS_COMMAND("rouge_tokens", "print the ROUGE tokens of each text as JSON line
 PRECIS_COMMAND("rouge_sentences", "print each text with one sentence per line, as precis rouge --split_sentences sees it",
                [](CLI::App& app) {
                  auto input = std::make_shared<std::string>();
+                 auto splitter = std::make_shared<SplitterOptions>();
                  app.add_option("--input", *input, "texts: JSON lines or plain text, as for precis rouge")->required();
-                 app.callback([input] {
+                 add_splitter_options(app, *splitter);
+                 app.callback([input, splitter] {
+                   const precis::eval::SentenceSplitter s = splitter_for(*splitter);
                    for (const std::string& text : precis::eval::read_texts(*input))
-                     std::printf("%s\n", nlohmann::json(precis::eval::sentences_on_lines(text)).dump().c_str());
+                     std::printf("%s\n", nlohmann::json(s.on_lines(text)).dump().c_str());
                  });
                });
 
 PRECIS_COMMAND("rouge", "ROUGE-1/2/L/Lsum of predictions against references, identical to rouge_score",
                [](CLI::App& app) {
                  auto o = std::make_shared<RougeOptions>();
+                 auto splitter = std::make_shared<SplitterOptions>();
                  app.add_option("--predictions", o->predictions,
                                 "predictions: JSON lines (one JSON string per line) or plain text (one per line)")
                      ->required();
@@ -128,12 +160,14 @@ PRECIS_COMMAND("rouge", "ROUGE-1/2/L/Lsum of predictions against references, ide
                               "do not Porter-stem tokens (run_summarization stems: use_stemmer=True)");
                  app.add_flag("--split_sentences", o->split_sentences,
                               "put one sentence per line first, as run_summarization's postprocess_text does with "
-                              "nltk.sent_tokenize (precis's own English splitter; affects rougeLsum only)");
+                              "nltk.sent_tokenize (NLTK's Punkt where its English tables are found, see "
+                              "--punkt_dir; affects rougeLsum only)");
+                 add_splitter_options(app, *splitter);
                  app.add_option("--bootstrap_seed", o->bootstrap_seed,
                                 "seed of the bootstrap resampling; equals rouge_score's numbers after "
                                 "numpy.random.seed(N)")
                      ->default_val(0);
-                 app.callback([o] { run_rouge(*o); });
+                 app.callback([o, splitter] { run_rouge(*o, *splitter); });
                });
 
 }  // namespace
