@@ -153,9 +153,8 @@ void run_adamw(Probe& p) {
   Tensor m = p.zeros(params.shape), v = p.zeros(params.shape);
   int64_t steps = int64_t(p.integer("steps"));
   for (int64_t t = 1; t <= steps; ++t)
-    adamw_update(params, p.input("grad_" + std::to_string(t)), m, v, float(p.number("lr")),
-                 float(p.number("beta1")), float(p.number("beta2")), float(p.number("eps")),
-                 float(p.number("weight_decay")), t);
+    adamw_update(params, p.input("grad_" + std::to_string(t)), m, v, p.number("lr"), p.number("beta1"),
+                 p.number("beta2"), p.number("eps"), p.number("weight_decay"), t);
   p.output("params", params), p.output("exp_avg", m), p.output("exp_avg_sq", v);
 }
 

@@ -42,7 +42,7 @@ TEST(AdamW, MatchesTheTorchFormulaOverSeveralSteps) {
   for (float& x : p) x = normal(rng);
   AdamWReference ref{std::vector<double>(p.begin(), p.end()), std::vector<double>(n, 0.0),
                      std::vector<double>(n, 0.0)};
-  const float lr = 1e-3f, b1 = 0.9f, b2 = 0.999f, eps = 1e-8f, wd = 0.01f;
+  const double lr = 1e-3, b1 = 0.9, b2 = 0.999, eps = 1e-8, wd = 0.01;  // Python floats, as torch gets them
   for (int64_t t = 1; t <= 5; ++t) {
     for (float& x : g) x = 0.1f * normal(rng);
     g[0] = 0.0f;  // a parameter with no gradient still decays

@@ -8,8 +8,8 @@
 namespace precis {
 
 void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
-                  const Tensor& exp_avg_sq, float lr, float beta1, float beta2, float eps,
-                  float weight_decay, int64_t step) {
+                  const Tensor& exp_avg_sq, double lr, double beta1, double beta2, double eps,
+                  double weight_decay, int64_t step) {
   int64_t n = params.numel();
   check(grads.numel() == n && exp_avg.numel() == n && exp_avg_sq.numel() == n,
         "adamw: params " + params.describe() + ", grads " + grads.describe() + ", exp_avg " +
@@ -17,13 +17,13 @@ void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_a
   check(step >= 1, "adamw: step " + std::to_string(step) + " (steps count from 1)");
   // The scalars torch forms from Python floats (double), each rounded to float once where
   // it meets a float tensor.
-  double bias_correction1 = 1.0 - std::pow(double(beta1), double(step));
-  double bias_correction2 = 1.0 - std::pow(double(beta2), double(step));
-  double step_size = double(lr) / bias_correction1;
+  double bias_correction1 = 1.0 - std::pow(beta1, double(step));
+  double bias_correction2 = 1.0 - std::pow(beta2, double(step));
+  double step_size = lr / bias_correction1;
   cpu::adamw_update(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(), n,
-                    float(1.0 - double(lr) * double(weight_decay)), beta1,
-                    float(1.0 - double(beta1)), beta2, float(1.0 - double(beta2)),
-                    float(-step_size), float(std::sqrt(bias_correction2)), eps);
+                    float(1.0 - lr * weight_decay), float(beta1), float(1.0 - beta1), float(beta2),
+                    float(1.0 - beta2), float(-step_size), float(std::sqrt(bias_correction2)),
+                    float(eps));
 }
 
 }  // namespace precis

@@ -13,9 +13,11 @@
 
 namespace precis {
 
-// params, grads, exp_avg, exp_avg_sq: the same number of F32 elements (any shapes).
+// params, grads, exp_avg, exp_avg_sq: the same number of F32 elements (any shapes). The
+// scalars are doubles, as torch.optim.AdamW's are Python floats: 1 - beta2 is formed in double
+// (0.001 for 0.999) and rounded to float once, where it meets a tensor.
 void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
-                  const Tensor& exp_avg_sq, float lr, float beta1, float beta2, float eps,
-                  float weight_decay, int64_t step);
+                  const Tensor& exp_avg_sq, double lr, double beta1, double beta2, double eps,
+                  double weight_decay, int64_t step);
 
 }  // namespace precis

@@ -47,8 +47,8 @@ void AdamW<Config>::step(Params& params, Params& grads, double lr) {
   size_t i = 0;
   zip_trainable(config_, params, grads, [&](const std::string&, Tensor& p, Tensor& g, ParamRole role) {
     double decay = role == ParamRole::Trainable ? settings_.weight_decay : 0.0;
-    adamw_update(p, g, *m[i], *v[i], float(lr), float(settings_.beta1), float(settings_.beta2),
-                 float(settings_.epsilon), float(decay), step_);
+    adamw_update(p, g, *m[i], *v[i], lr, settings_.beta1, settings_.beta2, settings_.epsilon, decay,
+                 step_);
     ++i;
   });
 }

@@ -60,8 +60,8 @@ double ShardedAdamW<Config>::step(Params& params, Params& grads, double lr, doub
     if (coef < 1.0) scale_in_place(gv, float(coef));
     const double decay = t.role == ParamRole::Trainable ? settings_.weight_decay : 0.0;
     adamw_update(flat_view(p.data(), first, n), gv, flat_view(exp_avg_.data(), first - begin_, n),
-                 flat_view(exp_avg_sq_.data(), first - begin_, n), float(lr), float(settings_.beta1),
-                 float(settings_.beta2), float(settings_.epsilon), float(decay), step_);
+                 flat_view(exp_avg_sq_.data(), first - begin_, n), lr, settings_.beta1,
+                 settings_.beta2, settings_.epsilon, decay, step_);
   });
   comm_.all_gather(p, segments_);
   return norm;
