@@ -1,4 +1,4 @@
-// The precis command line: one binary, one subcommand per job (see DESIGN.md).
+// The precis command line: one binary, one subcommand per job (see docs/architecture.md).
 #include <algorithm>
 #include <cstdio>
 #include <exception>

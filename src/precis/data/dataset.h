@@ -41,7 +41,7 @@ enum class FileFormat { kJson, kJsonLines, kCsv, kTsv };
 FileFormat file_format(const std::filesystem::path& path);
 
 struct ReadOptions {
-  std::string text_column = "dialogue";  // SAMSum's, as DESIGN.md sets the default
+  std::string text_column = "dialogue";  // SAMSum's, the README's fine-tuning job
   std::string summary_column = "summary";
   std::string field;  // JSON: key of the top-level object that holds the records
   bool skip_bad_records = false;

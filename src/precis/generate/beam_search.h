@@ -1,5 +1,5 @@
 // Beam search bookkeeping exactly as transformers 4.44's BeamSearchScorer and BeamHypotheses
-// (generation/beam_search.py; spec §4.5). Scores of candidates are float32 (torch's); the
+// (generation/beam_search.py). Scores of candidates are float32 (torch's); the
 // length-normalised hypothesis scores are doubles (Python floats), as there.
 #pragma once
 
@@ -30,7 +30,8 @@ class BeamHypotheses {
   // drops the worst when there are num_beams + 1.
   void add(std::vector<int32_t> tokens, float sum_logprobs, int64_t generated_len);
 
-  // Whether no running beam can still enter the list (see spec §4.5 for the three modes).
+  // Whether no running beam can still enter the list, in the three early_stopping modes of
+  // generation/beam_search.py's BeamHypotheses.is_done (True, False, "never").
   bool is_done(float best_sum_logprobs, int64_t cur_len, int64_t decoder_prompt_len) const;
 
   size_t size() const { return beams_.size(); }

@@ -1,4 +1,5 @@
-// generate(): transformers 4.44's generate() for BART and T5 (spec §4): greedy search, multinomial
+// generate(): transformers 4.44's generate() for BART and T5 (generation/utils.py,
+// GenerationMixin.generate, _sample and _beam_search): greedy search, multinomial
 // sampling and beam search (BeamSearchScorer), with the logits processors of the resolved
 // GenerationConfig. Tokenizer-independent: inputs are token ids; outputs are the id rows HF
 // returns (decoder start token first, right-padded with pad_token_id).

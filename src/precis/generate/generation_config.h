@@ -1,5 +1,6 @@
 // GenerationConfig: the settings of generate() with transformers 4.44's names, defaults and
-// precedence (spec §4.1):
+// precedence (generation/configuration_utils.py, GenerationConfig and from_model_config;
+// generation/utils.py, GenerationMixin._prepare_generation_config):
 //   per-call overrides > generation_config.json > legacy generation keys of config.json >
 //   GenerationConfig() defaults.
 // As 4.44 does, a generation_config.json marked "_from_model_config": true is replaced by the
@@ -60,7 +61,8 @@ struct GenerationConfig {
                                                const BartConfig& model);
 };
 
-// A config with lengths and token ids resolved for one call (generate()'s set-up, §4.2).
+// A config with lengths and token ids resolved for one call (generate()'s set-up:
+// GenerationMixin._prepare_special_tokens and _prepare_generated_length).
 struct ResolvedGeneration {
   GenerationConfig config;  // max_length and min_length as used (start token included)
   int32_t pad_token_id = 1;

@@ -1,7 +1,9 @@
-// Logits processors and sampling warpers with transformers 4.44's semantics (spec §4.3,
-// generation/logits_process.py). Every one works on one row of scores (V floats) given that
-// row's decoder tokens so far (`history`, the start token included), so rows are processed
-// independently. Banned tokens get -inf; forced tokens get exactly 0 with every other -inf.
+// Logits processors and sampling warpers with transformers 4.44's semantics
+// (generation/logits_process.py; built and ordered by generation/utils.py,
+// GenerationMixin._get_logits_processor and _get_logits_warper). Every one works on one row of
+// scores (V floats) given that row's decoder tokens so far (`history`, the start token
+// included), so rows are processed independently. Banned tokens get -inf; forced tokens get
+// exactly 0 with every other -inf.
 #pragma once
 
 #include <cstdint>

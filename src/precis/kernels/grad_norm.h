@@ -1,4 +1,5 @@
-// The squared L2 norm of a gradient buffer, for clip_grad_norm_ (spec §3.7):
+// The squared L2 norm of a gradient buffer, for torch.nn.utils.clip_grad_norm_ (called by
+// transformers 4.44 trainer.py, Trainer._inner_training_loop):
 // total = sqrt(Σ over parameters of sum_of_squares(grad)).
 #pragma once
 

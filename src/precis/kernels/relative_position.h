@@ -1,6 +1,7 @@
-// T5's relative position bias (spec §2.3): a learned table (num_buckets, H) indexed by the
-// bucket of each (query, key) distance, added to the attention scores of every layer of a
-// stack. Buckets are bidirectional in the encoder, causal in the decoder.
+// T5's relative position bias (transformers 4.44 models/t5/modeling_t5.py,
+// T5Attention.compute_bias and _relative_position_bucket): a learned table (num_buckets, H)
+// indexed by the bucket of each (query, key) distance, added to the attention scores of every
+// layer of a stack. Buckets are bidirectional in the encoder, causal in the decoder.
 #pragma once
 
 #include <cstdint>

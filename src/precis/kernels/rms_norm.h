@@ -1,6 +1,7 @@
-// RMSNorm over the last dimension, as T5LayerNorm (spec §2.2): y = w ⊙ x / sqrt(mean(x²) + eps),
-// no mean subtraction and no bias. The mean of squares is accumulated in double (torch
-// accumulates in float32; both round to the same float at these widths to ~1e-7 relative).
+// RMSNorm over the last dimension, as T5LayerNorm.forward (transformers 4.44
+// models/t5/modeling_t5.py): y = w ⊙ x / sqrt(mean(x²) + eps), no mean subtraction and no
+// bias. The mean of squares is accumulated in double (torch accumulates in float32; both round
+// to the same float at these widths to ~1e-7 relative).
 // The forward keeps 1/rms per row for the backward.
 #pragma once
 

@@ -1,6 +1,7 @@
 // BART (BartForConditionalGeneration): post-LN encoder-decoder with learned positions
 // (offset 2), layernorm_embedding, no final layer norm, LM head tied to the embeddings
-// plus final_logits_bias (spec §1.2).
+// plus final_logits_bias (transformers 4.44 models/bart/modeling_bart.py,
+// BartForConditionalGeneration.forward).
 #pragma once
 
 #include <functional>

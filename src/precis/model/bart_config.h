@@ -1,6 +1,7 @@
-// BartConfig: the config.json fields that change BART's math (spec §1.1). Legacy keys
-// (normalize_before, add_final_layer_norm, static_position_embeddings, ...) are accepted and
-// ignored, exactly as the modern transformers class does; unknown model types are refused.
+// BartConfig: the config.json fields that change BART's math (transformers 4.44
+// models/bart/configuration_bart.py, BartConfig). Legacy keys (normalize_before,
+// add_final_layer_norm, static_position_embeddings, ...) are accepted and ignored, exactly as
+// the modern transformers class does; unknown model types are refused.
 #pragma once
 
 #include <filesystem>

@@ -1,5 +1,7 @@
 // BART for generation: the encoder runs once per batch, then the decoder advances one token
-// per row with a key/value cache, as transformers does with use_cache=True (spec §1.2.4).
+// per row with a key/value cache, as transformers does with use_cache=True (transformers 4.44
+// models/bart/modeling_bart.py, BartAttention.forward's past_key_value and
+// BartForConditionalGeneration._reorder_cache).
 //
 // Rows, inputs, the cross-attention and self-attention caches: kv_cached_decoder.h.
 //

@@ -1,5 +1,6 @@
-// The weights of a Hugging Face model directory (spec/hf-semantics.md §7.2): one
-// `model.safetensors`, or shards `model-0000i-of-0000K.safetensors` listed by
+// The weights of a Hugging Face model directory (transformers 4.44 modeling_utils.py,
+// PreTrainedModel.save_pretrained and from_pretrained): one `model.safetensors`, or shards
+// `model-0000i-of-0000K.safetensors` listed by
 // `model.safetensors.index.json` ({"metadata": {"total_size": N}, "weight_map": {name: shard}}).
 // Reading prefers `model.safetensors` when both exist, as `from_pretrained` does.
 // Tensor names are the HF state-dict names; mapping them onto a model is the loader's job.

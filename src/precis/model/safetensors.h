@@ -1,6 +1,7 @@
-// safetensors files (https://github.com/huggingface/safetensors; spec/hf-semantics.md §7.1):
-// u64 header length N, N bytes of JSON {"name": {"dtype", "shape", "data_offsets"}, ...,
-// "__metadata__": {string: string}}, then the raw little-endian tensor data.
+// safetensors files (https://github.com/huggingface/safetensors: the format in its README,
+// read as safetensors/src/tensor.rs reads it): u64 header length N, N bytes of JSON
+// {"name": {"dtype", "shape", "data_offsets"}, ..., "__metadata__": {string: string}}, then
+// the raw little-endian tensor data.
 //
 // The reader checks the whole header when the file is opened (lengths, dtypes, shapes,
 // offsets tiling the data section, file size), so a later read() can only fail on a request

@@ -1,7 +1,8 @@
-// T5 (T5ForConditionalGeneration; spec §2): pre-norm encoder-decoder with RMSNorm, a
-// relative position bias computed from block 0's table and reused by every block of its
-// stack, unscaled attention, ReLU or gated-GELU feed-forwards, and an LM head tied to the
-// embeddings with a d_model^-0.5 rescale (v1.0) or untied (v1.1 / FLAN-T5).
+// T5 (transformers 4.44 models/t5/modeling_t5.py, T5ForConditionalGeneration): pre-norm
+// encoder-decoder with RMSNorm, a relative position bias computed from block 0's table and
+// reused by every block of its stack, unscaled attention, ReLU or gated-GELU feed-forwards,
+// and an LM head tied to the embeddings with a d_model^-0.5 rescale (v1.0) or untied (v1.1 /
+// FLAN-T5).
 #pragma once
 
 #include <functional>

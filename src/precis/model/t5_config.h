@@ -1,6 +1,7 @@
 // T5Config: the config.json fields that change the math of T5, T5 v1.1 and FLAN-T5
-// (spec §2.1). feed_forward_proj is "[gated-]ACT": "relu" (v1.0), "gated-gelu" (v1.1/FLAN,
-// which HF maps to the tanh GELU "gelu_new").
+// (transformers 4.44 models/t5/configuration_t5.py, T5Config.__init__). feed_forward_proj is
+// "[gated-]ACT": "relu" (v1.0), "gated-gelu" (v1.1/FLAN, which HF maps to the tanh GELU
+// "gelu_new").
 #pragma once
 
 #include <filesystem>

@@ -1,5 +1,7 @@
-// Where T5 applies dropout (dropout_rate everywhere, spec §2.5) and which RNG stream each
-// site draws from: BART's layer numbering and sites, plus the final norms' output.
+// Where T5 applies dropout (dropout_rate everywhere: transformers 4.44
+// models/t5/modeling_t5.py, T5Stack.forward, T5LayerSelfAttention, T5LayerCrossAttention,
+// T5LayerFF, T5DenseActDense / T5DenseGatedActDense and T5Attention.forward) and which RNG
+// stream each site draws from: BART's layer numbering and sites, plus the final norms' output.
 #pragma once
 
 #include "precis/model/bart_dropout.h"

@@ -1,5 +1,6 @@
 // T5 models that do not come from a checkpoint: named shapes of the published checkpoints,
-// and Hugging Face's initialisation (T5PreTrainedModel._init_weights, spec §2.8).
+// and Hugging Face's initialisation (transformers 4.44 models/t5/modeling_t5.py,
+// T5PreTrainedModel._init_weights).
 #pragma once
 
 #include <optional>

@@ -1,4 +1,5 @@
-// T5's parameters (spec §2.7) as views into one flat arena, visited with their Hugging Face
+// T5's parameters (the state dict of T5ForConditionalGeneration, transformers 4.44
+// models/t5/modeling_t5.py) as views into one flat arena, visited with their Hugging Face
 // state-dict names. Projections have no biases: their LinearParams::bias stays undefined,
 // which the shared layer functions and linear kernels skip.
 #pragma once

@@ -1,4 +1,5 @@
-// The tokenizer.json "normalizer" of SentencePiece-converted tokenizers (T5, spec §5.5):
+// The tokenizer.json "normalizer" of SentencePiece-converted tokenizers (T5; written by
+// transformers 4.44 convert_slow_tokenizer.py, SpmConverter.normalizer, or older converters):
 // Precompiled(charsmap), Strip, Replace, and Sequence of those, applied in order to each piece
 // of text between added tokens.
 #pragma once

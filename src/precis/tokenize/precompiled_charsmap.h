@@ -1,6 +1,7 @@
 // The `Precompiled` normalizer of HF `tokenizers` (SentencePiece's precompiled_charsmap, e.g.
 // nmt_nfkc): a Darts-clone double-array trie whose keys are UTF-8 strings and whose values are
-// offsets of NUL-terminated replacements in a string pool (spec §5.5).
+// offsets of NUL-terminated replacements in a string pool (tokenizers'
+// tokenizers/src/normalizers/precompiled.rs, over the spm_precompiled crate).
 //
 // Serialized form (base64 in tokenizer.json's "precompiled_charsmap"):
 //   u32 LE trie_size (bytes) | trie_size/4 u32 LE units | replacement pool (the rest)

@@ -1,6 +1,6 @@
-// T5's tokenizer from `spiece.model` (spec §5.5), through Debian's libsentencepiece, giving
-// the ids and text of transformers' T5Tokenizer (the sentencepiece-backed "slow" class, with
-// its default legacy=True behaviour):
+// T5's tokenizer from `spiece.model`, through Debian's libsentencepiece, giving the ids and
+// text of transformers' T5Tokenizer (transformers 4.44 models/t5/tokenization_t5.py: the
+// sentencepiece-backed "slow" class, with its default legacy=True behaviour):
 //   split on special tokens (</s>, <unk>, <pad>, <extra_id_N>; the sentinels eat the spaces
 //   around them) -> SentencePiece unigram on each piece of text -> ids -> </s> appended.
 // Sentinels <extra_id_N> take the ids after the model's pieces, in reverse: <extra_id_0> last.

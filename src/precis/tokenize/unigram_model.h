@@ -1,8 +1,8 @@
-// The Unigram model of HF `tokenizers` (SentencePiece's unigram, spec §5.5): each pre-token is
-// cut into vocabulary pieces by Viterbi over the lattice of pieces that match at every
-// character position, maximising the sum of piece scores. A character where no single-character
-// piece starts may be covered by an unknown node scored min_score - 10; neighbouring unknown
-// nodes fuse into one <unk>.
+// The Unigram model of HF `tokenizers` (tokenizers/src/models/unigram/model.rs,
+// Unigram::encode; SentencePiece's unigram): each pre-token is cut into vocabulary pieces by
+// Viterbi over the lattice of pieces that match at every character position, maximising the sum
+// of piece scores. A character where no single-character piece starts may be covered by an
+// unknown node scored min_score - 10; neighbouring unknown nodes fuse into one <unk>.
 #pragma once
 
 #include <cstdint>

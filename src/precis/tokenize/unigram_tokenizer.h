@@ -1,5 +1,6 @@
-// T5's tokenizer from `tokenizer.json` alone (a Unigram model, spec §5.5), giving the ids and
-// text of transformers' T5TokenizerFast (HF `tokenizers` 0.19):
+// T5's tokenizer from `tokenizer.json` alone (a Unigram model, as transformers 4.44
+// convert_slow_tokenizer.py's T5Converter writes it), giving the ids and text of transformers'
+// T5TokenizerFast (models/t5/tokenization_t5_fast.py; HF `tokenizers` 0.19):
 //   split out added tokens that are not normalized (</s>, <unk>, <pad>, <extra_id_N>, with their
 //   lstrip / rstrip / single_word flags) -> normalizer (Precompiled charsmap, Strip, Replace) on
 //   each remaining piece -> split out normalized added tokens (looked for as the normalizer
