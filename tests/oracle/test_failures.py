@@ -19,9 +19,9 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from conftest import precis_binary
+from process_support import ENV, MPIRUN, launch, wait_stopped
 from test_train import make_job
-from test_train_distributed import ENV, MPIRUN, launch, rank_pids, train, weights
+from test_train_distributed import weights
 
 
 def write_job(tmp_path, out, **overrides):
@@ -35,9 +35,9 @@ def write_job(tmp_path, out, **overrides):
     return config
 
 
-def run_job(config, preexec_fn=None, env=None):
-    return subprocess.run([precis_binary(), "train", "--config", str(config)], capture_output=True, text=True,
-                          env=env or ENV, timeout=300, preexec_fn=preexec_fn)
+def run_job(config, preexec_fn=None):
+    return subprocess.run(launch(1, "train", "--config", config), capture_output=True, text=True, env=ENV,
+                          timeout=300, preexec_fn=preexec_fn)
 
 
 def same_weights(a, b):
@@ -78,16 +78,10 @@ def start_stopped_at(config, point, tmp_path):
     has stopped there. Fails if it ends first."""
     err = tmp_path / f"stderr-{point.replace(':', '-')}-{len(list(tmp_path.glob('stderr-*')))}.txt"
     with open(err, "w") as f:
-        proc = subprocess.Popen([precis_binary(), "train", "--config", str(config)], stdout=subprocess.DEVNULL,
-                                stderr=f, env=dict(ENV, PRECIS_TEST_STOP_AT=point))
-    deadline = time.monotonic() + 120
-    while True:
-        pid, status = os.waitpid(proc.pid, os.WNOHANG | os.WUNTRACED)
-        if pid and os.WIFSTOPPED(status):
-            return proc, err
-        assert not pid, f"the run ended before {point}:\n{err.read_text()}"
-        assert time.monotonic() < deadline, f"the run never reached {point}"
-        time.sleep(0.02)
+        proc = subprocess.Popen(launch(1, "train", "--config", config), stdout=subprocess.DEVNULL, stderr=f,
+                                env=dict(ENV, PRECIS_TEST_STOP_AT=point))
+    wait_stopped(proc, point, stderr_file=err)
+    return proc, err
 
 
 def log_lines(out):
@@ -212,11 +206,6 @@ def test_corrupt_latest_checkpoint_falls_back_to_the_previous(tmp_path, damage):
     assert same_weights(tmp_path / "straight", out)
 
 
-def process_state(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().rsplit(")", 1)[1].split()[0]
-
-
 @pytest.mark.skipif(MPIRUN is None, reason="mpirun (openmpi-bin) is not installed")
 @pytest.mark.parametrize("failure", ["killed", "stopped"])
 def test_evaluation_rank_failure_ends_the_job(tmp_path, failure):
@@ -229,23 +218,13 @@ def test_evaluation_rank_failure_ends_the_job(tmp_path, failure):
                        validation_file=str(tmp_path / "train.jsonl"), per_device_eval_batch_size=2,
                        predict_with_generate=True, generation_num_beams=2, generation_max_length=16,
                        ddp_timeout=5)
-    cmd = launch(2, "train", "--config", config)
-    cmd[1:1] = ["-x", "PRECIS_TEST_STOP_AT"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen(launch(2, "train", "--config", config, export=["PRECIS_TEST_STOP_AT"]),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(ENV, PRECIS_TEST_STOP_AT="evaluate:1"))
-    deadline = time.monotonic() + 120
-    while True:
-        pid = rank_pids(proc.pid).get(1)
-        try:
-            if pid and process_state(pid) == "T":
-                break
-        except OSError:
-            pass
-        assert proc.poll() is None and time.monotonic() < deadline, "rank 1 never reached the evaluation"
-        time.sleep(0.02)
+    pid = wait_stopped(proc, "rank 1's evaluation", ranks=[1])[1]
     if failure == "killed":
         os.kill(pid, signal.SIGKILL)
-    failed_at = time.time()
+    failed_at = time.monotonic()
     # The job ends once rank 0 has finished its share of the evaluation and waited --ddp_timeout
     # for rank 1: about 5 s in a release build. Under AddressSanitizer (with full unwinding
     # for Open MPI) that share alone takes tens of seconds on a loaded machine.
@@ -255,8 +234,8 @@ def test_evaluation_rank_failure_ends_the_job(tmp_path, failure):
     finally:
         if proc.poll() is None:
             proc.kill()
-    print(f"{failure}: job ended {time.time() - failed_at:.1f} s later, exit {proc.returncode}")
-    assert proc.returncode != 0 and time.time() - failed_at < limit
+    print(f"{failure}: job ended {time.monotonic() - failed_at:.1f} s later, exit {proc.returncode}")
+    assert proc.returncode != 0 and time.monotonic() - failed_at < limit
     if failure == "stopped":
         assert "did not complete within --ddp_timeout 5 s" in stderr, stderr
     else:

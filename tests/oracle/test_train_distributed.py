@@ -15,23 +15,14 @@ import torch
 from safetensors.torch import load_file
 
 from conftest import precis_binary
+from process_support import ENV, MPIRUN, launch, wait_stopped
 from test_train import make_job
 from test_train_predict import make_predict_job
 
-MPIRUN = shutil.which("mpirun")
 pytestmark = pytest.mark.skipif(MPIRUN is None, reason="mpirun (openmpi-bin) is not installed")
-ENV = dict(os.environ, OMP_NUM_THREADS="1")
 
 
-def launch(ranks, *args, env=None, **kwargs):
-    """The command line: precis alone for one rank, under mpirun for more."""
-    cmd = [precis_binary(), *map(str, args)]
-    if ranks > 1:
-        cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), "-x", "OMP_NUM_THREADS", *cmd]
-    return cmd
-
-
-def train(tmp_path, out, ranks, check=True, env=None, **overrides):
+def train(tmp_path, out, ranks, check=True, **overrides):
     job = dict(model_name_or_path=str(tmp_path / "base"), train_file=str(tmp_path / "train.jsonl"),
                output_dir=str(out), do_train=True, learning_rate=1e-3, weight_decay=0.01, warmup_steps=1,
                max_grad_norm=1.0, max_steps=5, logging_steps=1, save_strategy="no", seed=7,
@@ -39,8 +30,8 @@ def train(tmp_path, out, ranks, check=True, env=None, **overrides):
     job.update(overrides)
     config = tmp_path / f"job-{out.name}.json"
     config.write_text(json.dumps(job))
-    result = subprocess.run(launch(ranks, "train", "--config", config, env=env), capture_output=True, text=True,
-                            env=env or ENV, timeout=600)
+    result = subprocess.run(launch(ranks, "train", "--config", config), capture_output=True, text=True,
+                            env=ENV, timeout=600)
     if check:
         assert result.returncode == 0, result.stderr
     return result
@@ -173,34 +164,6 @@ def test_resume_on_another_world_size(tmp_path, first, second):
         assert diff <= 1e-6
 
 
-def process_state(pid):
-    """The state letter of /proc/PID/stat ("T": stopped); "X" once the process is gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return "X"
-
-
-def rank_pids(mpirun_pid):
-    """{rank: pid} of the processes mpirun started."""
-    pids = {}
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-            if ppid != mpirun_pid:
-                continue
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                env = dict(v.split(b"=", 1) for v in f.read().split(b"\0") if b"=" in v)
-            pids[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(pid)
-        except (OSError, KeyError, IndexError, ValueError):
-            continue
-    return pids
-
-
 def test_killed_rank_ends_the_job_and_the_rerun_finishes_the_same(tmp_path):
     make_job(tmp_path, dropout=0.1)
     job = dict(max_steps=12, save_strategy="steps", save_steps=2, per_device_train_batch_size=2, ddp_timeout=20)
@@ -210,25 +173,18 @@ def test_killed_rank_ends_the_job_and_the_rerun_finishes_the_same(tmp_path):
     config.write_text(json.dumps(dict(json.loads((tmp_path / "job-straight.json").read_text()), output_dir=str(out))))
     # Both ranks stop themselves in the middle of step 5 (the test hook: after the backward,
     # before the gradient all-reduce and the update); rank 1 is killed there and rank 0 goes on.
-    env = dict(ENV, PRECIS_TEST_STOP_AT="micro:4:0")
-    cmd = launch(2, "train", "--config", config)
-    cmd[1:1] = ["-x", "PRECIS_TEST_STOP_AT"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    deadline = time.time() + 120
-    while True:
-        pids = rank_pids(proc.pid)
-        if set(pids) == {0, 1} and all(process_state(pid) == "T" for pid in pids.values()):
-            break
-        assert proc.poll() is None and time.time() < deadline, "the run never reached the middle of step 5"
-        time.sleep(0.02)
+    proc = subprocess.Popen(launch(2, "train", "--config", config, export=["PRECIS_TEST_STOP_AT"]),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(ENV, PRECIS_TEST_STOP_AT="micro:4:0"))
+    pids = wait_stopped(proc, "the middle of step 5", ranks=[0, 1])
     assert (out / "checkpoint-4" / "trainer_state.json").exists() and not (out / "checkpoint-6").exists()
     os.kill(pids[1], signal.SIGKILL)
     os.kill(pids[0], signal.SIGCONT)
-    killed_at = time.time()
+    killed_at = time.monotonic()
     _, stderr = proc.communicate(timeout=60)
-    print(f"job ended {time.time() - killed_at:.1f} s after kill -9 of rank 1, exit {proc.returncode}")
+    print(f"job ended {time.monotonic() - killed_at:.1f} s after kill -9 of rank 1, exit {proc.returncode}")
     assert proc.returncode != 0
-    assert time.time() - killed_at < 60
+    assert time.monotonic() - killed_at < 60
     assert "rank 1" in stderr, stderr  # mpirun: "process rank 1 with PID ... exited on signal 9"
     assert not (out / "model.safetensors").exists()  # it did not finish
     last = max((p for p in out.iterdir() if p.name.startswith("checkpoint-")), key=lambda p: int(p.name.split("-")[1]))
@@ -245,9 +201,9 @@ def test_killed_rank_ends_the_job_and_the_rerun_finishes_the_same(tmp_path):
 def test_stuck_rank_ends_the_job_within_the_timeout():
     cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", "3", precis_binary("mpi_collectives_probe"),
            "hang-rank", "2", "3"]
-    start = time.time()
+    start = time.monotonic()
     r = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=60)
-    assert r.returncode != 0 and time.time() - start < 60
+    assert r.returncode != 0 and time.monotonic() - start < 60
     assert "did not complete within --ddp_timeout 3 s" in r.stderr, r.stderr
 
 
