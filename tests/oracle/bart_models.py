@@ -1,4 +1,6 @@
 """Tiny random BART checkpoints made with the real transformers classes."""
+import math
+
 import torch
 from transformers import BartConfig, BartForConditionalGeneration
 
@@ -36,6 +38,28 @@ def make_bart(name, vocab_size, seed=0, dropout=0.0, **overrides):
         model.final_logits_bias.normal_(0.0, 0.5)
     return model.eval()
 
+
+def spread_weights(model, seed, eos_bias=4.0):
+    """Re-draws the weights: projections with unit gain, LayerNorms near identity, embeddings
+    of std 2/sqrt(d) (logits of a few units), a random final_logits_bias plus an EOS bias; so
+    that outputs depend on the input, beams finish by EOS as well as at max_length, and
+    near-ties between candidates are rare."""
+    g = torch.Generator().manual_seed(seed + 1000)
+    emb_std = 2.0 / math.sqrt(model.config.d_model)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if p.dim() == 2 and ("embed" in name or "shared" in name or "lm_head" in name):
+                p.copy_(torch.randn(p.shape, generator=g) * emb_std)
+            elif p.dim() == 2:
+                p.copy_(torch.randn(p.shape, generator=g) / math.sqrt(p.shape[1]))
+            elif "layer_norm" in name or "layernorm" in name:
+                base = 1.0 if name.endswith("weight") else 0.0
+                p.copy_(base + torch.randn(p.shape, generator=g) * 0.1)
+            else:
+                p.copy_(torch.randn(p.shape, generator=g) * 0.1)
+        model.final_logits_bias.copy_(torch.randn(model.final_logits_bias.shape, generator=g) * 0.5)
+        model.final_logits_bias[0, 2] += eos_bias
+    return model
 
 def random_batch(vocab_size, batch=3, source_len=11, target_len=7, seed=1):
     """Right-padded inputs of unequal lengths, labels with -100 padding, shifted decoder inputs."""

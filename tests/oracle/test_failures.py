@@ -20,8 +20,7 @@ import torch
 from safetensors.torch import load_file
 
 from process_support import ENV, MPIRUN, launch, wait_stopped
-from test_train import make_job
-from test_train_distributed import weights
+from train_support import make_job, weights
 
 
 def write_job(tmp_path, out, **overrides):

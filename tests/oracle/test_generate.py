@@ -8,14 +8,13 @@ outputs depend on the input, beams finish by EOS as well as at max_length, and n
 between candidates are rare.
 """
 import json
-import math
 
 import pytest
 import torch
 from safetensors.torch import load_file
 from transformers import AutoTokenizer, BartForConditionalGeneration, GenerationConfig
 
-from bart_models import make_bart
+from bart_models import make_bart, spread_weights
 from conftest import run_precis, train_tiny_bpe
 from probe_support import OUTPUT_TOL, scaled_error
 
@@ -45,27 +44,6 @@ MAX_SOURCE = 40
 # max_length and none of those settings changed its output).
 MODELS = [("narrow-gelu", 0, 4.0), ("narrow-gelu", 1, 4.0), ("deep-gelunew-untied", 0, 4.0),
           ("silu-positions", 0, 6.0), ("wide-relu-scaled", 1, 6.0)]
-
-
-def spread_weights(model, seed, eos_bias=4.0):
-    """Re-draws the weights: projections with unit gain, LayerNorms near identity, embeddings
-    of std 2/sqrt(d) (logits of a few units), a random final_logits_bias plus an EOS bias."""
-    g = torch.Generator().manual_seed(seed + 1000)
-    emb_std = 2.0 / math.sqrt(model.config.d_model)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if p.dim() == 2 and ("embed" in name or "shared" in name or "lm_head" in name):
-                p.copy_(torch.randn(p.shape, generator=g) * emb_std)
-            elif p.dim() == 2:
-                p.copy_(torch.randn(p.shape, generator=g) / math.sqrt(p.shape[1]))
-            elif "layer_norm" in name or "layernorm" in name:
-                base = 1.0 if name.endswith("weight") else 0.0
-                p.copy_(base + torch.randn(p.shape, generator=g) * 0.1)
-            else:
-                p.copy_(torch.randn(p.shape, generator=g) * 0.1)
-        model.final_logits_bias.copy_(torch.randn(model.final_logits_bias.shape, generator=g) * 0.5)
-        model.final_logits_bias[0, 2] += eos_bias
-    return model
 
 
 @pytest.fixture(scope="module")

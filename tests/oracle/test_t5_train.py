@@ -9,10 +9,11 @@ import torch
 from transformers import AutoTokenizer, T5ForConditionalGeneration, T5Tokenizer
 
 from conftest import run_precis
+from process_support import MPIRUN
 from serve_support import Server, post_json
 from t5_models import make_t5, train_tiny_spiece
-from test_train import SOURCES, SUMMARIES, assert_steps_match, compare_weights, hf_train, precis_train
-from test_train_distributed import MPIRUN, max_diff, train, weights
+from train_support import (SOURCES, SUMMARIES, assert_steps_match, compare_weights, hf_train, max_diff, padded_batch,
+                           precis_train, train, weights, write_records)
 
 pytest.importorskip("sentencepiece")
 
@@ -24,9 +25,7 @@ def make_t5_job(tmp_path, name, dropout=0.0, **overrides):
     model.save_pretrained(tmp_path / "base")
     tokenizer.save_pretrained(tmp_path / "base")
     records = [{"dialogue": s, "summary": t} for s, t in zip(SOURCES, SUMMARIES)]
-    with open(tmp_path / "train.jsonl", "w") as f:
-        for r in records:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    write_records(tmp_path / "train.jsonl", records)
     return model, tokenizer, records
 
 
@@ -84,20 +83,19 @@ def test_train_then_eval_then_serve(tmp_path):
     tok = T5Tokenizer.from_pretrained(out, legacy=True)
     AutoTokenizer.from_pretrained(out)
     records = [json.loads(line) for line in (tmp_path / "train.jsonl").read_text().splitlines()]
-    sources = ["summarize: " + r["dialogue"] for r in records]
+    prefixed = [dict(r, dialogue="summarize: " + r["dialogue"]) for r in records]
+    sources = [r["dialogue"] for r in prefixed]
 
     # precis eval: the loss of the collated batch, and generate() + decode of every input.
     run_precis("eval", "--model", out, "--data", tmp_path / "train.jsonl", "--source_prefix", "summarize: ",
                "--max_target_length", 32, "--predict_with_generate", "--num_beams", 2,
                "--generation_max_length", 12, "--output_dir", tmp_path / "eval")
     metrics = json.loads((tmp_path / "eval" / "eval_results.json").read_text())
-    enc = tok(sources, padding=True, return_tensors="pt")
-    labels = tok(text_target=[r["summary"] for r in records], max_length=32, truncation=True, padding=True,
-                 return_tensors="pt").input_ids
-    labels[labels == tok.pad_token_id] = -100
+    batch = padded_batch(tok, prefixed, max_source_length=1024)  # precis eval's default, as run_summarization's
     with torch.no_grad():
-        loss = hf(**enc, labels=labels).loss.item()
-        generated = hf.generate(**enc, num_beams=2, max_length=12)
+        loss = hf(**batch).loss.item()
+        generated = hf.generate(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], num_beams=2,
+                                max_length=12)
     assert abs(metrics["eval_loss"] - loss) <= 1e-5 * abs(loss), (metrics["eval_loss"], loss)
     predictions = (tmp_path / "eval" / "generated_predictions.txt").read_text().split("\n")
     assert predictions == [t.strip() for t in tok.batch_decode(generated, skip_special_tokens=True)]

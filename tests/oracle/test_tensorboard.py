@@ -19,6 +19,7 @@ from transformers import BartConfig, TrainerControl, TrainerState, TrainingArgum
 from transformers.integrations import TensorBoardCallback
 
 from conftest import run_precis
+from train_support import make_job, precis_train
 
 # Log entries as Seq2SeqTrainer puts them in log_history (with "step"), including values
 # TensorBoardCallback drops (a string) and keeps (a bool is an int in Python).
@@ -164,7 +165,6 @@ def test_default_logging_dir_is_hf_default(tmp_path, monkeypatch):
 def test_precis_train_writes_the_logs_tensorboard_reads(tmp_path, report_to):
     """precis train writes output_dir/runs/<date>_<host>/events.out.tfevents.* with what its
     log_history holds, tagged as TensorBoardCallback tags it; report_to none writes none."""
-    from test_train import make_job, precis_train
     make_job(tmp_path)
     out = tmp_path / "out"
     overrides = {} if report_to is None else {"report_to": report_to}

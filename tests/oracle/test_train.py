@@ -1,142 +1,17 @@
 """`precis train` against Seq2SeqTrainer (torch.optim.AdamW, linear schedule with warmup,
 clipping), step for step, on a tiny random BART with dropout off; resume; the best checkpoint; bad input."""
-import json
 import os
 import shutil
 
 import pytest
 import torch
 from safetensors.torch import load_file
-from transformers import AutoTokenizer, DataCollatorForSeq2Seq, Seq2SeqTrainer, Seq2SeqTrainingArguments
+from transformers import DataCollatorForSeq2Seq
 
-from bart_models import make_bart
-from conftest import run_precis, train_tiny_bpe
+from conftest import run_precis
 from probe_support import reference_grads, run_backward
-
-SOURCES = [
-    "Amanda: I baked cookies. Do you want some?\nJerry: Sure!\nAmanda: I'll bring you tomorrow :-)",
-    "Olivia: Who are you voting for in this election?\nOliver: Liberals as always.",
-    "Tim: Hi, what's up?\nKim: Bad mood tbh, I was going to do lots of stuff but ended up procrastinating",
-    "Café déjà vu: the emoji 😀 and 中文 text go in too.",
-    "Summaries are short; dialogues are long and have many turns between speakers.",
-    "The quick brown fox jumps over the lazy dog.",
-]
-SUMMARIES = [
-    "Amanda will bring Jerry cookies.", "They vote liberal.", "Kim is in a bad mood.",
-    "Unicode text.", "Summaries are short.", "A fox jumps.",
-]
-
-
-def make_job(tmp_path, dropout=0.0, **overrides):
-    tokenizer = train_tiny_bpe(tmp_path / "base")
-    model = make_bart("narrow-gelu", len(tokenizer), dropout=dropout, **overrides)
-    with torch.no_grad():  # the usual init scale: training from large random weights diverges
-        for p in model.parameters():
-            p.mul_(0.1)
-    model.save_pretrained(tmp_path / "base")
-    records = [{"dialogue": s, "summary": t} for s, t in zip(SOURCES, SUMMARIES)]
-    with open(tmp_path / "train.jsonl", "w") as f:
-        for r in records:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    return model, AutoTokenizer.from_pretrained(tmp_path / "base"), records
-
-
-def hf_trainer(model, tokenizer, records, tmp_path, eval_records=None, micro_batches=None, **overrides):
-    """A Seq2SeqTrainer run with precis_train's arguments (plus overrides), trained; returns it
-    and its training_step losses (each divided by gradient_accumulation_steps, as HF returns
-    them). micro_batches, if a list, receives (loss, label tokens) of every micro-batch."""
-    def features(rows):
-        enc = tokenizer([r["dialogue"] for r in rows], max_length=64, truncation=True)
-        labels = tokenizer(text_target=[r["summary"] for r in rows], max_length=32, truncation=True)
-        return [{"input_ids": i, "attention_mask": m, "labels": l}
-                for i, m, l in zip(enc["input_ids"], enc["attention_mask"], labels["input_ids"])]
-
-    kwargs = dict(output_dir=str(tmp_path / "hf"), per_device_train_batch_size=len(records), learning_rate=1e-3,
-                  weight_decay=0.01, warmup_steps=1, max_grad_norm=1.0, max_steps=3, logging_steps=1,
-                  save_strategy="no", report_to=[], use_cpu=True, seed=7, optim="adamw_torch")
-    kwargs.update(overrides)
-    losses = []
-
-    class Recording(Seq2SeqTrainer):
-        def training_step(self, model, inputs, *args, **kw):
-            loss = super().training_step(model, inputs, *args, **kw)
-            losses.append(loss.item())
-            if micro_batches is not None:
-                micro_batches.append((loss.item() * self.args.gradient_accumulation_steps,
-                                      int((inputs["labels"] != -100).sum())))
-            return loss
-
-    trainer = Recording(model=model, args=Seq2SeqTrainingArguments(**kwargs), train_dataset=features(records),
-                        eval_dataset=None if eval_records is None else features(eval_records),
-                        data_collator=DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100))
-    trainer.train()
-    return trainer, losses
-
-
-def hf_train(model, tokenizer, records, tmp_path, micro_batches=None, **overrides):
-    """Seq2SeqTrainer's final weights, per-step losses and grad norms."""
-    trainer, losses = hf_trainer(model, tokenizer, records, tmp_path, micro_batches=micro_batches, **overrides)
-    ga = trainer.args.gradient_accumulation_steps
-    step_losses = [sum(losses[i:i + ga]) for i in range(0, len(losses), ga)]
-    grad_norms = [e["grad_norm"] for e in trainer.state.log_history if "grad_norm" in e]
-    return {k: v.detach().clone() for k, v in model.state_dict().items()}, step_losses, grad_norms
-
-
-def precis_train(tmp_path, out, **overrides):
-    job = dict(model_name_or_path=str(tmp_path / "base"), train_file=str(tmp_path / "train.jsonl"),
-               output_dir=str(out), do_train=True, per_device_train_batch_size=len(SOURCES), learning_rate=1e-3,
-               weight_decay=0.01, warmup_steps=1, max_grad_norm=1.0, max_steps=3, logging_steps=1,
-               save_strategy="no", seed=7, max_source_length=64, max_target_length=32)
-    job.update(overrides)
-    (tmp_path / "job.json").write_text(json.dumps(job))
-    result = run_precis("train", "--config", tmp_path / "job.json")
-    state = json.loads((out / "trainer_state.json").read_text())
-    steps = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
-    return load_file(str(out / "model.safetensors")), steps, state, result
-
-
-# Tolerances, float32 on both sides. The issue-level bounds are 1e-5 for weights after three
-# steps and 1e-5 relative for losses and gradient norms: what any fp32 summation order must
-# meet. The tests assert bounds near what fp32 gives here (measured on BART and T5, plain,
-# label smoothing and accumulation, about 8x above the worst), so that a regression of 10x,
-# let alone 100x, fails:
-# - a step's loss, the mean cross-entropy of ~50 label tokens over 601 logits, reduced in
-#   another order: a few ulp (measured <= 1.1e-7 relative);
-LOSS_RTOL = 1e-6
-# - the gradient norm, the root of a sum of ~100k squares in another order, each gradient
-#   off by its own rounding (measured <= 3.9e-7 relative);
-GRAD_NORM_RTOL = 3e-6
-# - BART's weights after two Adam updates (the first step's learning rate is 0: warmup 1).
-#   Adam divides each gradient by its own running magnitude, so a weight moves by up to lr
-#   times the relative rounding of its gradient, which reaches 1e-4 on near-zero gradients
-#   (measured <= 2.8e-7 at lr 1e-3). The k_proj biases are held to it too: their exact
-#   gradient is 0 and both sides compute ~1e-14, far below Adam's eps of 1e-8, so Adam moves
-#   them by ~lr x 1e-6 (test_key_biases_have_no_gradient checks that premise).
-BART_WEIGHT_LIMIT = 2e-6
-# HF's state_dict names the shared embedding four times; save_pretrained, and precis, write
-# model.shared.weight alone.
-BART_NOT_SAVED = {"model.encoder.embed_tokens.weight", "model.decoder.embed_tokens.weight", "lm_head.weight"}
-
-
-def compare_weights(ours, ref, not_saved, limit):
-    """Every tensor of HF's state_dict but the tied aliases `not_saved` is in precis's file and
-    within `limit` (max abs); returns the largest difference."""
-    assert set(ours) == set(ref) - not_saved, (sorted(set(ref) - not_saved - set(ours)), sorted(set(ours) - set(ref)))
-    worst = 0.0
-    for name, value in ours.items():
-        diff = (value - ref[name]).abs().max().item()
-        assert diff <= limit, f"{name}: max abs diff {diff}"
-        worst = max(worst, diff)
-    return worst
-
-
-def assert_steps_match(steps, ref_losses, ref_norms):
-    """train_log.jsonl's three steps against Seq2SeqTrainer's losses and grad norms."""
-    assert len(steps) == 3
-    for step, loss, norm in zip(steps, ref_losses, ref_norms):
-        assert abs(step["loss"] - loss) <= LOSS_RTOL * abs(loss), (step, loss)
-        assert abs(step["grad_norm"] - norm) <= GRAD_NORM_RTOL * abs(norm), (step, norm)
-
+from train_support import (BART_NOT_SAVED, BART_WEIGHT_LIMIT, LOSS_RTOL, assert_steps_match, compare_weights,
+                           features, hf_train, hf_trainer, make_job, precis_train, write_records)
 
 CASES = {
     "plain": {},
@@ -181,12 +56,9 @@ def test_key_biases_have_no_gradient(tmp_path):
     and precis's backward (bart_probe grad) both give rounding noise far below Adam's eps, on
     the first training step's batch."""
     model, tokenizer, records = make_job(tmp_path)
-    enc = tokenizer([r["dialogue"] for r in records], max_length=64, truncation=True)
-    labels = tokenizer(text_target=[r["summary"] for r in records], max_length=32, truncation=True)
-    batch = DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100)(
-        [{"input_ids": i, "attention_mask": m, "labels": l}
-         for i, m, l in zip(enc["input_ids"], enc["attention_mask"], labels["input_ids"])])
-    batch = {k: v for k, v in batch.items()}
+    # As the trainer collates it: decoder_input_ids from the labels (the model's
+    # prepare_decoder_input_ids_from_labels), labels padded with -100.
+    batch = DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100)(features(tokenizer, records))
     _, ref = reference_grads(model, batch, 0.0)
     ours = run_backward("bart_probe", tmp_path / "base", batch, 0.0, tmp_path)
     key_biases = [n for n in ref if n.endswith("k_proj.bias")]
@@ -248,9 +120,7 @@ def test_load_best_model_at_end_keeps_the_best_checkpoint(tmp_path, save_steps):
     # same batches.
     valid = [dict(r, summary=s) for r, s in zip(records, ["12345 ½ ⅓ ² ³", "中文字符", "日本語のテキスト", "한국어 텍스트",
                                                             "∑ x² ≤ ∞ → λ", "©®™ §¶ 😀👍🏽"])]
-    with open(tmp_path / "valid.jsonl", "w") as f:
-        for r in valid:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    write_records(tmp_path / "valid.jsonl", valid)
     args = dict(max_steps=6, learning_rate=0.05, warmup_steps=0, save_strategy="steps", save_steps=save_steps,
                 eval_strategy="steps", eval_steps=2, load_best_model_at_end=True, metric_for_best_model="loss",
                 save_total_limit=1)

@@ -16,34 +16,9 @@ from safetensors.torch import load_file
 
 from conftest import precis_binary
 from process_support import ENV, MPIRUN, launch, wait_stopped
-from test_train import make_job
-from test_train_predict import make_predict_job
+from train_support import make_job, make_predict_job, max_diff, train, weights
 
 pytestmark = pytest.mark.skipif(MPIRUN is None, reason="mpirun (openmpi-bin) is not installed")
-
-
-def train(tmp_path, out, ranks, check=True, **overrides):
-    job = dict(model_name_or_path=str(tmp_path / "base"), train_file=str(tmp_path / "train.jsonl"),
-               output_dir=str(out), do_train=True, learning_rate=1e-3, weight_decay=0.01, warmup_steps=1,
-               max_grad_norm=1.0, max_steps=5, logging_steps=1, save_strategy="no", seed=7,
-               max_source_length=64, max_target_length=32)
-    job.update(overrides)
-    config = tmp_path / f"job-{out.name}.json"
-    config.write_text(json.dumps(job))
-    result = subprocess.run(launch(ranks, "train", "--config", config), capture_output=True, text=True,
-                            env=ENV, timeout=600)
-    if check:
-        assert result.returncode == 0, result.stderr
-    return result
-
-
-def weights(out):
-    return load_file(str(out / "model.safetensors"))
-
-
-def max_diff(a, b):
-    assert a.keys() == b.keys()
-    return max((a[k] - b[k]).abs().max().item() for k in a)
 
 
 def drop_all_but(out, keep):

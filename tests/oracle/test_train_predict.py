@@ -7,62 +7,14 @@ import re
 
 import numpy as np
 import pytest
-import torch
 from rouge_score import rouge_scorer, scoring
-from transformers import (AutoTokenizer, BartForConditionalGeneration, DataCollatorForSeq2Seq, GenerationConfig,
-                          Seq2SeqTrainer, Seq2SeqTrainingArguments)
+from transformers import (BartForConditionalGeneration, DataCollatorForSeq2Seq, GenerationConfig, Seq2SeqTrainer,
+                          Seq2SeqTrainingArguments)
 
-from bart_models import make_bart
-from conftest import run_precis, train_tiny_bpe
-from test_generate import spread_weights
-from test_train import SOURCES
+from conftest import run_precis
+from train_support import SOURCES, features, make_predict_job
 
 ROUGE_KEYS = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
-
-
-def make_predict_job(directory):
-    """A tokenizer, a model and a data file (directory/base, directory/data.jsonl) for predict
-    and evaluation tests; returns the tokenizer and the records.
-
-    The model is make_bart's narrow-gelu re-drawn by spread_weights, untied (a tied head keeps
-    repeating the last token), with a final_logits_bias that allows only whole-word tokens and
-    EOS: its greedy and beam predictions are words, differ between inputs, and some rows end by
-    EOS before max length. Each reference is the model's greedy prediction altered: halves
-    swapped onto two lines (rougeLsum's summary-level LCS then differs from rougeL's) and a
-    word of its own added, so ROUGE is neither 0 nor 100 and differs from row to row.
-    Nothing has ".", "!" or "?", so nltk.sent_tokenize (run_summarization's postprocess_text,
-    whose English Punkt parameters are not installed here) leaves every text as it is."""
-    tokenizer = train_tiny_bpe(directory / "base")
-    model = make_bart("narrow-gelu", len(tokenizer), tie_word_embeddings=False)
-    spread_weights(model, 0, eos_bias=5.0)
-    words = [i for t, i in tokenizer.get_vocab().items() if re.fullmatch(r"Ġ[A-Za-z]{2,}", t)]
-    with torch.no_grad():
-        allowed = torch.full_like(model.final_logits_bias, -30.0)
-        allowed[0, words] = 0.0
-        allowed[0, model.config.eos_token_id] = 0.0
-        model.final_logits_bias += allowed
-    model.save_pretrained(directory / "base")
-    enc = tokenizer(SOURCES, max_length=64, truncation=True, padding=True, return_tensors="pt")
-    with torch.no_grad():
-        greedy = model.generate(**enc, max_length=12, num_beams=1)
-    own_words = ["cookies", "liberal", "mood", "unicode", "short", "fox"]
-    records = []
-    for source, prediction, word in zip(SOURCES, tokenizer.batch_decode(greedy, skip_special_tokens=True), own_words):
-        w = prediction.split()
-        half = (len(w) + 1) // 2
-        summary = " ".join(w[half:]) + "\n" + " ".join(w[:half] + [word]) if len(w) > 1 else f"{word} {prediction}"
-        records.append({"dialogue": source, "summary": summary.strip()})
-    with open(directory / "data.jsonl", "w") as f:
-        for r in records:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    return AutoTokenizer.from_pretrained(directory / "base"), records
-
-
-def features_of(tokenizer, records):
-    enc = tokenizer([r["dialogue"] for r in records], max_length=64, truncation=True)
-    labels = tokenizer(text_target=[r["summary"] for r in records], max_length=32, truncation=True)
-    return [{"input_ids": i, "attention_mask": m, "labels": l}
-            for i, m, l in zip(enc["input_ids"], enc["attention_mask"], labels["input_ids"])]
 
 
 def summarization_metrics(out, tokenizer, seed):
@@ -140,7 +92,7 @@ def test_predictions_and_metrics_match_seq2seq_trainer(tmp_path, predict_job, be
                                     generation_config=None if generation_config is None else str(tmp_path / "gen"))
     trainer = Seq2SeqTrainer(model=model, args=args,
                              data_collator=DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100))
-    out = trainer.predict(features_of(tokenizer, records))
+    out = trainer.predict(features(tokenizer, records))
     want, decoded, rows, lengths = summarization_metrics(out, tokenizer, seed=42)
     print(f"beams {beams}, {generation_config}: lengths {lengths}, {want}")
     assert_informative(want, decoded, rows, lengths, max_length=12)
@@ -167,7 +119,7 @@ def test_precis_eval_with_generation_matches_seq2seq_trainer_evaluate(tmp_path, 
                                     generation_num_beams=2)
     trainer = Seq2SeqTrainer(model=model, args=args,
                              data_collator=DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100))
-    out = trainer.predict(features_of(tokenizer, records))
+    out = trainer.predict(features(tokenizer, records))
     want, decoded, rows, lengths = summarization_metrics(out, tokenizer, seed=42)  # precis eval's default --seed
     print(f"eval: lengths {lengths}, {want}")
     assert_informative(want, decoded, rows, lengths, max_length=10)
