@@ -1,7 +1,8 @@
 """`precis train` on tiny random T5 v1.0 and v1.1 checkpoints against Seq2SeqTrainer (three
-AdamW steps: losses, gradient norms and every weight), then the trained checkpoint through
-`precis eval` (loss and generated predictions) and `precis serve` (summaries), each against
-transformers loading the same directory."""
+AdamW steps: losses, gradient norms and every weight; --source_prefix as run_summarization
+applies it), then the trained checkpoint through `precis eval` (loss and generated
+predictions) and `precis serve` (summaries), each against transformers loading the same
+directory."""
 import json
 
 import pytest
@@ -11,9 +12,9 @@ from transformers import AutoTokenizer, T5ForConditionalGeneration, T5Tokenizer
 from conftest import run_precis
 from process_support import MPIRUN
 from serve_support import Server, post_json
-from t5_models import make_t5, train_tiny_spiece
-from train_support import (SOURCES, SUMMARIES, assert_steps_match, compare_weights, hf_train, max_diff, padded_batch,
-                           precis_train, train, weights, write_records)
+from t5_models import make_t5, spread_weights, train_tiny_spiece
+from train_support import (LOSS_RTOL, SOURCES, SUMMARIES, assert_steps_match, compare_weights, hf_train, max_diff,
+                           padded_batch, precis_train, train, weights, write_records)
 
 pytest.importorskip("sentencepiece")
 
@@ -45,6 +46,32 @@ def test_three_steps_match_seq2seq_trainer(tmp_path, name, case):
     print(f"{name} {case}: worst weight diff {worst:.2e}")
     assert_steps_match(steps, ref_losses, ref_norms)
     assert state["global_step"] == 3
+
+
+def test_train_applies_the_source_prefix(tmp_path):
+    """`precis train --source_prefix` puts the prefix before every source, as run_summarization's
+    preprocess_function does (prefix + inp): two steps equal Seq2SeqTrainer on the prefixed
+    sources (losses and gradient norms, at the common bounds), and the prefix changes the first
+    loss by far more than those, so training without it would fail. (The weights are spread so
+    that the loss depends on the input; Adam's first steps then amplify rounding in near-zero
+    gradients beyond test_three_steps_match_seq2seq_trainer's weight bound, so weights are that
+    test's check.)"""
+    prefix = "summarize: "
+    model, tokenizer, records = make_t5_job(tmp_path, "v1_0-relu-tied")
+    spread_weights(model, seed=5).save_pretrained(tmp_path / "base")
+    prefixed = [dict(r, dialogue=prefix + r["dialogue"]) for r in records]
+    with torch.no_grad():  # the first step's loss: the batch's mean cross-entropy at the initial weights
+        without_prefix = model(**padded_batch(tokenizer, records)).loss.item()
+    _, ref_losses, ref_norms = hf_train(model, tokenizer, prefixed, tmp_path, max_steps=2)
+    _, steps, state, result = precis_train(tmp_path, tmp_path / "out", max_steps=2, source_prefix=prefix)
+    assert "didn't provide a source prefix" not in result.stderr
+    print(f"first loss with the prefix {ref_losses[0]:.6f}, without {without_prefix:.6f}")
+    assert abs(ref_losses[0] - without_prefix) > 1000 * LOSS_RTOL * abs(ref_losses[0])
+    print("relative diffs (loss, grad norm):",
+          [(f"{abs(s['loss'] - l) / l:.1e}", f"{abs(s['grad_norm'] - n) / n:.1e}")
+           for s, l, n in zip(steps, ref_losses, ref_norms)])
+    assert_steps_match(steps, ref_losses, ref_norms, count=2)
+    assert state["global_step"] == 2
 
 
 @pytest.mark.skipif(MPIRUN is None, reason="mpirun (openmpi-bin) is not installed")
