@@ -8,6 +8,7 @@ Trainer.create_model_card writes for the same arguments and log history; loss_cu
 XML; a second run gives the same bytes."""
 import copy
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -93,10 +94,11 @@ def hub_checked_card(readme):
     meta = metadata_load(readme)
     assert isinstance(meta, dict), f"{readme}: no front matter the Hub finds"
     card = ModelCard.load(readme)
-    assert card.data.to_dict() == meta
+    assert card.data.to_dict() == meta, f"{readme}: the card data the Hub writes back is other metadata"
     if "model-index" in meta:
-        assert eval_results_to_model_index(card.data.model_name, card.data.eval_results or []) == meta["model-index"]
-    assert ModelCard(card.content).data.to_dict() == meta
+        assert eval_results_to_model_index(card.data.model_name, card.data.eval_results or []) == \
+            meta["model-index"], f"{readme}: the EvalResults give back another model-index"
+    assert ModelCard(card.content).data.to_dict() == meta, f"{readme}: the card content the Hub writes reads otherwise"
     return card
 
 
@@ -266,9 +268,15 @@ def broken(index, path, change):
     return index
 
 
+# How huggingface_hub's ModelCard.load refuses a model-index it cannot parse into EvalResults.
+UNPARSABLE = re.escape("Invalid `model_index` in metadata cannot be parsed: ")
+WRITTEN_BACK_OTHERWISE = "the card data the Hub writes back is other metadata"
+
+
 def test_hub_checks_refuse_broken_model_indexes(tmp_path):
     """The checks hub_checked_card makes can fail: each broken variant of a precis card's
-    model-index is refused by them, the card itself passes."""
+    model-index is refused, by the check named with it (the exception and its message); the
+    card itself passes."""
     d = hand_made_dir(tmp_path)
     text = card(d)
     meta, body = front_matter(text)
@@ -276,28 +284,41 @@ def test_hub_checks_refuse_broken_model_indexes(tmp_path):
     index = meta["model-index"]
     first = [0, "results", 0]
     drop = lambda node, key: node.pop(key)  # noqa: E731
+    # name: (model-index, exception, message pattern)
     variants = {
-        "metric without value": broken(index, first + ["metrics", 0, "value"], drop),
-        "metric without type": broken(index, first + ["metrics", 1, "type"], drop),
-        "dataset without type": broken(index, first + ["dataset", "type"], drop),
-        "task without type": broken(index, first + ["task", "type"], drop),
-        "results not a list": broken(index, [0, "results"], lambda n, k: n.__setitem__(k, n[k][0])),
-        "no name": broken(index, [0, "name"], drop),
-        "source without url": broken(index, first + ["source"], lambda n, k: n.__setitem__(k, {"name": "x"})),
-        # Two results for one (task, dataset, split): the Hub merges them when it writes the card.
-        "a split twice": broken(index, [0, "results", 1, "dataset", "split"],
-                                lambda n, k: n.__setitem__(k, "validation")),
-        "metrics of a split dropped": broken(index, [0, "results", 1, "metrics"], lambda n, k: n.__setitem__(k, [])),
+        "metric without value": (broken(index, first + ["metrics", 0, "value"], drop),
+                                 ValueError, UNPARSABLE + "<class 'KeyError'> 'value'"),
+        "metric without type": (broken(index, first + ["metrics", 1, "type"], drop),
+                                ValueError, UNPARSABLE + "<class 'KeyError'> 'type'"),
+        "dataset without type": (broken(index, first + ["dataset", "type"], drop),
+                                 ValueError, UNPARSABLE + "<class 'KeyError'> 'type'"),
+        "task without type": (broken(index, first + ["task", "type"], drop),
+                              ValueError, UNPARSABLE + "<class 'KeyError'> 'type'"),
+        "results not a list": (broken(index, [0, "results"], lambda n, k: n.__setitem__(k, n[k][0])),
+                               ValueError, UNPARSABLE + "<class 'TypeError'> string indices"),
+        "no name": (broken(index, [0, "name"], drop), ValueError, UNPARSABLE + "<class 'KeyError'> 'name'"),
+        "source without url": (broken(index, first + ["source"], lambda n, k: n.__setitem__(k, {"name": "x"})),
+                               ValueError, re.escape("If `source_name` is provided, `source_url` must also be provided")),
+        # Two results for one (task, dataset, split), or a split without metrics: ModelCard.load
+        # parses them, but the Hub merges or drops them when it writes the card back.
+        "a split twice": (broken(index, [0, "results", 1, "dataset", "split"],
+                                 lambda n, k: n.__setitem__(k, "validation")),
+                          AssertionError, WRITTEN_BACK_OTHERWISE),
+        "metrics of a split dropped": (broken(index, [0, "results", 1, "metrics"], lambda n, k: n.__setitem__(k, [])),
+                                       AssertionError, WRITTEN_BACK_OTHERWISE),
     }
-    for name, bad in variants.items():
+    for name, (bad, exception, message) in variants.items():
         readme = tmp_path / name.replace(" ", "_") / "README.md"
         readme.parent.mkdir()
         readme.write_text("---\n" + yaml.safe_dump({**meta, "model-index": bad}, sort_keys=False) + "---\n" + body)
-        with pytest.raises((ValueError, AssertionError)):
+        with pytest.raises(exception, match=message):
             hub_checked_card(readme)
-    for name, content in {"front matter not a mapping": "---\n- a\n- b\n---\n# x\n", "no front matter": "# x\n"}.items():
+    for name, content, exception, message in [
+            ("front matter not a mapping", "---\n- a\n- b\n---\n# x\n", ValueError,
+             "repo card metadata block should be a dict"),  # metadata_load
+            ("no front matter", "# x\n", AssertionError, "no front matter the Hub finds")]:
         readme = tmp_path / name.replace(" ", "_") / "README.md"
         readme.parent.mkdir()
         readme.write_text(content)
-        with pytest.raises((ValueError, AssertionError)):
+        with pytest.raises(exception, match=message):
             hub_checked_card(readme)
