@@ -15,7 +15,6 @@ Where precis reads a file otherwise, the test says what `datasets` does and why 
 import csv
 import itertools
 import json
-import os
 import random
 
 import pytest
@@ -78,12 +77,8 @@ def make_rows(n, seed, with_missing=True):
 def load_dataset(tmp_path_factory):
     """The rows of load_dataset(builder, data_files=path)["train"], as run_summarization calls it
     (builder from the extension; .jsonl and .tsv, which the script's argument check refuses, as
-    `datasets` reads them: "json", and "csv" with delimiter="\\t"). Each call has its own cache."""
-    os.environ["HF_DATASETS_OFFLINE"] = "1"
-    import datasets
-    datasets.disable_progress_bars()
-    cache, n = tmp_path_factory.mktemp("datasets_cache"), itertools.count()
-
+    `datasets` reads them: "json", and "csv" with delimiter="\\t"). Each call has its own cache.
+    Offline for this module only: the environment is restored after it."""
     def load(path, max_samples=None, **kwargs):
         builder = {".json": "json", ".jsonl": "json", ".csv": "csv", ".tsv": "csv"}[path.suffix]
         if path.suffix == ".tsv":
@@ -94,7 +89,13 @@ def load_dataset(tmp_path_factory):
             train = train.select(range(min(len(train), max_samples)))
         return train.to_list()
 
-    return load
+    cache, n = tmp_path_factory.mktemp("datasets_cache"), itertools.count()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("HF_DATASETS_OFFLINE", "1")  # read by datasets.config when it is imported
+        import datasets
+        env.setattr(datasets.config, "HF_HUB_OFFLINE", True)  # read by the loaders, should it be imported already
+        datasets.disable_progress_bars()
+        yield load
 
 
 def python_csv_rows(path, delimiter=","):

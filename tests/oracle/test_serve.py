@@ -172,19 +172,23 @@ def test_concurrent_requests_with_different_parameters_are_batched_apart(model):
     parameter set leaks in."""
     _, hf, tok = model
     groups = {}  # parameter set -> its requests' texts in queue order, as the batcher joins them
+    parameter_sets = {}
     for parameters, inputs in MIXED_WINDOW:
         groups.setdefault(repr(parameters), []).extend(inputs if isinstance(inputs, list) else [inputs])
-    expected, other = [], []
+        parameter_sets[repr(parameters)] = parameters
+    # generate() on each parameter set's batch under each parameter set, once.
+    summaries = {(key, q): hf_summaries(hf, tok, texts, parameter_sets[q]) for key, texts in groups.items()
+                 for q in parameter_sets}
+    expected = []
     taken = {key: 0 for key in groups}
     for parameters, inputs in MIXED_WINDOW:
         key, n = repr(parameters), len(inputs) if isinstance(inputs, list) else 1
-        texts = groups[key]
-        mine = hf_summaries(hf, tok, texts, parameters)[taken[key]:taken[key] + n]
+        mine = summaries[key, key][taken[key]:taken[key] + n]
         expected.append([{"summary_text": s} for s in mine])
         # Sensitivity: the same batch under any other parameter set gives other summaries.
-        for q, _ in MIXED_WINDOW:
-            if q != parameters:
-                assert hf_summaries(hf, tok, texts, q)[taken[key]:taken[key] + n] != mine, (parameters, q)
+        for q in parameter_sets:
+            if q != key:
+                assert summaries[key, q][taken[key]:taken[key] + n] != mine, (parameters, parameter_sets[q])
         taken[key] += n
 
     with Server(model[0], "--max_input_tokens", MAX_INPUT_TOKENS,
