@@ -117,8 +117,9 @@ TEST(TokenizerUnicode, ClassesMatchRegexSemantics) {
 // single_word's word characters are the regex crate's \w in Unicode 15.0; each value below is
 // what tokenizers 0.19.1 does with AddedToken("zq", single_word=True) beside the character.
 TEST(TokenizerUnicode, WordCharactersAreTheRegexCratesW) {
-  for (char32_t c : {U'a', U'5', U'_', U'\u0301', U'\u0903', U'\u200D', U'\u24B6', U'\u2160',
-                     U'\u0663', U'\u203F', char32_t{0x11F04}})  // 0x11F04: Kawi, new in Unicode 15.0
+  for (char32_t c :
+       {U'a', U'5', U'_', U'\u0301', U'\u0903', U'\u200D', U'\u24B6', U'\u2160', U'\u0663',
+        U'\u203F', char32_t{0x11F04}})  // 0x11F04: Kawi, new in Unicode 15.0
     EXPECT_TRUE(is_word_char(c)) << std::hex << static_cast<uint32_t>(c);
   for (char32_t c : {U' ', U'-', U'\u00B2', U'\u00BD', U'\u200B', char32_t{0x2EBF0},
                      char32_t{0x10FFFF}})  // 0x2EBF0: CJK Extension I, new in 15.1
@@ -127,7 +128,8 @@ TEST(TokenizerUnicode, WordCharactersAreTheRegexCratesW) {
 
 namespace {
 
-std::vector<std::pair<std::string, int32_t>> segments(const AddedTokenMatcher& m, std::string_view text) {
+std::vector<std::pair<std::string, int32_t>> segments(const AddedTokenMatcher& m,
+                                                      std::string_view text) {
   std::vector<Segment> out;
   m.split(text, out);
   std::vector<std::pair<std::string, int32_t>> v;
@@ -179,8 +181,9 @@ TEST(TokenizerAddedTokens, MatcherFollowsTokenizers) {
   auto drop_all = [](std::string_view) { return std::string(); };
   AddedTokenMatcher empty({added(40, "\u200B"), added(41, "bc")}, drop_all);
   EXPECT_EQ(segments(empty, "abcd"), (V{{"a", -1}, {"b", -1}, {"c", -1}, {"d", -1}}));
-  AddedTokenMatcher empty_bc({added(40, "\u200B"), added(41, "bc", false)},
-                             [](std::string_view s) { return s == "bc" ? std::string(s) : std::string(); });
+  AddedTokenMatcher empty_bc({added(40, "\u200B"), added(41, "bc", false)}, [](std::string_view s) {
+    return s == "bc" ? std::string(s) : std::string();
+  });
   EXPECT_EQ(segments(empty_bc, "abcd"), (V{{"a", -1}, {"bc", 41}, {"d", -1}}));
   EXPECT_THROW(segments(empty, "a\u00E9"), Error);
 }

@@ -42,7 +42,8 @@ AddedTokenMatcher::AddedTokenMatcher(std::vector<AddedToken> tokens, const Norma
     : by_first_byte_(256) {
   for (AddedToken& t : tokens)
     if (!t.content.empty()) tokens_.push_back(std::move(t));  // tokenizers ignores those
-  std::stable_partition(tokens_.begin(), tokens_.end(), [](const AddedToken& t) { return t.special; });
+  std::stable_partition(tokens_.begin(), tokens_.end(),
+                        [](const AddedToken& t) { return t.special; });
   for (const AddedToken& t : tokens_)
     patterns_.push_back(normalize && t.normalized ? normalize(t.content) : t.content);
   for (size_t k = 0; k < tokens_.size(); ++k) {

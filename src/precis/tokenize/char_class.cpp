@@ -46,8 +46,9 @@ CharClass char_class(char32_t cp) {
 
 bool is_word_char(char32_t cp) {
   const CodePointRange* end = kWordRanges + kWordRangeCount;
-  const CodePointRange* r = std::upper_bound(
-      kWordRanges, end, cp, [](char32_t c, const CodePointRange& range) { return c < range.first; });
+  const CodePointRange* r =
+      std::upper_bound(kWordRanges, end, cp,
+                       [](char32_t c, const CodePointRange& range) { return c < range.first; });
   return r != kWordRanges && cp <= (r - 1)->last;
 }
 

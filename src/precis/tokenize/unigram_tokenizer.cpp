@@ -139,8 +139,9 @@ UnigramTokenizer UnigramTokenizer::from_directory(const std::filesystem::path& d
   }
   t.raw_matcher_ = AddedTokenMatcher(std::move(raw));
   // tokenizers looks for a normalized token's content normalized as the text is.
-  t.normalized_matcher_ = AddedTokenMatcher(
-      std::move(normalized), [&](std::string_view content) { return t.normalizer_.normalize(content); });
+  t.normalized_matcher_ = AddedTokenMatcher(std::move(normalized), [&](std::string_view content) {
+    return t.normalizer_.normalize(content);
+  });
 
   // Special tokens and the clean-up flag from the transformers configs, as T5TokenizerFast
   // takes them (tokenizer_config.json over special_tokens_map.json over the defaults).
