@@ -213,6 +213,27 @@ TEST(TokenizerUtf8, ReplacementPerMaximalSubpart) {
   EXPECT_EQ(utf8_lossy("\xF0\x9F\x98\x80"), "\xF0\x9F\x98\x80");
   EXPECT_EQ(find_invalid_utf8("ok \xE2\x82"), 3u);
   EXPECT_EQ(find_invalid_utf8("ok \xE2\x82\xAC"), std::string_view::npos);
+  EXPECT_EQ(find_invalid_utf8("a\xC0\xAF"), 1u);         // overlong
+  EXPECT_EQ(find_invalid_utf8("ab\xED\xA0\x80"), 2u);    // surrogate
+  EXPECT_EQ(find_invalid_utf8("\xF4\x90\x80\x80"), 0u);  // above U+10FFFF
+  EXPECT_EQ(find_invalid_utf8("\xF4\x8F\xBF\xBF\xEF\xBF\xBD"), std::string_view::npos);
+}
+
+// Each byte that does not start a well-formed sequence is one U+FFFD of length 1.
+TEST(TokenizerUtf8, LossyDecodingReadsEachIllFormedByteAlone) {
+  auto decode = [](std::string_view s) {
+    std::vector<std::pair<char32_t, size_t>> out;
+    for (size_t i = 0, n = 0; i < s.size(); i += n)
+      out.emplace_back(decode_utf8_lossy_at(s, i, n), n);
+    return out;
+  };
+  using D = std::vector<std::pair<char32_t, size_t>>;
+  EXPECT_EQ(decode("a\xE2\x82\xAC\xF0\x9F\x98\x80"), (D{{'a', 1}, {0x20AC, 3}, {0x1F600, 4}}));
+  EXPECT_EQ(decode("\xE2\x82"
+                   "A"),
+            (D{{0xFFFD, 1}, {0xFFFD, 1}, {'A', 1}}));
+  EXPECT_EQ(decode("\xED\xA0\x80"), (D{{0xFFFD, 1}, {0xFFFD, 1}, {0xFFFD, 1}}));
+  EXPECT_EQ(decode("\xEF\xBF\xBD\xFF"), (D{{0xFFFD, 3}, {0xFFFD, 1}}));
 }
 
 TEST(TokenizerBpe, MergesByRankAndFormats) {

@@ -9,7 +9,7 @@
 #include "precis/data/byte_stream.h"
 #include "precis/data/csv.h"
 #include "precis/data/text_reader.h"
-#include "precis/data/utf8.h"
+#include "precis/tokenize/utf8.h"
 
 namespace precis::data {
 namespace {
@@ -164,7 +164,7 @@ std::string at_line(const std::string& file, size_t line) {
 // One line of JSON lines (not blank).
 void read_json_line(Rows& rows, std::string_view text, size_t line, const std::string& file) {
   std::string where = at_line(file, line);
-  size_t invalid = find_invalid_utf8(text);
+  size_t invalid = tokenize::find_invalid_utf8(text);
   if (invalid != std::string_view::npos) {
     std::string key = json_member_at(text, invalid);
     throw BadRecord{where + ": " + (key.empty() ? "" : "field '" + key + "': ") +
@@ -203,7 +203,7 @@ ReadStats read_json_document(const std::filesystem::path& path, const ReadOption
   auto line_of = [&](size_t offset) {
     return 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + offset, '\n'));
   };
-  size_t invalid = find_invalid_utf8(std::string_view(text).substr(start));
+  size_t invalid = tokenize::find_invalid_utf8(std::string_view(text).substr(start));
   if (invalid != std::string_view::npos)
     throw Error(at_line(file, line_of(start + invalid)) + ": expected UTF-8 text, found the byte " +
                 hex_byte(static_cast<unsigned char>(text[start + invalid])));
@@ -342,7 +342,7 @@ ReadStats read_json_array(TextReader& in, const ReadOptions& options, Rows& rows
     try {
       if (!capture_json_value(in, value, options.max_record_bytes, where))
         throw BadRecord{too_long_message(where, options.max_record_bytes)};
-      size_t invalid = find_invalid_utf8(value);
+      size_t invalid = tokenize::find_invalid_utf8(value);
       if (invalid != std::string_view::npos) {
         std::string key = json_member_at(value, invalid);
         throw BadRecord{where + ": " + (key.empty() ? "" : "field '" + key + "': ") +
@@ -461,7 +461,7 @@ ReadStats read_delimited(const std::filesystem::path& path, char delimiter,
   const std::vector<std::string> header = record.fields;
   const size_t header_line = record.line;
   for (auto& name : header)
-    if (find_invalid_utf8(name) != std::string_view::npos)
+    if (tokenize::find_invalid_utf8(name) != std::string_view::npos)
       throw Error(at_line(file, header_line) + ": expected UTF-8 text in the header");
   auto column_index = [&](const std::string& column, const char* option) {
     auto it = std::find(header.begin(), header.end(), column);  // the first, as pandas keeps
@@ -485,7 +485,7 @@ ReadStats read_delimited(const std::filesystem::path& path, char delimiter,
         throw BadRecord{where + ": expected at most " + std::to_string(header.size()) +
                         " fields (the header's), found " + std::to_string(record.fields.size())};
       for (size_t i = 0; i < record.fields.size(); ++i) {
-        size_t invalid = find_invalid_utf8(record.fields[i]);
+        size_t invalid = tokenize::find_invalid_utf8(record.fields[i]);
         if (invalid != std::string_view::npos)
           throw BadRecord{where + ": field '" + header[i] +
                           "': expected UTF-8 text, found the byte " +

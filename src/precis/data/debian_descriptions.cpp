@@ -10,7 +10,7 @@
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
 #include "precis/data/text_reader.h"
-#include "precis/data/utf8.h"
+#include "precis/tokenize/utf8.h"
 
 namespace precis::data {
 namespace {
@@ -234,7 +234,7 @@ std::vector<DebianDescription> read_debian_descriptions(const DebianOptions& opt
       record.synopsis = description->second.value;
       record.description = debian_long_description(description->second.more);
       for (auto* text : {&record.package, &record.synopsis, &record.description})
-        if (find_invalid_utf8(*text) != std::string_view::npos) {
+        if (tokenize::find_invalid_utf8(*text) != std::string_view::npos) {
           ++summary.invalid_dropped;
           return;
         }

@@ -9,11 +9,14 @@
 
 #include "precis/core/error.h"
 #include "precis/eval/python_text.h"
+#include "precis/tokenize/utf8.h"
 
 namespace precis::eval {
 namespace {
 
 namespace py = python_text;
+// The code point at s[i]; an ill-formed byte is one of its own (U+FFFD), with no property.
+using tokenize::decode_utf8_lossy_at;
 
 // ---- PunktLanguageVars -------------------------------------------------------------------
 
@@ -32,7 +35,7 @@ bool is_one_of(std::string_view set, char c) { return set.find(c) != std::string
 bool is_non_word_char(char c) { return is_one_of(kPunktNonWordChars, c); }
 
 bool space_at(std::string_view s, size_t i, size_t& length) {
-  return py::is_space(py::decode_at(s, i, length));
+  return py::is_space(decode_utf8_lossy_at(s, i, length));
 }
 bool space_at(std::string_view s, size_t i) {
   size_t n = 0;
@@ -80,11 +83,11 @@ std::vector<std::string_view> word_tokenize(std::string_view line) {
     if (end == i && !is_one_of(kPunktNotWordStart, line[i])) {
       end = i;
       do {
-        py::decode_at(line, end, n);
+        decode_utf8_lossy_at(line, end, n);
         end += n;
       } while (!word_ends_at(line, end));
     } else if (end == i) {
-      py::decode_at(line, i, n);
+      decode_utf8_lossy_at(line, i, n);
       end = i + n;
     }
     tokens.push_back(line.substr(i, end - i));
@@ -102,9 +105,9 @@ bool is_numeric(std::string_view s) {
   size_t i = 0, n = 0;
   if (i < s.size() && s[i] == '-') ++i;
   if (i < s.size() && (s[i] == '.' || s[i] == ',')) ++i;
-  if (i == s.size() || !py::is_decimal(py::decode_at(s, i, n))) return false;
+  if (i == s.size() || !py::is_decimal(decode_utf8_lossy_at(s, i, n))) return false;
   for (i += n; i < s.size(); i += n) {
-    const char32_t cp = py::decode_at(s, i, n);
+    const char32_t cp = decode_utf8_lossy_at(s, i, n);
     if (!py::is_decimal(cp) && cp != ',' && cp != '.' && cp != '-') return false;
   }
   return true;
@@ -130,11 +133,11 @@ struct Token {
   }
   bool first_upper() const {
     size_t n = 0;
-    return py::is_upper(py::decode_at(tok, 0, n));
+    return py::is_upper(decode_utf8_lossy_at(tok, 0, n));
   }
   bool first_lower() const {
     size_t n = 0;
-    return py::is_lower(py::decode_at(tok, 0, n));
+    return py::is_lower(decode_utf8_lossy_at(tok, 0, n));
   }
   // _RE_ELLIPSIS: two or more periods and nothing else.
   bool is_ellipsis() const {
@@ -143,7 +146,7 @@ struct Token {
   // _RE_INITIAL, [^\W\d]\.$ : one word character that is no decimal digit, then a period.
   bool is_initial() const {
     size_t n = 0;
-    const char32_t cp = py::decode_at(tok, 0, n);
+    const char32_t cp = decode_utf8_lossy_at(tok, 0, n);
     return n + 1 == tok.size() && tok.back() == '.' && py::is_word(cp) && !py::is_decimal(cp);
   }
 };
@@ -402,10 +405,9 @@ std::vector<std::string> read_lines(const std::filesystem::path& path) {
   }
   if (open_line) lines.push_back(std::move(line));
   for (size_t k = 0; k < lines.size(); ++k) {
-    for (size_t i = 0, n = 0; i < lines[k].size(); i += n)
-      check(py::decode_at(lines[k], i, n) != 0xFFFD || lines[k].compare(i, 3, "\xEF\xBF\xBD") == 0,
-            path.string() + ":" + std::to_string(k + 1) + ": not UTF-8 (byte " +
-                std::to_string(i + 1) + ")");
+    const size_t bad = tokenize::find_invalid_utf8(lines[k]);
+    check(bad == std::string_view::npos, path.string() + ":" + std::to_string(k + 1) +
+                                             ": not UTF-8 (byte " + std::to_string(bad + 1) + ")");
   }
   return lines;
 }

@@ -4,6 +4,8 @@
 #include <array>
 #include <vector>
 
+#include "precis/tokenize/utf8.h"
+
 namespace precis::eval::python_text {
 
 uint8_t flags(char32_t cp) {
@@ -25,56 +27,7 @@ uint8_t flags(char32_t cp) {
   return cp <= run->last ? run->flags : 0;
 }
 
-char32_t decode_at(std::string_view s, size_t i, size_t& length) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  const unsigned char c = byte(0);
-  length = 1;
-  if (c < 0x80) return c;
-  size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // allowed second bytes (Unicode Table 3-7)
-  char32_t cp = 0;
-  if (c >= 0xC2 && c < 0xE0) {
-    n = 2, cp = c & 0x1F;
-  } else if (c >= 0xE0 && c < 0xF0) {
-    n = 3, cp = c & 0x0F;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c < 0xF5) {
-    n = 4, cp = c & 0x07;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0xFFFD;
-  }
-  if (i + n > s.size()) return 0xFFFD;
-  for (size_t k = 1; k < n; ++k) {
-    const unsigned char b = byte(k);
-    if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return 0xFFFD;
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  length = n;
-  return cp;
-}
-
 namespace {
-
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
 
 const LowerMapping* lower_mapping(char32_t cp) {
   const LowerMapping* end = kLowerMappings + kLowerMappingCount;
@@ -112,17 +65,17 @@ std::string lower(std::string_view s) {
   std::vector<size_t> starts;
   for (size_t i = 0, n = 0; i < s.size(); i += n) {
     starts.push_back(i);
-    cps.push_back(decode_at(s, i, n));
+    cps.push_back(tokenize::decode_utf8_lossy_at(s, i, n));
   }
   starts.push_back(s.size());
   out.clear();
   for (size_t i = 0; i < cps.size(); ++i) {
     const size_t n = starts[i + 1] - starts[i];
     if (cps[i] == kCapitalSigma) {
-      append_utf8(out, final_sigma(cps, i) ? kFinalSigma : kSmallSigma);
+      tokenize::append_utf8(out, final_sigma(cps, i) ? kFinalSigma : kSmallSigma);
     } else if (const LowerMapping* m = lower_mapping(cps[i])) {
-      append_utf8(out, m->lower[0]);
-      if (m->lower[1]) append_utf8(out, m->lower[1]);
+      tokenize::append_utf8(out, m->lower[0]);
+      if (m->lower[1]) tokenize::append_utf8(out, m->lower[1]);
     } else {
       out.append(s.substr(starts[i], n));
     }
@@ -133,7 +86,7 @@ std::string lower(std::string_view s) {
 std::string_view strip(std::string_view s) {
   s = rstrip(s);
   size_t n = 0;
-  while (!s.empty() && is_space(decode_at(s, 0, n))) s.remove_prefix(n);
+  while (!s.empty() && is_space(tokenize::decode_utf8_lossy_at(s, 0, n))) s.remove_prefix(n);
   return s;
 }
 
@@ -144,7 +97,7 @@ std::string_view rstrip(std::string_view s) {
            s.size() - start < 4)
       --start;
     size_t n = 0;
-    const char32_t cp = decode_at(s, start, n);
+    const char32_t cp = tokenize::decode_utf8_lossy_at(s, start, n);
     if (start + n != s.size()) return s;  // the last byte is not the end of a well-formed sequence
     if (!is_space(cp)) return s;
     s.remove_suffix(n);

@@ -4,8 +4,8 @@
 // Python 3.11 itself through scripts/gen_python_text_tables.py (python_text_tables.cpp).
 //
 // A byte that does not start a well-formed UTF-8 sequence is read as a code point of its own
-// with none of the properties (as U+FFFD would be): Python never sees such text, and precis
-// keeps the bytes as they are.
+// with none of the properties (U+FFFD, as tokenize::decode_utf8_lossy_at reads it): Python
+// never sees such text, and precis keeps the bytes as they are.
 #pragma once
 
 #include <cstddef>
@@ -45,10 +45,6 @@ inline bool is_word(char32_t cp) { return flags(cp) & kWord; }
 inline bool is_decimal(char32_t cp) { return flags(cp) & kDecimal; }
 inline bool is_upper(char32_t cp) { return flags(cp) & kUpper; }
 inline bool is_lower(char32_t cp) { return flags(cp) & kLower; }
-
-// The code point starting at s[i] and its length in bytes (1 for an ill-formed byte, whose
-// value is then 0xFFFD).
-char32_t decode_at(std::string_view s, size_t i, size_t& length);
 
 // str.lower().
 std::string lower(std::string_view s);

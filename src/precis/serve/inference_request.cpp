@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "precis/core/json_input.h"
-#include "precis/data/utf8.h"
+#include "precis/tokenize/utf8.h"
 
 namespace precis::serve {
 
@@ -160,7 +160,7 @@ void options(const json& v) {
 constexpr size_t kMaxNesting = 32;
 
 InferenceRequest parse(std::string_view body, const RequestLimits& limits) {
-  if (size_t bad = data::find_invalid_utf8(body); bad != std::string_view::npos)
+  if (size_t bad = tokenize::find_invalid_utf8(body); bad != std::string_view::npos)
     throw Invalid{"request body is not valid UTF-8 (byte " + std::to_string(bad) + ")"};
   if (size_t nul = body.find('\0'); nul != std::string_view::npos)  // nlohmann would stop there
     throw Invalid{"malformed JSON: a NUL byte at offset " + std::to_string(nul)};

@@ -50,6 +50,12 @@ size_t find_invalid_utf8(std::string_view s) {
   return std::string_view::npos;
 }
 
+char32_t decode_utf8_lossy_at(std::string_view s, size_t i, size_t& len) {
+  size_t expected = 0;
+  if (well_formed_prefix(s, i, expected) != expected) return len = 1, 0xFFFD;
+  return decode_utf8_at(s, i, len);
+}
+
 void append_utf8(std::string& out, char32_t cp) {
   if (cp < 0x80) {
     out += static_cast<char>(cp);

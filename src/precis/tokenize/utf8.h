@@ -1,4 +1,5 @@
-// UTF-8 helpers shared by the pre-tokenizer and the decoder.
+// precis's UTF-8: validation, decoding and encoding, for the tokenizers, the dataset readers,
+// the server and the sentence splitter alike.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,11 @@ inline char32_t decode_utf8_at(std::string_view s, size_t i, size_t& len) {
   len = 4;
   return ((c & 0x07u) << 18) | ((b(1) & 0x3Fu) << 12) | ((b(2) & 0x3Fu) << 6) | (b(3) & 0x3Fu);
 }
+
+// Decodes the code point starting at s[i] of any bytes: a byte that does not start a
+// well-formed sequence (ill-formed or cut short) reads as U+FFFD with length 1, so a loop
+// over `s` visits every byte and keeps the ill-formed ones as they are.
+char32_t decode_utf8_lossy_at(std::string_view s, size_t i, size_t& len);
 
 void append_utf8(std::string& out, char32_t cp);
 
