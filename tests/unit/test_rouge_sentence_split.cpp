@@ -8,7 +8,11 @@
 // there (test_rule_based_agreement_with_punkt_on_fixed_corpora).
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "precis/eval/sentence_split.h"
+#include "precis/eval/summarization_metrics.h"
 
 namespace {
 
@@ -57,4 +61,13 @@ TEST(RougeSentenceSplit, QuotesBracketsEllipsesAndNewlines) {
 TEST(RougeSentenceSplit, StripsPythonWhitespace) {
   // Python's str.strip(), as run_summarization strips: U+001C..U+001F, U+0085 and U+2029 too.
   EXPECT_EQ(rule_based_lines("\x1c\u00a0One. Two.\u2029\u0085\x1f"), "One.\nTwo.");
+}
+
+// run_summarization strips each decoded prediction with Python's str.strip() before it splits
+// and scores it, and writes it so stripped to generated_predictions.txt: U+3000, U+001C, U+0085
+// and U+2029 are Python whitespace ("\u3000One. Two.\x1c\x85".strip() == "One. Two.").
+TEST(RougeSentenceSplit, MetricsStripPredictionsAsPython) {
+  const std::vector<std::string> predictions = {"\u3000One. Two.\x1c\u0085", "  \u2029"};
+  const auto scores = precis::eval::score_texts(predictions, {"One. Two.", "x"}, 0);
+  EXPECT_EQ(scores.predictions, (std::vector<std::string>{"One. Two.", ""}));
 }

@@ -2,23 +2,13 @@
 
 #include <cmath>
 
+#include "precis/eval/python_text.h"
 #include "precis/eval/rouge_aggregate.h"
 #include "precis/eval/rouge_scorer.h"
 #include "precis/eval/sentence_split.h"
 #include "precis/kernels/cross_entropy.h"
 
 namespace precis::eval {
-
-namespace {
-
-std::string strip(const std::string& s) {
-  const char* ws = " \t\n\r\f\v";
-  size_t begin = s.find_first_not_of(ws);
-  if (begin == std::string::npos) return "";
-  return s.substr(begin, s.find_last_not_of(ws) - begin + 1);
-}
-
-}  // namespace
 
 nlohmann::json SummarizationScores::metrics(const std::string& p) const {
   return {{p + "_rouge1", rouge1}, {p + "_rouge2", rouge2}, {p + "_rougeL", rougeL},
@@ -31,12 +21,17 @@ SummarizationScores score_texts(const std::vector<std::string>& predictions,
         "ROUGE needs as many predictions as references, and at least one");
   RougeScorer scorer(true);
   std::vector<PairScores> pairs;
-  for (size_t i = 0; i < predictions.size(); ++i)
-    pairs.push_back(scorer.score(sentences_on_lines(strip(references[i])),
-                                 sentences_on_lines(strip(predictions[i]))));
+  SummarizationScores s;
+  for (size_t i = 0; i < predictions.size(); ++i) {
+    // postprocess_text: Python's strip() of each text, then one sentence per line; the
+    // stripped prediction is also what generated_predictions.txt holds (pred.strip()).
+    const std::string_view prediction = python_text::strip(predictions[i]);
+    s.predictions.emplace_back(prediction);
+    pairs.push_back(
+        scorer.score(sentences_on_lines(references[i]), sentences_on_lines(prediction)));
+  }
   auto boot = bootstrap_scores(pairs, {seed, 1000, 0.95});
   PairScores mean = mean_scores(pairs);
-  SummarizationScores s;
   s.rouge1 = round_percent(boot[kRouge1].mid.fmeasure);
   s.rouge2 = round_percent(boot[kRouge2].mid.fmeasure);
   s.rougeL = round_percent(boot[kRougeL].mid.fmeasure);
@@ -45,7 +40,6 @@ SummarizationScores score_texts(const std::vector<std::string>& predictions,
   s.rouge2_mean = mean[kRouge2].fmeasure;
   s.rougeL_mean = mean[kRougeL].fmeasure;
   s.rougeLsum_mean = mean[kRougeLsum].fmeasure;
-  for (const auto& p : predictions) s.predictions.push_back(strip(p));
   return s;
 }
 

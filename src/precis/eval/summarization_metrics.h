@@ -1,7 +1,8 @@
 // run_summarization.py's compute_metrics: decode predictions and labels (skipping special
-// tokens), strip, put each sentence on its own line (for rougeLsum), ROUGE with the Porter
-// stemmer aggregated as evaluate's default (bootstrap mid of the F-measures), x100 rounded to
-// 4 digits, and gen_len = mean number of non-pad tokens per prediction row (not rounded).
+// tokens), strip (Python's str.strip()), put each sentence on its own line (for rougeLsum),
+// ROUGE with the Porter stemmer aggregated as evaluate's default (bootstrap mid of the
+// F-measures), x100 rounded to 4 digits, and gen_len = mean number of non-pad tokens per
+// prediction row (not rounded).
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,7 @@ struct SummarizationScores {
   double rouge1 = 0, rouge2 = 0, rougeL = 0, rougeLsum = 0;  // bootstrap mid F x100, rounded
   double rouge1_mean = 0, rouge2_mean = 0, rougeL_mean = 0, rougeLsum_mean = 0;  // plain mean F, 0-1
   double gen_len = 0;
-  std::vector<std::string> predictions;  // decoded and stripped (generated_predictions.txt)
+  std::vector<std::string> predictions;  // decoded and strip()ped: generated_predictions.txt
 
   // {"<prefix>_rouge1": ..., ..., "<prefix>_gen_len": ...} as run_summarization reports them.
   nlohmann::json metrics(const std::string& prefix) const;
