@@ -1,8 +1,10 @@
-"""Tiny random BART checkpoints made with the real transformers classes."""
+"""Tiny random BART checkpoints made with the real transformers classes, and the texts and
+generation settings they are run with."""
 import math
+import shutil
 
 import torch
-from transformers import BartConfig, BartForConditionalGeneration
+from transformers import AutoTokenizer, BartConfig, BartForConditionalGeneration
 
 # Configurations that differ in width, depth, heads, activation and scale_embedding.
 CONFIGS = {
@@ -20,6 +22,24 @@ CONFIGS = {
                            decoder_attention_heads=2, encoder_ffn_dim=24, decoder_ffn_dim=24,
                            activation_function="silu", max_position_embeddings=40),
 }
+
+
+# Dialogues and sentences the checkpoints summarize in the generation and server tests.
+TEXTS = [
+    "Amanda: I baked cookies. Do you want some?\nJerry: Sure!\nAmanda: I'll bring you tomorrow :-)",
+    "Hello world",
+    "The quick brown fox jumps over the lazy dog.",
+    "Summaries are short; dialogues are long and have many turns between speakers.",
+    "precis fine-tunes sequence-to-sequence transformers for summarization. The quick brown fox.",
+    "Café déjà vu, naïve façade, Zoë's résumé.",
+    "I'm sure you'll see they've done it, isn't it? We'd say it's John's.",
+]
+
+# bart-large-cnn's generation settings with the lengths scaled down to a tiny model
+# (max_length 142 -> 30, min_length 56 -> 12), as legacy keys of config.json plus the
+# generation_config.json that save_pretrained derives from them (as on the Hub).
+CNN = dict(num_beams=4, length_penalty=2.0, max_length=30, min_length=12, no_repeat_ngram_size=3,
+           early_stopping=True, forced_bos_token_id=0, forced_eos_token_id=2)
 
 
 def make_bart(name, vocab_size, seed=0, dropout=0.0, **overrides):
@@ -60,6 +80,17 @@ def spread_weights(model, seed, eos_bias=4.0):
         model.final_logits_bias.copy_(torch.randn(model.final_logits_bias.shape, generator=g) * 0.5)
         model.final_logits_bias[0, 2] += eos_bias
     return model
+
+
+def save_model(tokenizer_dir, out_dir, name, seed, eos_bias=4.0, **config):
+    """make_bart's `name` re-drawn by spread_weights, saved with the tokenizer of tokenizer_dir
+    (and `config`'s generation settings) in out_dir; returns HF's reload of it and the tokenizer."""
+    shutil.copytree(tokenizer_dir, out_dir, dirs_exist_ok=True)
+    tok = AutoTokenizer.from_pretrained(out_dir)
+    model = spread_weights(make_bart(name, len(tok), seed=seed, **config), seed, eos_bias)
+    model.save_pretrained(out_dir)
+    return BartForConditionalGeneration.from_pretrained(out_dir).eval(), tok
+
 
 def random_batch(vocab_size, batch=3, source_len=11, target_len=7, seed=1):
     """Right-padded inputs of unequal lengths, labels with -100 padding, shifted decoder inputs."""

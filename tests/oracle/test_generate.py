@@ -12,27 +12,11 @@ import json
 import pytest
 import torch
 from safetensors.torch import load_file
-from transformers import AutoTokenizer, BartForConditionalGeneration, GenerationConfig
+from transformers import BartForConditionalGeneration, GenerationConfig
 
-from bart_models import make_bart, spread_weights
+from bart_models import CNN, TEXTS, save_model
 from conftest import run_precis, train_tiny_bpe
 from probe_support import OUTPUT_TOL, scaled_error
-
-TEXTS = [
-    "Amanda: I baked cookies. Do you want some?\nJerry: Sure!\nAmanda: I'll bring you tomorrow :-)",
-    "Hello world",
-    "The quick brown fox jumps over the lazy dog.",
-    "Summaries are short; dialogues are long and have many turns between speakers.",
-    "precis fine-tunes sequence-to-sequence transformers for summarization. The quick brown fox.",
-    "Café déjà vu, naïve façade, Zoë's résumé.",
-    "I'm sure you'll see they've done it, isn't it? We'd say it's John's.",
-]
-
-# bart-large-cnn's generation settings with the lengths scaled down to a tiny model
-# (max_length 142 -> 30, min_length 56 -> 12), as legacy keys of config.json plus the
-# generation_config.json that save_pretrained derives from them (as on the Hub).
-CNN = dict(num_beams=4, length_penalty=2.0, max_length=30, min_length=12, no_repeat_ngram_size=3,
-           early_stopping=True, forced_bos_token_id=0, forced_eos_token_id=2)
 
 # Inputs are truncated as run_summarization's max_source_length does (silu-positions has 40
 # positions; the longest text is 42 tokens).
@@ -60,16 +44,6 @@ def input_file(tmp_path_factory):
         for text in TEXTS:
             f.write(json.dumps({"text": text}) + "\n")
     return path
-
-
-def save_model(tokenizer_dir, out_dir, name, seed, eos_bias=4.0, **config):
-    """A spread-weight model saved with the tokenizer; returns HF's reload of it."""
-    import shutil
-    shutil.copytree(tokenizer_dir, out_dir, dirs_exist_ok=True)
-    tok = AutoTokenizer.from_pretrained(out_dir)
-    model = spread_weights(make_bart(name, len(tok), seed=seed, **config), seed, eos_bias)
-    model.save_pretrained(out_dir)
-    return BartForConditionalGeneration.from_pretrained(out_dir).eval(), tok
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from serve_support import Server, metric, post_json, request, wait_for_queue_depth
-from test_generate import CNN, TEXTS, save_model
+from bart_models import CNN, TEXTS, save_model
 
 # A limit below the model's 128 positions, so that the longest TEXTS are cut.
 MAX_INPUT_TOKENS = 24

@@ -6,14 +6,13 @@ A screenshot is saved under <build dir>/test-artifacts/ as the test's artifact.
 """
 import json
 import os
-import shutil
 
 import pytest
 import torch
 
 from conftest import BUILD_DIR, train_tiny_bpe
 from serve_support import Server
-from test_generate import CNN, save_model
+from bart_models import CNN, save_model
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"

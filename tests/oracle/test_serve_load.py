@@ -19,7 +19,7 @@ import time
 import pytest
 
 from serve_support import Server, raw_exchange, request, start_stalled_clients
-from test_generate import CNN, TEXTS, save_model
+from bart_models import CNN, TEXTS, save_model
 
 CLIENTS = 64
 SECONDS = 20  # the issue: 64 clients for 20 s
