@@ -192,28 +192,15 @@ def precis_sentences(tmp_path, texts, *flags, env=None, stderr=None):
     return [json.loads(line) for line in out[:-1]]
 
 
-def cpp_string(literal):
-    r"""The value of adjacent C string literals using only the escapes Python spells alike
-    (\n \t \r \" \\ \xNN \uNNNN, each \x closed by its literal's end)."""
-    return "".join(ast.literal_eval(part) for part in re.findall(r'"(?:[^"\\]|\\.)*"', literal))
-
-
-CPP_LITERAL = r'(?:\s*"(?:[^"\\]|\\.)*")+'
-
-
-def cpp_cases(file, call):
-    """(text, expected) of each EXPECT_EQ(CALL(TEXT), EXPECTED) in a C++ unit test."""
-    source = (SOURCE_DIR / "tests" / "unit" / file).read_text()
-    cases = [(cpp_string(text), cpp_string(expected)) for text, expected in
-             re.findall(rf"EXPECT_EQ\({re.escape(call)}\(({CPP_LITERAL})\),({CPP_LITERAL})\);", source)]
-    assert len(cases) == len(re.findall(rf"^\s*EXPECT_EQ\({re.escape(call)}\(", source, re.M)), \
-        f"a case of {file} the parser missed"
-    return cases
+def sentence_split_cases():
+    """tests/unit/data/sentence_split_cases.json, the cases the unit tests of both splitters run
+    (test_rouge_sentence_split.cpp, test_punkt.cpp): each a text and its sentences."""
+    return json.loads((SOURCE_DIR / "tests" / "unit" / "data" / "sentence_split_cases.json").read_text("utf-8"))
 
 
 def unit_test_cases():
-    """The rule-based splitter's unit test cases, whose expectations are Punkt's."""
-    return cpp_cases("test_rouge_sentence_split.cpp", "rule_based_lines")
+    """The rule-based splitter's unit test cases, whose expectations are Punkt's: (text, sentences)."""
+    return [(c["text"], c["sentences"]) for c in sentence_split_cases()["rule_based"]]
 
 
 def test_punkt_model_is_nltks_english(sent_tokenize):
@@ -228,8 +215,8 @@ def test_unit_test_expectations_are_nltk_punkts(tmp_path, sent_tokenize, with_ta
     cases = unit_test_cases()
     assert len(cases) >= 20
     for text, expected in cases:
-        assert expected == punkt_lines(sent_tokenize, text), text
-    texts, expected = [t for t, _ in cases], [e for _, e in cases]
+        assert expected == sent_tokenize(text.strip()), text
+    texts, expected = [t for t, _ in cases], ["\n".join(e) for _, e in cases]
     # precis's CLI gives the same with its rules, and with Punkt where NLTK_DATA has the tables.
     assert precis_sentences(tmp_path, texts, *RULES) == expected
     assert precis_sentences(tmp_path, texts, env=with_tables) == expected
@@ -239,23 +226,22 @@ def test_tiny_punkt_cases_are_nltks(tmp_path):
     """test_punkt.cpp's hand-made parameters, loaded by NLTK's own load_punkt_params: each case's
     expectation is what PunktSentenceTokenizer gives with them, and what precis --punkt_dir gives."""
     from nltk.tokenize.punkt import PunktSentenceTokenizer, load_punkt_params
-    source = (SOURCE_DIR / "tests" / "unit" / "test_punkt.cpp").read_text()
-    block = source[source.index("kTinyPunktTab[][2] = {"):]
-    tables = re.findall(rf'\{{"(\w+\.\w+)",({CPP_LITERAL})\}}', block[:block.index("};")])
-    assert sorted(name for name, _ in tables) == ["abbrev_types.txt", "collocations.tab", "ortho_context.tab",
-                                                  "sent_starters.txt"]
+    tiny = sentence_split_cases()["tiny_punkt"]
+    assert sorted(tiny["tables"]) == ["abbrev_types.txt", "collocations.tab", "ortho_context.tab",
+                                      "sent_starters.txt"]
     d = tmp_path / "punkt_tab" / "tiny"
     d.mkdir(parents=True)
-    for name, literal in tables:
-        (d / name).write_bytes(cpp_string(literal).encode("utf-8"))
+    for name, content in tiny["tables"].items():
+        (d / name).write_bytes(content.encode("utf-8"))
     tokenizer = PunktSentenceTokenizer()
     tokenizer._params = load_punkt_params(str(d))  # what PunktTokenizer.load_lang does
     assert ("##number##", "june") in tokenizer._params.collocations and "i\u0307nc" in tokenizer._params.abbrev_types
-    cases = cpp_cases("test_punkt.cpp", "tiny.on_lines")
+    cases = tiny["cases"]
     assert len(cases) >= 15
-    for text, expected in cases:
-        assert expected == "\n".join(tokenizer.tokenize(text.strip())), text
-    assert precis_sentences(tmp_path, [t for t, _ in cases], "--punkt_dir", d) == [e for _, e in cases]
+    for c in cases:
+        assert c["sentences"] == tokenizer.tokenize(c["text"].strip()), c["text"]
+    assert precis_sentences(tmp_path, [c["text"] for c in cases], "--punkt_dir", d) == \
+        ["\n".join(c["sentences"]) for c in cases]
 
 
 def paragraphs(text):
