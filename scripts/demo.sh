@@ -28,14 +28,8 @@ start=$(date +%s)
 stamp() { echo "[demo $(( $(date +%s) - start ))s] $*"; }
 
 stamp "setting up (packages, build)"
-PRECIS_SKIP_VENV=1 scripts/setup.sh
+scripts/setup.sh --main-job
 precis=build/precis
-
-if ! ls /var/lib/apt/lists/*Translation-en* > /dev/null 2>&1; then
-  stamp "fetching apt's English package descriptions"
-  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  $sudo_cmd apt-get -o Acquire::Languages=en update -qq
-fi
 
 stamp "building the dataset"
 $precis data debian --output "$out/data"

@@ -2,36 +2,58 @@
 # Sets up a fresh Debian 12 machine for precis: system packages, the oracle's Python
 # environment (.venv, for tests and benchmarks only) and a Release build in build/.
 # Safe to run again: it only does what is missing.
+#   scripts/setup.sh             everything: the tests, their oracle, the benchmarks
+#   scripts/setup.sh --main-job  only what `precis` needs to build and run (scripts/demo.sh):
+#                                the compiler and the libraries, no Python, torch, browser or
+#                                clang, and only the precis target
 set -euo pipefail
 cd "$(dirname "$0")/.."
+main_job=0
+[ "${1:-}" = --main-job ] && main_job=1
 
-packages=(build-essential cmake pkg-config git git-lfs
+# What libprecis and the CLI link (cmake/dependencies.cmake), and mpirun for data parallelism.
+packages=(build-essential cmake pkg-config
           libopenblas-openmp-dev libopenmpi-dev openmpi-bin
           nlohmann-json3-dev libyaml-cpp-dev libcli11-dev libcpp-httplib-dev libsentencepiece-dev
-          libgtest-dev libgmock-dev libbenchmark-dev
-          python3 python3-venv python3-numpy python3-torch liblz4-dev lz4
-          chromium chromium-driver clang libomp-14-dev)
+          liblz4-dev)
+if [ "$main_job" = 0 ]; then
+  packages+=(git git-lfs libgtest-dev libgmock-dev libbenchmark-dev
+             python3 python3-venv python3-numpy python3-torch lz4
+             chromium chromium-driver clang libomp-14-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+# apt's English package descriptions are the main job's data (and test_debian's); Debian's
+# container images do not fetch them (Acquire::Languages "none"), and a plain update drops them.
+update=(apt-get -o Acquire::Languages=en update -qq)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
-  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
+  $sudo_cmd "${update[@]}"
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+elif ! ls /var/lib/apt/lists/*_i18n_Translation-en* > /dev/null 2>&1; then
+  echo "setup: fetching apt's English package descriptions"
+  $sudo_cmd "${update[@]}" || echo "setup: warning: could not fetch them; precis data debian needs them" >&2
 fi
 
-if [ "${PRECIS_SKIP_VENV:-0}" != 1 ]; then
-  if [ ! -x .venv/bin/python ]; then
-    # Debian's python3-torch (CPU) is seen through --system-site-packages.
-    /usr/bin/python3 -m venv --system-site-packages .venv
-  fi
-  if ! cmp -s requirements-test.txt .venv/.requirements-installed; then
-    .venv/bin/pip install -q --disable-pip-version-check -r requirements-test.txt
-    cp requirements-test.txt .venv/.requirements-installed
-  fi
+if [ "$main_job" = 1 ]; then
+  # A build/ the tests configured keeps its tests; a new one is configured without them.
+  tests=(); [ -f build/CMakeCache.txt ] || tests=(-DPRECIS_TESTS=OFF)
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${tests[@]}" > /dev/null
+  cmake --build build -j "$(nproc)" --target precis
+  exit 0
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
+if [ ! -x .venv/bin/python ]; then
+  # Debian's python3-torch (CPU) is seen through --system-site-packages.
+  /usr/bin/python3 -m venv --system-site-packages .venv
+fi
+if ! cmp -s requirements-test.txt .venv/.requirements-installed; then
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements-test.txt
+  cp requirements-test.txt .venv/.requirements-installed
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPRECIS_TESTS=ON > /dev/null
 cmake --build build -j "$(nproc)"

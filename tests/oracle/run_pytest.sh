@@ -5,7 +5,8 @@
 python=$1; shift
 if [ ! -x "$python" ]; then
   echo "SKIPPED: no oracle environment at $python; create it with scripts/setup.sh" >&2
-  case "${CI:-}" in ""|0|false|no) exit 77 ;; *) echo "FAILED: skipped under CI=true" >&2; exit 1 ;; esac
+  ci=${CI:-}
+  case "${ci,,}" in ""|0|false|no) exit 77 ;; *) echo "FAILED: skipped under CI=true" >&2; exit 1 ;; esac
 fi
 "$python" -m pytest -q -p no:cacheprovider "$@"
 rc=$?
