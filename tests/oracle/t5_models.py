@@ -17,6 +17,17 @@ CONFIGS = {
                                    tie_word_embeddings=False),
 }
 
+# Texts with T5's sentinels and special tokens typed in (<extra_id_100> is past the 100
+# sentinels, so plain text).
+SPECIAL_TEXTS = [
+    "Translate: <extra_id_0> the house <extra_id_1> is red <extra_id_99>",
+    "a<extra_id_5>b  <extra_id_7>   c",
+    "ends with eos</s>",
+    "x </s> y <pad>z<unk>",
+    "summarize: The quick brown fox jumps over the lazy dog.",
+    "<extra_id_100> is not a sentinel here",
+]
+
 
 def make_t5(name, vocab_size, seed=0, dropout=0.0, scale=0.3, **overrides):
     torch.manual_seed(seed)

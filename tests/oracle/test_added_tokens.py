@@ -20,7 +20,7 @@ import pytest
 from tokenizers import AddedToken
 
 from conftest import UNICODE_CORPUS, run_precis
-from test_tokenizer import assert_ids_equal, json_lines, write_lines
+from tokenizer_support import assert_ids_equal, json_lines, write_lines
 
 # name: (tokens with the flag, the same tokens without it, texts where the flag matters)
 CASES = {

@@ -7,19 +7,11 @@ import subprocess
 import pytest
 
 from conftest import UNICODE_CORPUS, precis_binary
-from t5_models import train_tiny_spiece
+from t5_models import SPECIAL_TEXTS, train_tiny_spiece
 
 spm = pytest.importorskip("sentencepiece")
 
-EXTRA = [
-    "Translate: <extra_id_0> the house <extra_id_1> is red <extra_id_99>",
-    "a<extra_id_5>b  <extra_id_7>   c",
-    "ends with eos</s>",
-    "x </s> y <pad>z<unk>",
-    "summarize: The quick brown fox jumps over the lazy dog.",
-    "<extra_id_100> is not a sentinel here",
-]
-TEXTS = UNICODE_CORPUS + EXTRA
+TEXTS = UNICODE_CORPUS + SPECIAL_TEXTS
 
 
 @pytest.fixture(scope="module")

@@ -16,12 +16,11 @@ import subprocess
 import pytest
 
 from conftest import UNICODE_CORPUS, precis_binary
-from t5_models import train_tiny_spiece
-from test_t5_tokenizer import EXTRA as SPIECE_EXTRA
+from t5_models import SPECIAL_TEXTS, train_tiny_spiece
 
 pytest.importorskip("sentencepiece")
 
-EXTRA = SPIECE_EXTRA + [
+EXTRA = SPECIAL_TEXTS + [
     "<extra_id_3>starts with a sentinel",
     "</s>starts with eos",
     "  <pad>  spaces around a special  ",

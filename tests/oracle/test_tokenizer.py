@@ -11,6 +11,7 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from conftest import UNICODE_CORPUS, run_precis  # noqa: E402
+from tokenizer_support import assert_ids_equal, json_lines, write_lines  # noqa: E402
 
 # Cases beyond the shared corpus that exercise each branch of the pre-split and of the
 # added-token matcher.
@@ -43,12 +44,6 @@ EXTRA_CASES = [
 CORPUS = UNICODE_CORPUS + EXTRA_CASES
 
 
-def json_lines(text):
-    # Only "\n" ends a line: str.splitlines() would also split inside JSON strings holding
-    # raw U+2028, U+0085 or U+001C..U+001E, which precis writes unescaped (valid JSON).
-    return [json.loads(line) for line in text.split("\n") if line.strip()]
-
-
 def hf_fast(directory):
     from transformers import AutoTokenizer, BartTokenizerFast
 
@@ -58,11 +53,6 @@ def hf_fast(directory):
         tok = BartTokenizerFast.from_pretrained(str(directory))
     assert tok.is_fast
     return tok
-
-
-def write_lines(path, rows):
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return path
 
 
 def precis_encode(model_dir, texts, tmp_path, *extra):
@@ -77,11 +67,6 @@ def precis_decode(model_dir, id_lists, tmp_path, *extra):
     out = json_lines(run_precis("tokenize", "--model", model_dir, "--input", inp, *extra).stdout)
     assert len(out) == len(id_lists)
     return [row["text"] for row in out]
-
-
-def assert_ids_equal(ours, theirs, texts):
-    for text, a, b in zip(texts, ours, theirs):
-        assert a == b, f"ids differ for {text!r}:\n precis {a}\n HF     {b}"
 
 
 @pytest.fixture(params=["roberta", "tiny"])
