@@ -4,7 +4,7 @@ Each test builds small random inputs, runs the op through tests/tools/kernel_pro
 outputs as safetensors, settings in the metadata), and runs the same math in torch the way
 transformers does it (nn.Linear, nn.LayerNorm(eps=1e-5), ACT2FN, BART's eager attention with
 its additive finfo.min masks, F.cross_entropy(ignore_index=-100) / LabelSmoother,
-torch.optim.AdamW(foreach=False)). Tolerance: see TOL.
+torch.optim.AdamW(foreach=False), T5LayerNorm, T5Attention.compute_bias). Tolerance: see TOL.
 """
 import subprocess
 
@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 from safetensors.torch import load_file, save_file
 from transformers.activations import ACT2FN
+from transformers.models.t5.modeling_t5 import T5Attention, T5Config, T5LayerNorm
 from transformers.trainer_pt_utils import LabelSmoother
 
 from conftest import precis_binary
@@ -226,3 +227,53 @@ def test_sum_of_squares_matches_clip_grad_norm(tmp_path, gen):
     rel = abs(ours["sum_of_squares"].sqrt().item() - total.item()) / total.item()
     print(f"norm: relative diff {rel:.2e}")
     assert rel <= TOL
+
+
+def test_rms_norm(tmp_path, gen):
+    norm = T5LayerNorm(40, eps=1e-6)
+    with torch.no_grad():
+        norm.weight.copy_(1 + 0.2 * torch.randn(40, generator=gen))
+    # An offset row mean: RMSNorm does not subtract it (a LayerNorm would give other values).
+    x = (torch.randn(3, 7, 40, generator=gen) * 2 + 1.5).requires_grad_(True)
+    y = norm(x)
+    dy = torch.randn(y.shape, generator=gen)
+    y.backward(dy)
+    ours = probe("rms_norm", tmp_path, {"x": x.detach(), "weight": norm.weight.detach(), "dy": dy},
+                 eps=norm.variance_epsilon)
+    assert_close(ours["y"], y, "y")
+    assert_close(ours["dx"], x.grad, "dx")
+    assert_close(ours["dweight"], norm.weight.grad, "dweight")
+
+
+RELATIVE_POSITION_CASES = {
+    # name: (decoder, first_query, Tq, Tk): distances past max_exact and past max_distance, so
+    # the logarithmic buckets and the last bucket are both used.
+    "encoder": (False, 0, 37, 37),
+    "encoder-long": (False, 0, 9, 150),
+    "decoder": (True, 0, 40, 40),
+    "decoder-incremental": (True, 131, 1, 132),
+    "decoder-cached-block": (True, 20, 6, 26),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RELATIVE_POSITION_CASES))
+def test_relative_position_bias(name, tmp_path, gen):
+    decoder, first, Tq, Tk = RELATIVE_POSITION_CASES[name]
+    config = T5Config(d_model=16, d_kv=4, num_heads=4, relative_attention_num_buckets=32,
+                      relative_attention_max_distance=64, is_decoder=decoder)
+    # In float64: the table's gradient sums one term per (query, key) pair of a bucket, which
+    # torch adds in float32 (2.4e-6 of the scale off in the 40 x 40 case); precis adds in
+    # double, so the float64 run of the same module is the value it must round to.
+    attention = T5Attention(config, has_relative_attention_bias=True).double()
+    with torch.no_grad():
+        attention.relative_attention_bias.weight.copy_(torch.randn(32, 4, generator=gen))
+    # HF computes the bias of every position and keeps the last Tq query rows when decoding
+    # with a cache (T5Attention.forward: position_bias[:, :, -seq_length:, :]).
+    bias = attention.compute_bias(first + Tq, Tk)[:, :, first:, :]
+    d_scores = torch.randn(2, 4, Tq, Tk, generator=gen)
+    bias.backward(d_scores.double().sum(0, keepdim=True))
+    table = attention.relative_attention_bias.weight
+    ours = probe("relative_position", tmp_path, {"table": table.detach().float(), "d_scores": d_scores},
+                 bidirectional=int(not decoder), num_buckets=32, max_distance=64, first_query=first)
+    assert_close(ours["bias"], bias[0].float(), "bias")
+    assert_close(ours["dtable"], table.grad.float(), "dtable")

@@ -44,7 +44,7 @@ int forward(const std::string& model_dir, const std::string& batch_path, const s
   float loss_value = 0.0f;
   if (batch.labels.ptr) {
     loss_value = float(bart_loss(batch, acts).mean());
-    Tensor loss{&loss_value, Shape{}, DType::F32, Device::CPU};
+    Tensor loss{&loss_value, Shape{}, DType::F32, Device::cpu()};
     out.push_back({"loss", loss});
   }
   write_safetensors(out_path, out);
@@ -78,7 +78,7 @@ int grad(const std::string& model_dir, const std::string& batch_path, const std:
   visit_parameters(grads.config, grads.params, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
     if (role != ParamRole::Buffer) out.push_back({name, t});
   });
-  out.push_back({"loss", Tensor{&loss_value, Shape{}, DType::F32, Device::CPU}});
+  out.push_back({"loss", Tensor{&loss_value, Shape{}, DType::F32, Device::cpu()}});
   write_safetensors(out_path, out);
   return 0;
 }

@@ -17,6 +17,10 @@
 //   adamw          params, grad_1..grad_S; lr, beta1, beta2, eps, weight_decay, steps
 //                                                       -> params, exp_avg, exp_avg_sq
 //   sum_of_squares x                                    -> sum_of_squares (F32)
+//   rms_norm       x, weight, dy; eps                   -> y, dx, dweight
+//   relative_position
+//                  table, d_scores; bidirectional, num_buckets, max_distance,
+//                  first_query                          -> bias, dtable
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -33,6 +37,8 @@
 #include "precis/kernels/layernorm.h"
 #include "precis/kernels/linear.h"
 #include "precis/kernels/optimizer.h"
+#include "precis/kernels/relative_position.h"
+#include "precis/kernels/rms_norm.h"
 #include "precis/model/safetensors.h"
 
 using namespace precis;
@@ -158,6 +164,27 @@ void run_adamw(Probe& p) {
   p.output("params", params), p.output("exp_avg", m), p.output("exp_avg_sq", v);
 }
 
+void run_rms_norm(Probe& p) {
+  Tensor x = p.input("x"), w = p.input("weight"), dy = p.input("dy");
+  Tensor y = p.zeros(x.shape), rstd = p.zeros({x.numel() / w.numel()});
+  Tensor dx = p.zeros(x.shape), dw = p.zeros(w.shape);
+  rms_norm_forward(x, w, float(p.number("eps")), y, rstd);
+  rms_norm_backward(dy, x, w, rstd, dx, dw);
+  p.output("y", y), p.output("dx", dx), p.output("dweight", dw);
+}
+
+void run_relative_position(Probe& p) {
+  Tensor table = p.input("table"), d_scores = p.input("d_scores");
+  RelativePositionBuckets b{p.setting("bidirectional") == "1", int64_t(p.integer("num_buckets")),
+                            int64_t(p.integer("max_distance"))};
+  const int64_t first_query = int64_t(p.integer("first_query"));
+  Tensor bias = p.zeros({table.size(1), d_scores.size(2), d_scores.size(3)});
+  Tensor dtable = p.zeros(table.shape);
+  relative_position_bias_forward(table, b, first_query, bias);
+  relative_position_bias_backward(d_scores, b, first_query, dtable);
+  p.output("bias", bias), p.output("dtable", dtable);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -165,7 +192,8 @@ int main(int argc, char** argv) {
       {"linear", run_linear},       {"layernorm", run_layernorm},
       {"activation", run_activation}, {"embedding", run_embedding},
       {"attention", run_attention}, {"cross_entropy", run_cross_entropy},
-      {"adamw", run_adamw},
+      {"adamw", run_adamw},         {"rms_norm", run_rms_norm},
+      {"relative_position", run_relative_position},
       {"sum_of_squares",
        [](Probe& p) { p.output("sum_of_squares", p.scalar(float(sum_of_squares(p.input("x"))))); }},
   };

@@ -56,7 +56,7 @@ int run(const std::string& model_dir, const std::string& batch_path, const std::
   t5_forward(model.config, model.params, batch, acts);
   std::vector<NamedTensor> out;
   float loss_value = 0.0f;
-  Tensor loss{&loss_value, Shape{}, DType::F32, Device::CPU};
+  Tensor loss{&loss_value, Shape{}, DType::F32, Device::cpu()};
   if (!gradients) {
     out = {{"logits", acts.logits}, {"encoder_output", acts.encoder_output()}};
     if (batch.labels.ptr) {
@@ -93,7 +93,7 @@ int generate_ids(const std::string& model_dir, const std::string& batch_path,
       model_dir, generate::generation_tokens(model.config));
   config.update(nlohmann::json::parse(text.str()), settings_path);
   generate::Generated out = generate::generate(model, ids, mask, config);
-  Tensor sequences{out.sequences.data(), Shape({out.rows, out.width}), DType::I32, Device::CPU};
+  Tensor sequences{out.sequences.data(), Shape({out.rows, out.width}), DType::I32, Device::cpu()};
   write_safetensors(out_path, {{"sequences", sequences}});
   return 0;
 }

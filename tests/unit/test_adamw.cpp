@@ -15,7 +15,7 @@ using namespace precis;
 namespace {
 
 Tensor view(std::vector<float>& v) {
-  return Tensor{v.data(), Shape{int64_t(v.size())}, DType::F32, Device::CPU};
+  return Tensor{v.data(), Shape{int64_t(v.size())}, DType::F32, Device::cpu()};
 }
 
 struct AdamWReference {

@@ -39,7 +39,7 @@ using precis::testing::Buffer;
 struct IdBuffer {
   std::vector<int32_t> data;
   Shape shape;
-  Tensor t() { return Tensor{data.data(), shape, DType::I32, Device::CPU}; }
+  Tensor t() { return Tensor{data.data(), shape, DType::I32, Device::cpu()}; }
 };
 
 Buffer random_buffer(Shape s, std::mt19937& rng, float lo = -1.0f, float hi = 1.0f) {

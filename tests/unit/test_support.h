@@ -64,7 +64,7 @@ struct Buffer {
   std::vector<float> data;
   Shape shape;
   explicit Buffer(Shape s, float fill = 0.0f) : data(size_t(s.numel()), fill), shape(s) {}
-  Tensor t() { return Tensor{data.data(), shape, DType::F32, Device::CPU}; }
+  Tensor t() { return Tensor{data.data(), shape, DType::F32, Device::cpu()}; }
   std::vector<double> as_double() const { return std::vector<double>(data.begin(), data.end()); }
 };
 

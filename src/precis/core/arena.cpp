@@ -1,18 +1,11 @@
 #include "precis/core/arena.h"
 
-#include <cstdlib>
-#include <cstring>
-
 namespace precis {
 
-void Arena::Free::operator()(char* p) const { std::free(p); }
-
-Arena::Arena(size_t bytes, Device device) : capacity_(bytes), device_(device) {
-  check(device == Device::CPU, "arenas on " + device_name(device) + " need the CUDA backend");
-  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  base_.reset(static_cast<char*>(std::aligned_alloc(kAlignment, rounded ? rounded : kAlignment)));
-  check(base_ != nullptr, "out of memory allocating " + std::to_string(bytes) + " bytes");
-}
+Arena::Arena(size_t bytes, Allocator& allocator)
+    : base_(static_cast<char*>(allocator.allocate(bytes, kAlignment)), detail::ArenaBlockFree{&allocator}),
+      capacity_(bytes),
+      device_(allocator.device()) {}
 
 Tensor Arena::alloc(Shape shape, DType dtype) {
   Tensor t;
@@ -33,7 +26,7 @@ Tensor Arena::alloc(Shape shape, DType dtype) {
 
 Tensor Arena::zeros(Shape shape, DType dtype) {
   Tensor t = alloc(shape, dtype);
-  if (t.ptr) std::memset(t.ptr, 0, t.nbytes());
+  if (t.ptr) base_.get_deleter().allocator->zero(t.ptr, t.nbytes());
   return t;
 }
 

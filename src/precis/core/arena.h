@@ -2,6 +2,9 @@
 // offset. Parameters, gradients and activations each live in one arena, so each is one
 // flat buffer (which is what bucketed all-reduce and ZeRO-1 want).
 //
+// The block comes from the allocator of the arena's device (core/allocator.h): the current
+// device (core/device.h) unless one is named, so model code allocates where the context says.
+//
 // Arenas can also measure: an arena made with Arena::measuring() hands out tensors with
 // no memory and only counts bytes, so the same allocation code sizes the real arena.
 #pragma once
@@ -9,16 +12,27 @@
 #include <cstddef>
 #include <memory>
 
+#include "precis/core/allocator.h"
 #include "precis/core/tensor.h"
 
 namespace precis {
+
+namespace detail {
+// Returns an arena's block to the allocator it came from.
+struct ArenaBlockFree {
+  Allocator* allocator = nullptr;
+  void operator()(char* p) const { allocator->deallocate(p); }
+};
+}  // namespace detail
 
 class Arena {
  public:
   static constexpr size_t kAlignment = 64;
 
   Arena() = default;
-  Arena(size_t bytes, Device device = Device::CPU);
+  explicit Arena(size_t bytes) : Arena(bytes, current_device()) {}
+  Arena(size_t bytes, Device device) : Arena(bytes, allocator_for(device)) {}
+  Arena(size_t bytes, Allocator& allocator);
   static Arena measuring() {
     Arena a;
     a.measuring_ = true;
@@ -41,13 +55,10 @@ class Arena {
   void release_to(size_t mark) { used_ = mark; }
 
  private:
-  struct Free {
-    void operator()(char* p) const;
-  };
-  std::unique_ptr<char, Free> base_;
+  std::unique_ptr<char, detail::ArenaBlockFree> base_;
   size_t capacity_ = 0;
   size_t used_ = 0;
-  Device device_ = Device::CPU;
+  Device device_;
   bool measuring_ = false;
 };
 

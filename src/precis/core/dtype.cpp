@@ -16,8 +16,6 @@ std::string dtype_name(DType t) {
   return "?";
 }
 
-std::string device_name(Device d) { return d == Device::CPU ? "cpu" : "cuda"; }
-
 float bf16_to_float(uint16_t bits) { return std::bit_cast<float>(uint32_t(bits) << 16); }
 
 uint16_t float_to_bf16(float value) {

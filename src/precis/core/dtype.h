@@ -1,4 +1,4 @@
-// Element types and devices a tensor can live in.
+// Element types a tensor can hold (devices: device.h).
 #pragma once
 
 #include <cstddef>
@@ -8,7 +8,6 @@
 namespace precis {
 
 enum class DType : uint8_t { F32, BF16, F16, I32, I64 };
-enum class Device : uint8_t { CPU, CUDA };
 
 constexpr size_t dtype_size(DType t) {
   switch (t) {
@@ -22,7 +21,6 @@ constexpr size_t dtype_size(DType t) {
 }
 
 std::string dtype_name(DType t);
-std::string device_name(Device d);
 
 // Conversions used at load time (checkpoint files hold F16/BF16; compute is F32 on CPU).
 float bf16_to_float(uint16_t bits);

@@ -61,7 +61,7 @@ Tensor Tensor::slice(int64_t begin, int64_t end) const {
 }
 
 std::string Tensor::describe() const {
-  return dtype_name(dtype) + shape.str() + " on " + device_name(device);
+  return dtype_name(dtype) + shape.str() + " on " + device.name();
 }
 
 }  // namespace precis

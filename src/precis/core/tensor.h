@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <string>
 
+#include "precis/core/device.h"
 #include "precis/core/dtype.h"
 #include "precis/core/error.h"
 
@@ -29,7 +30,7 @@ struct Tensor {
   void* ptr = nullptr;
   Shape shape;
   DType dtype = DType::F32;
-  Device device = Device::CPU;
+  Device device = Device::cpu();  // an arena on another device says so
 
   int64_t numel() const { return shape.numel(); }
   int64_t size(int i) const { return shape[i]; }
@@ -49,7 +50,7 @@ struct Tensor {
   // Rows [begin, end) of the first dimension.
   Tensor slice(int64_t begin, int64_t end) const;
 
-  std::string describe() const;  // "F32[2, 3] on cpu"
+  std::string describe() const;  // "F32[2, 3] on cpu", "BF16[8] on cuda:1"
 };
 
 }  // namespace precis

@@ -1,6 +1,7 @@
 #include "precis/kernels/activation.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/dispatch.h"
 
 namespace precis {
 
@@ -20,28 +21,50 @@ Activation activation_from_name(const std::string& name) {
 
 std::string activation_name(Activation a) {
   switch (a) {
-    case Activation::GeluExact: return "gelu";
-    case Activation::GeluTanh: return "gelu_new";
-    case Activation::GeluFast: return "gelu_fast";
-    case Activation::QuickGelu: return "quick_gelu";
-    case Activation::Relu: return "relu";
-    case Activation::Silu: return "silu";
-    case Activation::Tanh: return "tanh";
-    case Activation::Linear: return "linear";
+    case Activation::GeluExact:
+      return "gelu";
+    case Activation::GeluTanh:
+      return "gelu_new";
+    case Activation::GeluFast:
+      return "gelu_fast";
+    case Activation::QuickGelu:
+      return "quick_gelu";
+    case Activation::Relu:
+      return "relu";
+    case Activation::Silu:
+      return "silu";
+    case Activation::Tanh:
+      return "tanh";
+    case Activation::Linear:
+      return "linear";
   }
   return "?";
 }
 
 void activation_forward(Activation kind, const Tensor& x, const Tensor& y) {
   check(x.shape == y.shape, "activation: input " + x.describe() + " vs output " + y.describe());
-  cpu::activation_forward(kind, x.f32(), y.f32(), x.numel());
+  const Device d = op_device("activation", {&x, &y});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::activation_forward(kind, x.f32(), y.f32(), x.numel());
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("activation", d);
 }
 
 void activation_backward(Activation kind, const Tensor& x, const Tensor& dy, const Tensor& dx) {
-  check(x.shape == dy.shape && dx.shape == x.shape, "activation backward: input " +
-                                                        x.describe() + ", dy " + dy.describe() +
-                                                        ", dx " + dx.describe());
-  cpu::activation_backward(kind, x.f32(), dy.f32(), dx.f32(), x.numel());
+  check(x.shape == dy.shape && dx.shape == x.shape, "activation backward: input " + x.describe() +
+                                                        ", dy " + dy.describe() + ", dx " +
+                                                        dx.describe());
+  const Device d = op_device("activation backward", {&x, &dy, &dx});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::activation_backward(kind, x.f32(), dy.f32(), dx.f32(), x.numel());
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("activation backward", d);
 }
 
 }  // namespace precis

@@ -10,6 +10,12 @@
 
 namespace precis {
 
+// Sizes and strides of an attention, as the kernels take them.
+struct AttentionShape {
+  int64_t batch, heads, q_len, k_len, head_dim;
+  int64_t q_stride, k_stride, v_stride, out_stride;  // elements between consecutive positions
+};
+
 struct AttentionMask {
   Tensor key_padding;  // (B, Tk) I32, 1 = attend, 0 = padding; undefined = attend to all
   bool causal = false;  // query i sees keys j <= i + past

@@ -1,19 +1,62 @@
 #include "precis/kernels/copy.h"
 
-#include <cstring>
+#include <string>
+
+#include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/dispatch.h"
 
 namespace precis {
 
 void copy(const Tensor& src, const Tensor& dst) {
   check(src.numel() == dst.numel() && src.dtype == dst.dtype,
         "copy: " + src.describe() + " -> " + dst.describe());
-  check(src.device == Device::CPU && dst.device == Device::CPU, "copy: only CPU tensors here");
-  if (src.ptr != dst.ptr) std::memcpy(dst.ptr, src.ptr, src.nbytes());
+  if (src.ptr == dst.ptr || src.numel() == 0) return;
+  // A copy is the one op whose tensors may be on two devices.
+  if (src.device.is_cpu() && dst.device.is_cpu()) return cpu::copy(src.ptr, dst.ptr, src.nbytes());
+  no_backend("copy", src.device.is_cpu() ? dst.device : src.device);
 }
 
-void zero(const Tensor& x) {
-  check(x.device == Device::CPU, "zero: only CPU tensors here");
-  std::memset(x.ptr, 0, x.nbytes());
+void gather_rows(const Tensor& src, std::span<const int32_t> rows, const Tensor& dst) {
+  check(src.rank() == 3 && dst.rank() == 3 && src.dtype == dst.dtype &&
+            src.size(2) == dst.size(2) && dst.size(1) >= src.size(1) &&
+            (rows.empty() ? dst.size(0) == src.size(0) : int64_t(rows.size()) == dst.size(0)),
+        "gather_rows: " + src.describe() + " -> " + dst.describe() + " with " +
+            std::to_string(rows.size()) + " row indices");
+  for (int32_t r : rows)
+    check(r >= 0 && r < src.size(0),
+          "gather_rows: source row " + std::to_string(r) + " outside " + src.describe());
+  const Device d = op_device("gather_rows", {&src, &dst});
+  const size_t element = dtype_size(src.dtype);
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::gather_rows(static_cast<const char*>(src.ptr),
+                              rows.empty() ? nullptr : rows.data(), static_cast<char*>(dst.ptr),
+                              dst.size(0), size_t(src.size(1) * src.size(2)) * element,
+                              size_t(dst.size(1) * dst.size(2)) * element);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("gather_rows", d);
+}
+
+void append_rows(const Tensor& values, int64_t position, const Tensor& cache) {
+  check(cache.rank() == 3 && values.rank() == 2 && values.dtype == cache.dtype &&
+            values.size(0) == cache.size(0) && values.size(1) == cache.size(2) && position >= 0 &&
+            position < cache.size(1),
+        "append_rows: " + values.describe() + " at position " + std::to_string(position) + " of " +
+            cache.describe());
+  const Device d = op_device("append_rows", {&values, &cache});
+  const size_t element = dtype_size(values.dtype);
+  const size_t row = size_t(values.size(1)) * element;
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::append_rows(static_cast<const char*>(values.ptr), static_cast<char*>(cache.ptr),
+                              cache.size(0), row, size_t(cache.size(1)) * row,
+                              size_t(position) * row);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("append_rows", d);
 }
 
 }  // namespace precis

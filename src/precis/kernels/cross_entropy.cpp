@@ -1,23 +1,39 @@
 #include "precis/kernels/cross_entropy.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/dispatch.h"
+#include "precis/kernels/token_ids.h"
 
 namespace precis {
+
+namespace {
+
+void check_labels(const Tensor& labels, int64_t vocab) {
+  InvalidId bad = first_invalid_id(labels, vocab, kIgnoreIndex);
+  check(bad.index < 0, "label " + std::to_string(bad.id) + " is outside the vocabulary of " +
+                           std::to_string(vocab) + " (and is not -100)");
+}
+
+}  // namespace
 
 CrossEntropyResult cross_entropy_forward(const Tensor& logits, const Tensor& labels,
                                          const Tensor& losses, float label_smoothing) {
   int64_t vocab = logits.shape[-1], n = logits.numel() / vocab;
   check(labels.numel() == n && losses.numel() == n,
         "cross entropy: logits " + logits.describe() + ", labels " + labels.describe());
-  const int32_t* y = labels.i32();
-  for (int64_t i = 0; i < n; ++i)
-    check(y[i] == kIgnoreIndex || (y[i] >= 0 && y[i] < vocab),
-          "label " + std::to_string(y[i]) + " is outside the vocabulary of " +
-              std::to_string(vocab) + " (and is not -100)");
-  CrossEntropyResult r;
-  r.loss_sum = cpu::cross_entropy_forward(logits.f32(), y, losses.f32(), n, vocab, label_smoothing,
-                                          &r.counted);
-  return r;
+  check_labels(labels, vocab);
+  const Device d = op_device("cross entropy", {&logits, &labels, &losses});
+  switch (d.kind) {
+    case DeviceKind::CPU: {
+      CrossEntropyResult r;
+      r.loss_sum = cpu::cross_entropy_forward(logits.f32(), labels.i32(), losses.f32(), n, vocab,
+                                              label_smoothing, &r.counted);
+      return r;
+    }
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("cross entropy", d);
 }
 
 void cross_entropy_backward(const Tensor& logits, const Tensor& labels, float label_smoothing,
@@ -26,13 +42,16 @@ void cross_entropy_backward(const Tensor& logits, const Tensor& labels, float la
   check(labels.numel() == n && dlogits.shape == logits.shape,
         "cross entropy backward: logits " + logits.describe() + ", labels " + labels.describe() +
             ", dlogits " + dlogits.describe());
-  const int32_t* y = labels.i32();
-  for (int64_t i = 0; i < n; ++i)
-    check(y[i] == kIgnoreIndex || (y[i] >= 0 && y[i] < vocab),
-          "label " + std::to_string(y[i]) + " is outside the vocabulary of " +
-              std::to_string(vocab) + " (and is not -100)");
-  cpu::cross_entropy_backward(logits.f32(), y, dlogits.f32(), n, vocab, label_smoothing,
-                              loss_scale);
+  check_labels(labels, vocab);
+  const Device d = op_device("cross entropy backward", {&logits, &labels, &dlogits});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::cross_entropy_backward(logits.f32(), labels.i32(), dlogits.f32(), n, vocab,
+                                         label_smoothing, loss_scale);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("cross entropy backward", d);
 }
 
 }  // namespace precis

@@ -1,9 +1,10 @@
 #include "precis/kernels/dropout.h"
 
-#include <cstring>
 #include <string>
 
+#include "precis/kernels/copy.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/dispatch.h"
 
 namespace precis {
 
@@ -14,12 +15,20 @@ void apply_dropout(const Tensor& x, const DropoutSpec& d, const Tensor& y, const
   check(d.p >= 0 && d.p <= 1,
         std::string(what) + ": probability " + std::to_string(d.p) + " is outside [0, 1]");
   if (!d.active()) {
-    if (x.ptr != y.ptr) std::memcpy(y.f32(), x.f32(), x.nbytes());
+    copy(x, y);
     return;
   }
   float scale = d.p >= 1 ? 0.0f : 1.0f / float(1.0 - double(d.p));
   const uint64_t first = d.rows ? d.first_row * (uint64_t(x.numel()) / d.rows) : 0;
-  cpu::dropout(x.f32(), y.f32(), x.numel(), dropout_threshold(d.p), scale, d.seed, d.stream, first);
+  const Device device = op_device(what, {&x, &y});
+  switch (device.kind) {
+    case DeviceKind::CPU:
+      return cpu::dropout(x.f32(), y.f32(), x.numel(), dropout_threshold(d.p), scale, d.seed,
+                          d.stream, first);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend(what, device);
 }
 
 }  // namespace

@@ -24,6 +24,15 @@ struct DropoutSpec {
   bool active() const { return p > 0; }
 };
 
+// A dropout over a flat index space, resolved to integers by the op before a kernel runs.
+struct DropoutRange {
+  bool active = false;
+  uint64_t threshold = 0;  // drop when random bits < threshold
+  float scale = 1.0f;      // 1 / (1 - p), in float
+  uint64_t seed = 0, stream = 0;
+  uint64_t first = 0;  // index of the first (batch, head) plane's first element
+};
+
 // round(p · 2^32), saturated: P(bits < threshold) = p to within 2^-32.
 inline uint64_t dropout_threshold(float p) {
   if (p <= 0) return 0;

@@ -1,28 +1,53 @@
 #include "precis/kernels/embedding.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/dispatch.h"
+#include "precis/kernels/token_ids.h"
 
 namespace precis {
+
+namespace {
+
+void check_token_ids(const Tensor& ids, int64_t vocab) {
+  InvalidId bad = first_invalid_id(ids, vocab);
+  check(bad.index < 0, "token id " + std::to_string(bad.id) +
+                           " is outside the embedding table of " + std::to_string(vocab) + " rows");
+}
+
+}  // namespace
 
 void embedding_forward(const Tensor& ids, const Tensor& table, float scale, const Tensor& out) {
   int64_t dim = table.size(1), vocab = table.size(0);
   check(out.numel() == ids.numel() * dim && out.shape[-1] == dim,
-        "embedding: ids " + ids.describe() + ", table " + table.describe() + ", out " + out.describe());
-  const int32_t* id = ids.i32();
-  for (int64_t i = 0; i < ids.numel(); ++i)
-    check(id[i] >= 0 && id[i] < vocab, "token id " + std::to_string(id[i]) +
-                                           " is outside the embedding table of " +
-                                           std::to_string(vocab) + " rows");
-  cpu::embedding_forward(id, table.f32(), out.f32(), ids.numel(), dim, vocab, scale);
+        "embedding: ids " + ids.describe() + ", table " + table.describe() + ", out " +
+            out.describe());
+  check_token_ids(ids, vocab);
+  const Device d = op_device("embedding", {&ids, &table, &out});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::embedding_forward(ids.i32(), table.f32(), out.f32(), ids.numel(), dim, vocab,
+                                    scale);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("embedding", d);
 }
 
 void add_position_embeddings(const Tensor& x, const Tensor& positions, int64_t first_row) {
-  check(x.rank() == 3 && x.size(2) == positions.size(1), "positions: x " + x.describe() +
-                                                             ", table " + positions.describe());
+  check(x.rank() == 3 && x.size(2) == positions.size(1),
+        "positions: x " + x.describe() + ", table " + positions.describe());
   check(first_row + x.size(1) <= positions.size(0),
         "sequence of " + std::to_string(x.size(1)) + " tokens is longer than the " +
             std::to_string(positions.size(0) - first_row) + " positions the model has");
-  cpu::add_position_embeddings(x.f32(), positions.f32(), x.size(0), x.size(1), x.size(2), first_row);
+  const Device d = op_device("position embeddings", {&x, &positions});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::add_position_embeddings(x.f32(), positions.f32(), x.size(0), x.size(1), x.size(2),
+                                          first_row);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("position embeddings", d);
 }
 
 void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int64_t padding_idx,
@@ -31,12 +56,16 @@ void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int6
   check(dtable.rank() == 2 && dout.numel() == ids.numel() * dim && dout.shape[-1] == dim,
         "embedding backward: dout " + dout.describe() + ", ids " + ids.describe() + ", dtable " +
             dtable.describe());
-  const int32_t* id = ids.i32();
-  for (int64_t i = 0; i < ids.numel(); ++i)
-    check(id[i] >= 0 && id[i] < vocab, "token id " + std::to_string(id[i]) +
-                                           " is outside the embedding table of " +
-                                           std::to_string(vocab) + " rows");
-  cpu::embedding_backward(dout.f32(), id, dtable.f32(), ids.numel(), dim, scale, padding_idx);
+  check_token_ids(ids, vocab);
+  const Device d = op_device("embedding backward", {&dout, &ids, &dtable});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::embedding_backward(dout.f32(), ids.i32(), dtable.f32(), ids.numel(), dim, scale,
+                                     padding_idx);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("embedding backward", d);
 }
 
 void position_embeddings_backward(const Tensor& dx, int64_t first_row, const Tensor& dpositions) {
@@ -44,10 +73,16 @@ void position_embeddings_backward(const Tensor& dx, int64_t first_row, const Ten
         "positions backward: dx " + dx.describe() + ", table " + dpositions.describe());
   check(first_row >= 0 && first_row + dx.size(1) <= dpositions.size(0),
         "positions backward: rows " + std::to_string(first_row) + ".." +
-            std::to_string(first_row + dx.size(1)) + " outside the table " +
-            dpositions.describe());
-  cpu::position_embeddings_backward(dx.f32(), dpositions.f32(), dx.size(0), dx.size(1),
-                                    dx.size(2), first_row);
+            std::to_string(first_row + dx.size(1)) + " outside the table " + dpositions.describe());
+  const Device d = op_device("position embeddings backward", {&dx, &dpositions});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::position_embeddings_backward(dx.f32(), dpositions.f32(), dx.size(0), dx.size(1),
+                                               dx.size(2), first_row);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("position embeddings backward", d);
 }
 
 }  // namespace precis

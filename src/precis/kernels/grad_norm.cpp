@@ -1,9 +1,19 @@
 #include "precis/kernels/grad_norm.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/dispatch.h"
 
 namespace precis {
 
-double sum_of_squares(const Tensor& x) { return cpu::sum_of_squares(x.f32(), x.numel()); }
+double sum_of_squares(const Tensor& x) {
+  const Device d = op_device("sum_of_squares", {&x});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::sum_of_squares(x.f32(), x.numel());
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("sum_of_squares", d);
+}
 
 }  // namespace precis

@@ -1,6 +1,7 @@
 #include "precis/kernels/layernorm.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/dispatch.h"
 
 namespace precis {
 
@@ -10,8 +11,15 @@ void layernorm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias
   check(x.shape[-1] == cols && bias.numel() == cols && y.shape == x.shape && mean.numel() == rows &&
             rstd.numel() == rows,
         "layernorm: x " + x.describe() + ", weight " + weight.describe() + ", y " + y.describe());
-  cpu::layernorm_forward(x.f32(), weight.f32(), bias.f32(), y.f32(), mean.f32(), rstd.f32(), rows,
-                         cols, eps);
+  const Device d = op_device("layernorm", {&x, &weight, &bias, &y, &mean, &rstd});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::layernorm_forward(x.f32(), weight.f32(), bias.f32(), y.f32(), mean.f32(),
+                                    rstd.f32(), rows, cols, eps);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("layernorm", d);
 }
 
 void layernorm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& mean,
@@ -23,8 +31,16 @@ void layernorm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight,
             rstd.numel() == rows,
         "layernorm backward: dy " + dy.describe() + ", x " + x.describe() + ", weight " +
             weight.describe() + ", dx " + dx.describe());
-  cpu::layernorm_backward(dy.f32(), x.f32(), weight.f32(), mean.f32(), rstd.f32(), dx.f32(),
-                          dweight.f32(), dbias.f32(), rows, cols);
+  const Device d =
+      op_device("layernorm backward", {&dy, &x, &weight, &mean, &rstd, &dx, &dweight, &dbias});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::layernorm_backward(dy.f32(), x.f32(), weight.f32(), mean.f32(), rstd.f32(),
+                                     dx.f32(), dweight.f32(), dbias.f32(), rows, cols);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("layernorm backward", d);
 }
 
 }  // namespace precis

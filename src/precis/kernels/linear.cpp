@@ -1,6 +1,7 @@
 #include "precis/kernels/linear.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/dispatch.h"
 
 namespace precis {
 
@@ -9,8 +10,15 @@ void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, c
   check(x.shape[-1] == in && y.shape[-1] == out && x.numel() / in == y.numel() / out,
         "linear: x " + x.describe() + ", weight " + weight.describe() + ", y " + y.describe());
   check(bias.ptr == nullptr || bias.numel() == out, "linear: bias " + bias.describe());
-  cpu::linear_forward(x.f32(), weight.f32(), bias.ptr ? bias.f32() : nullptr, y.f32(),
-                      x.numel() / in, in, out);
+  const Device d = op_device("linear", {&x, &weight, &bias, &y});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::linear_forward(x.f32(), weight.f32(), bias.ptr ? bias.f32() : nullptr, y.f32(),
+                                 x.numel() / in, in, out);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("linear", d);
 }
 
 void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& dx,
@@ -19,15 +27,22 @@ void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, co
   check(x.shape[-1] == in && dy.shape[-1] == out && dy.numel() / out == rows,
         "linear backward: dy " + dy.describe() + ", x " + x.describe() + ", weight " +
             weight.describe());
-  check(dx.ptr == nullptr || dx.shape == x.shape, "linear backward: dx " + dx.describe() +
-                                                      " for x " + x.describe());
+  check(dx.ptr == nullptr || dx.shape == x.shape,
+        "linear backward: dx " + dx.describe() + " for x " + x.describe());
   check(dweight.ptr == nullptr || dweight.shape == weight.shape,
         "linear backward: dweight " + dweight.describe() + " for weight " + weight.describe());
   check(dbias.ptr == nullptr || dbias.numel() == out, "linear backward: dbias " + dbias.describe());
   if (rows == 0) return;
-  cpu::linear_backward(dy.f32(), x.f32(), weight.f32(), dx.ptr ? dx.f32() : nullptr,
-                       dweight.ptr ? dweight.f32() : nullptr, dbias.ptr ? dbias.f32() : nullptr,
-                       rows, in, out);
+  const Device d = op_device("linear backward", {&dy, &x, &weight, &dx, &dweight, &dbias});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::linear_backward(dy.f32(), x.f32(), weight.f32(), dx.ptr ? dx.f32() : nullptr,
+                                  dweight.ptr ? dweight.f32() : nullptr,
+                                  dbias.ptr ? dbias.f32() : nullptr, rows, in, out);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("linear backward", d);
 }
 
 }  // namespace precis

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
+
+#include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/dispatch.h"
 
 namespace precis {
 
@@ -26,32 +28,21 @@ int64_t relative_position_bucket(int64_t relative_position, const RelativePositi
   return offset + std::min(large, buckets - 1);
 }
 
-namespace {
-
-// bucket per (i, j), shared by every head.
-std::vector<int32_t> bucket_grid(const RelativePositionBuckets& b, int64_t first_query, int64_t tq,
-                                 int64_t tk) {
-  std::vector<int32_t> grid(size_t(tq * tk));
-  for (int64_t i = 0; i < tq; ++i)
-    for (int64_t j = 0; j < tk; ++j)
-      grid[size_t(i * tk + j)] = int32_t(relative_position_bucket(j - (first_query + i), b));
-  return grid;
-}
-
-}  // namespace
-
 void relative_position_bias_forward(const Tensor& table, const RelativePositionBuckets& b,
                                     int64_t first_query, const Tensor& bias) {
   check(table.rank() == 2 && table.size(0) == b.num_buckets && bias.rank() == 3 &&
             bias.size(0) == table.size(1),
         "relative position bias: table " + table.describe() + " (expected [" +
             std::to_string(b.num_buckets) + ", heads]), bias " + bias.describe());
-  const int64_t H = bias.size(0), tq = bias.size(1), tk = bias.size(2);
-  const std::vector<int32_t> grid = bucket_grid(b, first_query, tq, tk);
-  const float* t = table.f32();
-  float* out = bias.f32();
-  for (int64_t h = 0; h < H; ++h)
-    for (int64_t ij = 0; ij < tq * tk; ++ij) out[h * tq * tk + ij] = t[grid[size_t(ij)] * H + h];
+  const Device d = op_device("relative position bias", {&table, &bias});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::relative_position_bias_forward(table.f32(), b, first_query, bias.f32(),
+                                                 bias.size(0), bias.size(1), bias.size(2));
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("relative position bias", d);
 }
 
 void relative_position_bias_backward(const Tensor& d_scores, const RelativePositionBuckets& b,
@@ -60,21 +51,16 @@ void relative_position_bias_backward(const Tensor& d_scores, const RelativePosit
             dtable.size(1) == d_scores.size(1),
         "relative position bias backward: d_scores " + d_scores.describe() + ", dtable " +
             dtable.describe());
-  const int64_t B = d_scores.size(0), H = d_scores.size(1), tq = d_scores.size(2),
-                tk = d_scores.size(3);
-  const std::vector<int32_t> grid = bucket_grid(b, first_query, tq, tk);
-  const float* ds = d_scores.f32();
-  float* dt = dtable.f32();
-  // One head per task: a head writes only its own column of the table.
-#pragma omp parallel for schedule(static)
-  for (int64_t h = 0; h < H; ++h) {
-    std::vector<double> sums(size_t(b.num_buckets), 0.0);
-    for (int64_t bi = 0; bi < B; ++bi) {
-      const float* plane = ds + (bi * H + h) * tq * tk;
-      for (int64_t ij = 0; ij < tq * tk; ++ij) sums[size_t(grid[size_t(ij)])] += plane[ij];
-    }
-    for (int64_t k = 0; k < b.num_buckets; ++k) dt[k * H + h] += float(sums[size_t(k)]);
+  const Device d = op_device("relative position bias backward", {&d_scores, &dtable});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::relative_position_bias_backward(d_scores.f32(), b, first_query, dtable.f32(),
+                                                  d_scores.size(0), d_scores.size(1),
+                                                  d_scores.size(2), d_scores.size(3));
+    case DeviceKind::CUDA:
+      break;
   }
+  no_backend("relative position bias backward", d);
 }
 
 }  // namespace precis

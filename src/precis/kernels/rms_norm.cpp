@@ -1,6 +1,7 @@
 #include "precis/kernels/rms_norm.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/dispatch.h"
 
 namespace precis {
 
@@ -10,7 +11,14 @@ void rms_norm_forward(const Tensor& x, const Tensor& weight, float eps, const Te
   check(x.shape[-1] == cols && y.shape == x.shape && rstd.numel() == rows,
         "rms_norm: x " + x.describe() + ", weight " + weight.describe() + ", y " + y.describe() +
             ", rstd " + rstd.describe());
-  cpu::rms_norm_forward(x.f32(), weight.f32(), y.f32(), rstd.f32(), rows, cols, eps);
+  const Device d = op_device("rms_norm", {&x, &weight, &y, &rstd});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::rms_norm_forward(x.f32(), weight.f32(), y.f32(), rstd.f32(), rows, cols, eps);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("rms_norm", d);
 }
 
 void rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& rstd,
@@ -20,8 +28,15 @@ void rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, 
             dweight.numel() == cols && rstd.numel() == rows,
         "rms_norm backward: dy " + dy.describe() + ", x " + x.describe() + ", weight " +
             weight.describe() + ", dx " + dx.describe());
-  cpu::rms_norm_backward(dy.f32(), x.f32(), weight.f32(), rstd.f32(), dx.f32(), dweight.f32(), rows,
-                         cols);
+  const Device d = op_device("rms_norm backward", {&dy, &x, &weight, &rstd, &dx, &dweight});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::rms_norm_backward(dy.f32(), x.f32(), weight.f32(), rstd.f32(), dx.f32(),
+                                    dweight.f32(), rows, cols);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("rms_norm backward", d);
 }
 
 }  // namespace precis

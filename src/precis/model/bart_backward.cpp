@@ -2,6 +2,7 @@
 // accumulate (+=) into `g`; activation gradients are written into the scratch buffers.
 // The tied embedding collects three contributions: the LM head and both token lookups.
 #include "precis/kernels/copy.h"
+#include "precis/kernels/fill.h"
 #include "precis/kernels/cross_entropy.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/embedding.h"

@@ -1,10 +1,10 @@
 #include "precis/model/bart_incremental.h"
 
 #include <cmath>
-#include <cstring>
 #include <utility>
 
 #include "precis/kernels/attention.h"
+#include "precis/kernels/copy.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/embedding.h"
 #include "precis/kernels/layernorm.h"
@@ -54,7 +54,7 @@ void encoder_forward(const BartConfig& c, const BartParams& p, const Tensor& inp
     layer_norm_forward(lp.final_layer_norm, la.residual2, eps, la.final_layer_norm);
     h = &la.final_layer_norm.out;
   }
-  std::memcpy(out.ptr, h->ptr, out.nbytes());
+  copy(*h, out);
 }
 
 }  // namespace

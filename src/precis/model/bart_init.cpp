@@ -1,11 +1,10 @@
 #include "precis/model/bart_init.h"
 
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 
-#include "precis/model/weight_init.h"
 #include "precis/kernels/copy.h"
+#include "precis/kernels/fill.h"
 
 namespace precis {
 
@@ -53,16 +52,15 @@ void initialize_bart(BartModel& m, uint64_t seed) {
   visit_parameters(m.config, m.params, [&](const std::string& name, Tensor& t, Shape, ParamRole) {
     ++stream;
     if (name == "final_logits_bias" || ends_with(name, ".bias")) {
-      fill_constant(t, 0.0f);
+      zero(t);
     } else if (name.find("layer_norm") != std::string::npos || name.find("layernorm") != std::string::npos) {
-      fill_constant(t, 1.0f);
+      fill(t, 1.0f);
     } else {
       fill_normal(t, m.config.init_std, seed, stream);
     }
   });
   // nn.Embedding(padding_idx): the padding row starts at zero.
-  std::memset(m.params.shared.f32() + int64_t(m.config.pad_token_id) * m.config.d_model, 0,
-              sizeof(float) * size_t(m.config.d_model));
+  zero(m.params.shared.slice(m.config.pad_token_id, m.config.pad_token_id + 1));
 }
 
 BartModel resize_token_embeddings(const BartModel& old, int64_t vocab_size, uint64_t seed) {
@@ -80,9 +78,10 @@ BartModel resize_token_embeddings(const BartModel& old, int64_t vocab_size, uint
     if (t.shape == s.shape) return copy(s, t);
     // A vocabulary-sized tensor: rows [0, keep) copied, the rest new.
     const int64_t row = name == "final_logits_bias" ? 1 : d;
-    std::memcpy(t.f32(), s.f32(), sizeof(float) * size_t(keep * row));
+    const Tensor all = t.view({t.numel()});
+    copy(s.view({s.numel()}).slice(0, keep * row), all.slice(0, keep * row));
     if (name == "final_logits_bias")
-      std::memset(t.f32() + keep, 0, sizeof(float) * size_t(vocab_size - keep));
+      zero(all.slice(keep, vocab_size));
     else
       fill_normal(t, c.init_std, seed, ++stream, keep * row);
   });

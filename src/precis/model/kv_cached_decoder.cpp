@@ -1,8 +1,8 @@
 #include "precis/model/kv_cached_decoder.h"
 
-#include <cstring>
 #include <string>
 
+#include "precis/kernels/copy.h"
 #include "precis/kernels/linear.h"
 
 namespace precis {
@@ -44,7 +44,7 @@ void KvCachedDecoder::encode(const Tensor& input_ids, const Tensor& attention_ma
         "incremental decoder: inputs " + input_ids.describe() + " / mask " +
             attention_mask.describe() + " for a decoder laid out for [" + std::to_string(batch_) +
             ", " + std::to_string(source_len_) + "]");
-  std::memcpy(source_mask_.ptr, attention_mask.i32(), source_mask_.nbytes());
+  copy(attention_mask, source_mask_);
   run_encoder(input_ids);
   for (size_t i = 0; i < cross_.size(); ++i) {
     const AttentionParams& cross = cross_attention(i);
@@ -61,7 +61,9 @@ const Tensor& KvCachedDecoder::step(std::span<const int32_t> tokens) {
   check(length_ < max_target_len_,
         "step: the decoder was laid out for " + std::to_string(max_target_len_) + " tokens");
   self_cache_.grow(length_);
-  std::memcpy(tokens_.ptr, tokens.data(), tokens_.nbytes());
+  // The host's tokens, read only, as a tensor: feeding them is a copy to the model's device.
+  const Tensor fed{const_cast<int32_t*>(tokens.data()), tokens_.shape, DType::I32, Device::cpu()};
+  copy(fed, tokens_);
   const Tensor& logits = decode(length_);
   ++length_;
   return logits;

@@ -390,7 +390,7 @@ Shape SafetensorsReader::shape(const std::string& name) const {
 void SafetensorsReader::read(const std::string& name, Tensor dst) const {
   const SafetensorsEntry& e = entry(name);
   const std::string what = path_.string() + ": tensor " + json_quoted(name);
-  if (dst.device != Device::CPU) throw Error(what + ": cannot read into " + dst.describe());
+  if (!dst.device.is_cpu()) throw Error(what + ": cannot read into " + dst.describe());
   if (!same_shape(e.shape, dst.shape)) {
     throw Error(what + " has shape " + shape_str(e.shape) + ", expected " + dst.shape.str());
   }
@@ -456,7 +456,7 @@ void write_safetensors(const fs::path& path, const std::vector<NamedTensor>& ten
     const std::string what = "cannot write " + where + ": tensor " + json_quoted(t.name);
     if (t.name == "__metadata__") throw Error(what + " has a reserved name");
     if (!seen.insert(t.name).second) throw Error(what + " is given twice");
-    if (t.tensor.device != Device::CPU) throw Error(what + " is on " + t.tensor.describe());
+    if (!t.tensor.device.is_cpu()) throw Error(what + " is on " + t.tensor.describe());
     for (int i = 0; i < t.tensor.rank(); ++i)
       if (t.tensor.shape.dims[i] < 0) throw Error(what + " has shape " + t.tensor.shape.str());
     if (t.tensor.numel() > 0 && t.tensor.ptr == nullptr) throw Error(what + " has no memory");

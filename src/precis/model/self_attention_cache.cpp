@@ -1,7 +1,8 @@
 #include "precis/model/self_attention_cache.h"
 
-#include <cstring>
 #include <string>
+
+#include "precis/kernels/copy.h"
 
 namespace precis {
 
@@ -35,39 +36,22 @@ void SelfAttentionCache::reorder(std::span<const int32_t> sources) {
 
 void SelfAttentionCache::grow(int64_t t) {
   const int64_t w = width_, R = rows_;
-  const size_t row_bytes = size_t(t * w) * sizeof(float);
-  const int32_t* src_rows = pending_sources_.empty() ? nullptr : pending_sources_.data();
   for (auto& layer : layers_) {
     for (Tensor* cache : {&layer.k, &layer.v}) {
-      const char* src = static_cast<const char*>(cache->ptr);
-      char* dst = static_cast<char*>(spare_slab_.ptr);
-      if (t > 0) {
-#pragma omp parallel for schedule(static)
-        for (int64_t r = 0; r < R; ++r) {
-          int64_t from = src_rows ? src_rows[r] : r;
-          std::memcpy(dst + size_t(r) * (row_bytes + w * sizeof(float)),
-                      src + size_t(from) * row_bytes, row_bytes);
-        }
-      }
+      Tensor next = spare_slab_.prefix({R, t + 1, w});
+      gather_rows(cache->prefix({R, t, w}), pending_sources_, next);
       Tensor old_slab = *cache;  // becomes the spare
       old_slab.shape = Shape({R, max_len_, w});
-      Tensor next = spare_slab_;
-      next.shape = Shape({R, t + 1, w});
-      *cache = next;
       spare_slab_ = old_slab;
+      *cache = next;
     }
   }
   pending_sources_.clear();
 }
 
 void SelfAttentionCache::append(size_t layer, const Tensor& k_new, const Tensor& v_new, int64_t t) {
-  float* kc = layers_[layer].k.f32();
-  float* vc = layers_[layer].v.f32();
-  const int64_t w = width_;
-  for (int64_t r = 0; r < rows_; ++r) {
-    std::memcpy(kc + (r * (t + 1) + t) * w, k_new.f32() + r * w, sizeof(float) * w);
-    std::memcpy(vc + (r * (t + 1) + t) * w, v_new.f32() + r * w, sizeof(float) * w);
-  }
+  append_rows(k_new.view({rows_, width_}), t, layers_[layer].k);
+  append_rows(v_new.view({rows_, width_}), t, layers_[layer].v);
 }
 
 }  // namespace precis

@@ -3,6 +3,7 @@
 // sub-layer's branch: dh += norm_backward(branch_backward(dh)). Each self-attention's score
 // gradient flows into its stack's relative bias table (shared by all blocks).
 #include "precis/kernels/copy.h"
+#include "precis/kernels/fill.h"
 #include "precis/kernels/cross_entropy.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/embedding.h"

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "precis/core/error.h"
-#include "precis/model/weight_init.h"
+#include "precis/kernels/fill.h"
 
 namespace precis {
 
@@ -79,7 +79,7 @@ void initialize_t5(T5Model& m, uint64_t seed) {
   visit_parameters(m.config, m.params, [&](const std::string& name, Tensor& t, Shape, ParamRole) {
     ++stream;
     double std = 0.0;
-    if (name.find("layer_norm") != std::string::npos) return fill_constant(t, float(f));
+    if (name.find("layer_norm") != std::string::npos) return fill(t, float(f));
     if (name == "shared.weight" || name == "lm_head.weight") std = f;
     else if (ends_with(name, ".q.weight")) std = f / std::sqrt(d * double(c.d_kv));
     else if (ends_with(name, ".o.weight")) std = f / std::sqrt(double(c.inner_dim()));

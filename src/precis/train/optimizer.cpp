@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "precis/kernels/copy.h"
+#include "precis/kernels/fill.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/grad_norm.h"
 #include "precis/kernels/optimizer.h"

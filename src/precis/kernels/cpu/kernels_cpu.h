@@ -1,10 +1,13 @@
 // CPU kernels: fp32, OpenBLAS for matrix products, OpenMP elsewhere. Called only from the
-// op dispatchers in kernels/*.cpp, which have already checked shapes.
+// op dispatchers in kernels/*.cpp, which have already checked shapes and devices.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "precis/kernels/activation.h"
+#include "precis/kernels/attention.h"
+#include "precis/kernels/relative_position.h"
 
 namespace precis::cpu {
 
@@ -56,19 +59,6 @@ void dropout_range(const float* x, float* y, int64_t n, uint64_t first, uint64_t
 void dropout(const float* x, float* y, int64_t n, uint64_t threshold, float scale, uint64_t seed,
              uint64_t stream, uint64_t first);
 
-// A dropout over a flat index space, resolved to integers by the dispatcher.
-struct DropoutRange {
-  bool active = false;
-  uint64_t threshold = 0;  // drop when random bits < threshold
-  float scale = 1.0f;      // 1 / (1 - p), in float
-  uint64_t seed = 0, stream = 0;
-  uint64_t first = 0;  // index of the first (batch, head) plane's first element
-};
-
-struct AttentionShape {
-  int64_t batch, heads, q_len, k_len, head_dim;
-  int64_t q_stride, k_stride, v_stride, out_stride;  // elements between consecutive positions
-};
 // bias: (H, Tq, Tk) added to the scaled scores, or null. d_scores: (B, H, Tq, Tk) gradient of
 // the scores written there when not null.
 void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v,
@@ -90,5 +80,30 @@ void adamw_update(float* params, const float* grads, float* exp_avg, float* exp_
                   float eps);
 
 double sum_of_squares(const float* x, int64_t n);
+
+void relative_position_bias_forward(const float* table, const RelativePositionBuckets& b,
+                                    int64_t first_query, float* bias, int64_t heads, int64_t tq,
+                                    int64_t tk);
+void relative_position_bias_backward(const float* d_scores, const RelativePositionBuckets& b,
+                                     int64_t first_query, float* dtable, int64_t batch,
+                                     int64_t heads, int64_t tq, int64_t tk);
+
+// The first position of ids outside [0, limit), other than `allowed` when has_allowed; -1: none.
+int64_t first_invalid_id(const int32_t* ids, int64_t n, int64_t limit, bool has_allowed,
+                         int32_t allowed);
+
+void copy(const void* src, void* dst, size_t bytes);
+// dst row r (dst_row_bytes apart) starts with src row rows[r] (src_row_bytes, packed); rows
+// null: row r.
+void gather_rows(const char* src, const int32_t* rows, char* dst, int64_t dst_rows,
+                 size_t src_row_bytes, size_t dst_row_bytes);
+// values' rows (row_bytes each) written at offset_bytes into each cache row (cache_row_bytes).
+void append_rows(const char* values, char* cache, int64_t rows, size_t row_bytes,
+                 size_t cache_row_bytes, size_t offset_bytes);
+
+void zero(void* x, size_t bytes);
+void fill(float* x, int64_t n, float value);
+// x[first..n) = float(std * N(0,1) draw i of (seed, stream)).
+void fill_normal(float* x, int64_t first, int64_t n, double std, uint64_t seed, uint64_t stream);
 
 }  // namespace precis::cpu

@@ -1,0 +1,47 @@
+#include "precis/core/allocator.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "precis/core/error.h"
+
+namespace precis {
+
+namespace {
+
+class HostAllocator final : public Allocator {
+ public:
+  void* allocate(size_t bytes, size_t alignment) override {
+    size_t rounded = (bytes + alignment - 1) / alignment * alignment;
+    void* p = std::aligned_alloc(alignment, rounded ? rounded : alignment);
+    check(p != nullptr, "out of memory allocating " + std::to_string(bytes) + " bytes");
+    return p;
+  }
+  void deallocate(void* p) override { std::free(p); }
+  void zero(void* p, size_t bytes) override { std::memset(p, 0, bytes); }
+  Device device() const override { return Device::cpu(); }
+};
+
+}  // namespace
+
+Allocator& host_allocator() {
+  static HostAllocator host;
+  return host;
+}
+
+std::string no_backend_message(const std::string& what, Device device) {
+  return what + " on " + device.name() +
+         ": this build of precis has no backend for that device (only the CPU)";
+}
+
+Allocator& allocator_for(Device device) {
+  switch (device.kind) {
+    case DeviceKind::CPU:
+      return host_allocator();
+    case DeviceKind::CUDA:
+      break;
+  }
+  throw Error(no_backend_message("memory", device));
+}
+
+}  // namespace precis

@@ -1,0 +1,43 @@
+#include "precis/kernels/fill.h"
+
+#include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/dispatch.h"
+
+namespace precis {
+
+void zero(const Tensor& x) {
+  const Device d = op_device("zero", {&x});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::zero(x.ptr, x.nbytes());
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("zero", d);
+}
+
+void fill(const Tensor& x, float value) {
+  const Device d = op_device("fill", {&x});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::fill(x.f32(), x.numel(), value);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("fill", d);
+}
+
+void fill_normal(const Tensor& x, double std, uint64_t seed, uint64_t stream, int64_t first) {
+  check(first >= 0 && first <= x.numel(),
+        "fill_normal: first element " + std::to_string(first) + " outside " + x.describe());
+  const Device d = op_device("fill_normal", {&x});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::fill_normal(x.f32(), first, x.numel(), std, seed, stream);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("fill_normal", d);
+}
+
+}  // namespace precis
