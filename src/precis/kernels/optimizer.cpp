@@ -21,13 +21,19 @@ void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_a
   double bias_correction1 = 1.0 - std::pow(beta1, double(step));
   double bias_correction2 = 1.0 - std::pow(beta2, double(step));
   double step_size = lr / bias_correction1;
+  const AdamWScalars scalars{float(1.0 - lr * weight_decay),
+                             float(beta1),
+                             float(1.0 - beta1),
+                             float(beta2),
+                             float(1.0 - beta2),
+                             float(-step_size),
+                             float(std::sqrt(bias_correction2)),
+                             float(eps)};
   const Device d = op_device("adamw", {&params, &grads, &exp_avg, &exp_avg_sq});
   switch (d.kind) {
     case DeviceKind::CPU:
       return cpu::adamw_update(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(), n,
-                               float(1.0 - lr * weight_decay), float(beta1), float(1.0 - beta1),
-                               float(beta2), float(1.0 - beta2), float(-step_size),
-                               float(std::sqrt(bias_correction2)), float(eps));
+                               scalars);
     case DeviceKind::CUDA:
       break;
   }

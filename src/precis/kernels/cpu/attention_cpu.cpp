@@ -5,34 +5,10 @@
 #include <limits>
 #include <vector>
 
+#include "precis/kernels/attention_math.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 
 namespace precis::cpu {
-
-namespace {
-
-// Softmax of one row of scores in place, over the keys `visible` says are attended.
-void masked_softmax_row(float* row, int64_t n, const int32_t* key_mask, int64_t causal_limit) {
-  float max = -std::numeric_limits<float>::infinity();
-  for (int64_t j = 0; j < n; ++j) {
-    bool visible = (!key_mask || key_mask[j]) && j <= causal_limit;
-    if (!visible) row[j] = -std::numeric_limits<float>::infinity();
-    if (row[j] > max) max = row[j];
-  }
-  if (max == -std::numeric_limits<float>::infinity()) {
-    for (int64_t j = 0; j < n; ++j) row[j] = 1.0f / float(n);
-    return;
-  }
-  float sum = 0.0f;
-  for (int64_t j = 0; j < n; ++j) {
-    row[j] = std::exp(row[j] - max);
-    sum += row[j];
-  }
-  float inv = 1.0f / sum;
-  for (int64_t j = 0; j < n; ++j) row[j] *= inv;
-}
-
-}  // namespace
 
 void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v,
                        const int32_t* key_mask, bool causal, int64_t past, float scale,
@@ -63,13 +39,13 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
       const int32_t* row_mask = key_mask ? key_mask + b * s.k_len : nullptr;
       for (int64_t i = 0; i < s.q_len; ++i) {
         int64_t limit = causal ? i + past : s.k_len;
-        masked_softmax_row(scores + i * s.k_len, s.k_len, row_mask, limit);
+        attention_math::masked_softmax_row(scores + i * s.k_len, s.k_len, row_mask, limit);
       }
       // attention_dropout on the probabilities; `scores` keeps them undropped.
       const float* weights = scores;
       if (dropout.active) {
-        dropout_range(scores, dropped.data(), plane, dropout.first + uint64_t(p * plane), dropout.threshold,
-                      dropout.scale, dropout.seed, dropout.stream);
+        dropout_range(scores, dropped.data(), plane, dropout.first + uint64_t(p * plane),
+                      dropout.threshold, dropout.scale, dropout.seed, dropout.stream);
         weights = dropped.data();
       }
       // out_bh (Tq, hd) = weights · v_bh
@@ -103,8 +79,8 @@ void attention_backward(const AttentionShape& s, const float* dout, const float*
       // The weights the forward multiplied v by: the probabilities, dropped out.
       const float* weights = pb;
       if (dropout.active) {
-        dropout_range(pb, dropped.data(), plane, dropout.first + uint64_t(p * plane), dropout.threshold,
-                      dropout.scale, dropout.seed, dropout.stream);
+        dropout_range(pb, dropped.data(), plane, dropout.first + uint64_t(p * plane),
+                      dropout.threshold, dropout.scale, dropout.seed, dropout.stream);
         weights = dropped.data();
       }
       // out = weights · v  =>  dv (Tk, hd) = weightsᵀ · dout
@@ -117,8 +93,8 @@ void attention_backward(const AttentionShape& s, const float* dout, const float*
                   int(s.k_len));
       // weights = probs ∘ keep/(1-p)  =>  dprobs = d weights ∘ keep/(1-p) (the same mask)
       if (dropout.active)
-        dropout_range(dP, dP, plane, dropout.first + uint64_t(p * plane), dropout.threshold, dropout.scale,
-                      dropout.seed, dropout.stream);
+        dropout_range(dP, dP, plane, dropout.first + uint64_t(p * plane), dropout.threshold,
+                      dropout.scale, dropout.seed, dropout.stream);
       // Softmax: dscores_j = P_j · (dP_j - Σ_l P_l·dP_l). Masked keys have P = 0 and get 0.
       for (int64_t i = 0; i < s.q_len; ++i) {
         const float* pr = pb + i * s.k_len;

@@ -2,6 +2,7 @@
 
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cross_entropy.h"
+#include "precis/kernels/cross_entropy_math.h"
 
 namespace precis::cpu {
 
@@ -24,10 +25,8 @@ double cross_entropy_forward(const float* logits, const int32_t* labels, float* 
       logit_sum += row[j];
     }
     double log_z = std::log(sum) + max;
-    double nll = log_z - row[labels[i]];
-    // LabelSmoother: (1 - eps) * nll + eps * mean over the vocabulary of -log p.
-    double smooth = log_z - logit_sum / double(vocab);
-    double loss = (1.0 - label_smoothing) * nll + label_smoothing * smooth;
+    double loss = cross_entropy_math::smoothed_loss(log_z, row[labels[i]], logit_sum, double(vocab),
+                                                    label_smoothing);
     losses[i] = float(loss);
     total += loss;
     count += 1;
@@ -59,8 +58,9 @@ void cross_entropy_backward(const float* logits, const int32_t* labels, float* d
     //          - ε/V                  (the mean over the vocabulary)
     float uniform = loss_scale * label_smoothing / float(vocab);
 #pragma omp simd
-    for (int64_t j = 0; j < vocab; ++j) drow[j] = std::exp(row[j] - max) * p_scale - uniform;
-    drow[labels[i]] -= loss_scale * (1.0f - label_smoothing);
+    for (int64_t j = 0; j < vocab; ++j)
+      drow[j] = cross_entropy_math::logit_gradient(std::exp(row[j] - max), p_scale, uniform);
+    drow[labels[i]] -= cross_entropy_math::label_gradient(loss_scale, label_smoothing);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include "precis/core/rng.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/dropout_math.h"
 
 namespace precis::cpu {
 
@@ -19,7 +20,7 @@ void dropout_range(const float* x, float* y, int64_t n, uint64_t first, uint64_t
     random_bits(seed, stream, first + uint64_t(done), m, bits);
 #pragma omp simd
     for (int64_t i = 0; i < m; ++i)
-      y[done + i] = bits[i] >= threshold ? x[done + i] * scale : 0.0f;
+      y[done + i] = dropout_math::apply(x[done + i], bits[i], threshold, scale);
   }
 }
 
@@ -29,8 +30,8 @@ void dropout(const float* x, float* y, int64_t n, uint64_t threshold, float scal
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t begin = c * kDropoutChunk;
-    dropout_range(x + begin, y + begin, std::min(kDropoutChunk, n - begin), first + uint64_t(begin), threshold,
-                  scale, seed, stream);
+    dropout_range(x + begin, y + begin, std::min(kDropoutChunk, n - begin), first + uint64_t(begin),
+                  threshold, scale, seed, stream);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "precis/kernels/activation.h"
 #include "precis/kernels/attention.h"
+#include "precis/kernels/optimizer_math.h"
 #include "precis/kernels/relative_position.h"
 
 namespace precis::cpu {
@@ -75,9 +76,7 @@ void cross_entropy_backward(const float* logits, const int32_t* labels, float* d
                             int64_t vocab, float label_smoothing, float loss_scale);
 
 void adamw_update(float* params, const float* grads, float* exp_avg, float* exp_avg_sq, int64_t n,
-                  float decay_factor, float beta1, float one_minus_beta1, float beta2,
-                  float one_minus_beta2, float neg_step_size, float bias_correction2_sqrt,
-                  float eps);
+                  const AdamWScalars& scalars);
 
 double sum_of_squares(const float* x, int64_t n);
 

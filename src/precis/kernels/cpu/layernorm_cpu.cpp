@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/layernorm_math.h"
 
 namespace precis::cpu {
 
@@ -25,14 +26,14 @@ void layernorm_forward(const float* x, const float* weight, const float* bias, f
       double d = double(xr[c]) - m;
       var += d * d;
     }
-    float s = float(1.0 / std::sqrt(var / double(cols) + double(eps)));
+    float s = layernorm_math::rstd(var, double(cols), eps);
 #pragma omp simd
-    for (int64_t c = 0; c < cols; ++c) yr[c] = (xr[c] - m) * s * weight[c] + bias[c];
+    for (int64_t c = 0; c < cols; ++c)
+      yr[c] = layernorm_math::output(xr[c], m, s, weight[c], bias[c]);
     mean[r] = m;
     rstd[r] = s;
   }
 }
-
 
 void layernorm_backward(const float* dy, const float* x, const float* weight, const float* mean,
                         const float* rstd, float* dx, float* dweight, float* dbias, int64_t rows,
@@ -76,10 +77,7 @@ void layernorm_backward(const float* dy, const float* x, const float* weight, co
 #pragma omp simd
     for (int64_t c = 0; c < cols; ++c) {
       float xhat = (xr[c] - m) * s;
-      // dx = rstd · (g            direct path through x̂
-      //              - mean(g)    through the mean
-      //              - x̂·mean(g·x̂))  through the variance
-      dxr[c] = s * (dyr[c] * weight[c] - g_mean - xhat * gx_mean);
+      dxr[c] = layernorm_math::input_gradient(dyr[c], weight[c], xhat, s, g_mean, gx_mean);
     }
   }
 }

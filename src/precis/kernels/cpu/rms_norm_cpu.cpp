@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/rms_norm_math.h"
 
 namespace precis::cpu {
 
@@ -18,11 +19,9 @@ void rms_norm_forward(const float* x, const float* weight, float* y, float* rstd
     float* yr = y + r * cols;
     double sum_sq = 0.0;
     for (int64_t c = 0; c < cols; ++c) sum_sq += double(xr[c]) * xr[c];
-    // torch: variance (float32) + eps, then rsqrt in float32.
-    float variance = float(sum_sq / double(cols));
-    float s = 1.0f / std::sqrt(variance + eps);
+    float s = rms_norm_math::rstd(sum_sq, double(cols), eps);
 #pragma omp simd
-    for (int64_t c = 0; c < cols; ++c) yr[c] = weight[c] * (xr[c] * s);
+    for (int64_t c = 0; c < cols; ++c) yr[c] = rms_norm_math::output(xr[c], s, weight[c]);
     rstd[r] = s;
   }
 }
@@ -55,7 +54,8 @@ void rms_norm_backward(const float* dy, const float* x, const float* weight, con
     for (int64_t c = 0; c < cols; ++c) gx_sum += double(dyr[c] * weight[c]) * (xr[c] * s);
     float gx_mean = float(gx_sum / double(cols));
 #pragma omp simd
-    for (int64_t c = 0; c < cols; ++c) dxr[c] = s * (dyr[c] * weight[c] - (xr[c] * s) * gx_mean);
+    for (int64_t c = 0; c < cols; ++c)
+      dxr[c] = rms_norm_math::input_gradient(dyr[c], weight[c], xr[c], s, gx_mean);
   }
 }
 
