@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     double loss = 0;
     for (int i = 0; i < iterations + 1; ++i) {
       auto start = std::chrono::steady_clock::now();
-      BartDropoutContext dropout{true, 42, uint64_t(i), 0};
+      DropoutContext dropout{true, 42, uint64_t(i), 0};
       bart_forward(c, model.params, batch, acts, dropout);
       CrossEntropyResult ce = bart_loss(batch, acts);
       loss = ce.mean();

@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
     std::string line;
     for (uint64_t step = 0; std::getline(std::cin, line) && line == "step"; ++step) {
       auto start = Clock::now();
-      T5DropoutContext dropout{true, 42, step, 0};
+      DropoutContext dropout{true, 42, step, 0};
       t5_forward(c, model.params, batch, acts, dropout);
       CrossEntropyResult ce = t5_loss(batch, acts);
       t5_backward(c, model.params, batch, acts, dropout, 0.0f, float(1.0 / double(ce.counted)),

@@ -77,7 +77,7 @@ BartGradScratch allocate_grad_scratch(const BartConfig& c, Arena& arena, int64_t
 }
 
 void bart_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& batch,
-                  BartActivations& a, const BartDropoutContext& ctx) {
+                  BartActivations& a, const DropoutContext& ctx) {
   namespace drop = bart_dropout;
   check_batch_fits(batch, a.batch, a.source_len, a.target_len);
   const float eps = BartConfig::kLayerNormEps;

@@ -10,6 +10,8 @@
 
 #include "precis/data/seq2seq_batch.h"
 #include "precis/kernels/cross_entropy.h"
+#include "precis/model/bart_params.h"
+#include "precis/model/dropout_context.h"
 #include "precis/model/layers.h"
 
 namespace precis {
@@ -50,18 +52,6 @@ struct BartActivations {
   const Tensor& decoder_output() const;  // (B, T, d)
 };
 
-// Training-mode dropout: masks are a pure function of (seed, step, micro-batch, layer, site),
-// so a step is reproducible on any device and thread count, and the backward regenerates them.
-struct BartDropoutContext {
-  bool training = false;
-  uint64_t seed = 0;
-  uint64_t step = 0;
-  uint32_t micro_batch = 0;
-  // Data parallelism: this process holds rows first_row .. first_row + rows - 1 of the
-  // global batch, and draws those rows' masks (rows = 0: the whole batch).
-  uint64_t first_row = 0, rows = 0;
-};
-
 // Gradient scratch for one step: activation gradients, reused layer after layer.
 struct BartGradScratch {
   Tensor d_hidden;         // (B, max(S, T), d) gradient of the running hidden state
@@ -90,13 +80,13 @@ BartGradScratch allocate_grad_scratch(const BartConfig& config, Arena& arena, in
 
 // Encoder, decoder and LM head: fills `acts` up to acts.logits.
 void bart_forward(const BartConfig& config, const BartParams& params, const Seq2SeqBatch& batch,
-                  BartActivations& acts, const BartDropoutContext& dropout = {});
+                  BartActivations& acts, const DropoutContext& dropout = {});
 
 // Backward of loss_scale * Σ per-token loss (loss_scale = 1 / counted tokens gives the
 // gradient of the mean). Parameter gradients accumulate into `grads` (+=); acts.logits is
 // overwritten with its gradient. `dropout` must be the context the forward ran with.
 void bart_backward(const BartConfig& config, const BartParams& params, const Seq2SeqBatch& batch,
-                   BartActivations& acts, const BartDropoutContext& dropout, float label_smoothing,
+                   BartActivations& acts, const DropoutContext& dropout, float label_smoothing,
                    float loss_scale, BartParams& grads, BartGradScratch& scratch);
 
 // Cross-entropy of acts.logits against batch.labels (torch's mean over non-ignored tokens).

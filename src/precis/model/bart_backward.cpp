@@ -28,7 +28,7 @@ void embedding_backward_all(const BartConfig& c, const Tensor& ids, const Tensor
 }  // namespace
 
 void bart_backward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& batch,
-                   BartActivations& a, const BartDropoutContext& ctx, float label_smoothing,
+                   BartActivations& a, const DropoutContext& ctx, float label_smoothing,
                    float loss_scale, BartParams& g, BartGradScratch& s) {
   namespace drop = bart_dropout;
   check(batch.labels.ptr != nullptr, "the backward needs labels");

@@ -4,33 +4,14 @@
 // buckets all go through `visit_parameters`.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "precis/core/arena.h"
 #include "precis/model/bart_config.h"
+#include "precis/model/parameters.h"
 
 namespace precis {
-
-struct LinearParams {
-  Tensor weight;  // (out, in)
-  Tensor bias;    // (out)
-};
-
-struct LayerNormParams {
-  Tensor weight;  // (d)
-  Tensor bias;    // (d)
-};
-
-struct AttentionParams {
-  LinearParams q_proj, k_proj, v_proj, out_proj;  // each (d, d) + (d)
-};
-
-struct FeedForwardParams {
-  LinearParams fc1;  // (ffn, d) + (ffn)
-  LinearParams fc2;  // (d, ffn) + (d)
-};
 
 struct BartEncoderLayerParams {
   AttentionParams self_attn;
@@ -59,15 +40,6 @@ struct BartParams {
   Tensor lm_head;            // (V, d); the same view as `shared` when tie_word_embeddings
   Tensor final_logits_bias;  // (1, V) buffer: added to the logits, never trained
 };
-
-// How a tensor takes part in training.
-enum class ParamRole {
-  Trainable,        // in the optimizer; weight decay applies
-  TrainableNoDecay,  // in the optimizer, no weight decay (biases and LayerNorm weights, as HF)
-  Buffer,           // state but not a parameter (final_logits_bias)
-};
-
-using ParamVisitor = std::function<void(const std::string& hf_name, Tensor& slot, Shape shape, ParamRole role)>;
 
 // Visits every distinct tensor of the model once, in HF state-dict order. A tied lm_head is
 // not visited (it is `shared`); an untied one is visited as "lm_head.weight".

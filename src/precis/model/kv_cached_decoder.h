@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "precis/core/arena.h"
-#include "precis/model/bart_params.h"  // AttentionParams
+#include "precis/model/parameters.h"
 #include "precis/model/self_attention_cache.h"
 #include "precis/model/seq2seq_decoder.h"
 

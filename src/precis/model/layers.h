@@ -8,7 +8,7 @@
 #include "precis/kernels/activation.h"
 #include "precis/kernels/attention.h"
 #include "precis/kernels/dropout.h"
-#include "precis/model/bart_params.h"
+#include "precis/model/parameters.h"
 
 namespace precis {
 

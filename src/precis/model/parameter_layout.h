@@ -9,7 +9,7 @@
 #include <string>
 
 #include "precis/core/arena.h"
-#include "precis/model/bart_params.h"  // ParamRole
+#include "precis/model/parameters.h"
 
 namespace precis {
 

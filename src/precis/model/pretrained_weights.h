@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "precis/model/bart_params.h"  // ParamVisitor, ParamRole
+#include "precis/model/parameters.h"
 
 namespace precis {
 

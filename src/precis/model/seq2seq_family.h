@@ -35,21 +35,21 @@ template <class Config>
 using ParamsOf = typename ModelFamily<Config>::Params;
 
 inline void model_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& batch,
-                          BartActivations& acts, const BartDropoutContext& dropout = {}) {
+                          BartActivations& acts, const DropoutContext& dropout = {}) {
   bart_forward(c, p, batch, acts, dropout);
 }
 inline void model_forward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch,
-                          T5Activations& acts, const T5DropoutContext& dropout = {}) {
+                          T5Activations& acts, const DropoutContext& dropout = {}) {
   t5_forward(c, p, batch, acts, dropout);
 }
 
 inline void model_backward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& batch,
-                           BartActivations& acts, const BartDropoutContext& dropout, float label_smoothing,
+                           BartActivations& acts, const DropoutContext& dropout, float label_smoothing,
                            float loss_scale, BartParams& grads, BartGradScratch& scratch) {
   bart_backward(c, p, batch, acts, dropout, label_smoothing, loss_scale, grads, scratch);
 }
 inline void model_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch,
-                           T5Activations& acts, const T5DropoutContext& dropout, float label_smoothing,
+                           T5Activations& acts, const DropoutContext& dropout, float label_smoothing,
                            float loss_scale, T5Params& grads, T5GradScratch& scratch) {
   t5_backward(c, p, batch, acts, dropout, label_smoothing, loss_scale, grads, scratch);
 }

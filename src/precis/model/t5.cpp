@@ -69,7 +69,7 @@ T5GradScratch allocate_grad_scratch(const T5Config& c, Arena& arena, int64_t B, 
 
 void t5_encoder_forward(const T5Config& c, const T5Params& p, const Tensor& input_ids,
                         const Tensor& attention_mask, T5Activations& a,
-                        const T5DropoutContext& ctx) {
+                        const DropoutContext& ctx) {
   namespace drop = t5_dropout;
   const float eps = float(c.layer_norm_epsilon);
   const int64_t H = c.num_heads;
@@ -102,7 +102,7 @@ void t5_encoder_forward(const T5Config& c, const T5Params& p, const Tensor& inpu
 }
 
 void t5_forward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch, T5Activations& a,
-                const T5DropoutContext& ctx) {
+                const DropoutContext& ctx) {
   namespace drop = t5_dropout;
   check_batch_fits(batch, a.batch, a.source_len, a.target_len);
   const float eps = float(c.layer_norm_epsilon);

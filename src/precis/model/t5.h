@@ -6,17 +6,14 @@
 #pragma once
 
 #include <functional>
-
 #include <vector>
 
 #include "precis/data/seq2seq_batch.h"
 #include "precis/kernels/cross_entropy.h"
-#include "precis/model/bart.h"  // BartDropoutContext: the same dropout streams serve T5
+#include "precis/model/dropout_context.h"
 #include "precis/model/t5_layers.h"
 
 namespace precis {
-
-using T5DropoutContext = BartDropoutContext;
 
 struct T5EncoderBlockActivations {
   RmsNormActivations self_attn_norm;
@@ -80,17 +77,17 @@ T5GradScratch allocate_grad_scratch(const T5Config& config, Arena& arena, int64_
 // Encoder, decoder and LM head: fills `acts` up to acts.logits. batch.decoder_input_ids are
 // the labels shifted right with decoder_start_token_id (= pad), as BART's.
 void t5_forward(const T5Config& config, const T5Params& params, const Seq2SeqBatch& batch,
-                T5Activations& acts, const T5DropoutContext& dropout = {});
+                T5Activations& acts, const DropoutContext& dropout = {});
 
 // The encoder alone (what generation runs once): fills acts up to encoder_output().
 void t5_encoder_forward(const T5Config& config, const T5Params& params, const Tensor& input_ids,
                         const Tensor& attention_mask, T5Activations& acts,
-                        const T5DropoutContext& dropout = {});
+                        const DropoutContext& dropout = {});
 
 // Backward of loss_scale * Σ per-token loss; parameter gradients accumulate into `grads`,
 // acts.logits is overwritten with its gradient. `dropout`: the forward's context.
 void t5_backward(const T5Config& config, const T5Params& params, const Seq2SeqBatch& batch,
-                 T5Activations& acts, const T5DropoutContext& dropout, float label_smoothing,
+                 T5Activations& acts, const DropoutContext& dropout, float label_smoothing,
                  float loss_scale, T5Params& grads, T5GradScratch& scratch);
 
 CrossEntropyResult t5_loss(const Seq2SeqBatch& batch, T5Activations& acts,

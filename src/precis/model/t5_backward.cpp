@@ -62,7 +62,7 @@ void feed_forward_backward(const T5Config& c, const Tensor& h_in, const Tensor& 
 }  // namespace
 
 void t5_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch,
-                 T5Activations& a, const T5DropoutContext& ctx, float label_smoothing,
+                 T5Activations& a, const DropoutContext& ctx, float label_smoothing,
                  float loss_scale, T5Params& g, T5GradScratch& s) {
   namespace drop = t5_dropout;
   check(batch.labels.ptr != nullptr, "the backward needs labels");

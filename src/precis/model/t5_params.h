@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "precis/model/bart_params.h"  // LinearParams, AttentionParams, ParamRole, ParamVisitor
+#include "precis/core/arena.h"
+#include "precis/model/parameters.h"
 #include "precis/model/t5_config.h"
 
 namespace precis {

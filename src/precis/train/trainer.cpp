@@ -599,7 +599,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
         for (const Batch& shard : global.shards) global_tokens += label_tokens(train, shard);
         if (!mine.empty()) {
           Seq2SeqBatch batch;
-          BartDropoutContext dropout{true, uint64_t(a.seed), uint64_t(run.state.global_step), uint32_t(micro_in_step)};
+          DropoutContext dropout{true, uint64_t(a.seed), uint64_t(run.state.global_step), uint32_t(micro_in_step)};
           std::vector<const data::SummarizationExample*> chunk;
           if (world > 1 && global.shared_padding) {
             // The shard is rows of the global batch: padded as the global batch, with the
