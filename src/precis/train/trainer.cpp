@@ -66,7 +66,6 @@ std::vector<data::SummarizationExample> load_split(const TrainingArguments& a, c
                                                    const tokenize::TextTokenizer& tokenizer, bool verbose) {
   data::ReadOptions read = data::columns_for("", a.text_column.value_or(""), a.summary_column.value_or(""));
   read.skip_bad_records = a.skip_bad_records;
-  check(a.max_record_bytes > 0, "--max_record_bytes must be positive");
   read.max_record_bytes = size_t(a.max_record_bytes);
   if (max_samples) read.max_samples = size_t(*max_samples);
   data::Dataset ds = data::read_dataset(file, read);
@@ -237,9 +236,7 @@ struct TrainingRun {
 // config when given), or a fresh model from config_name (a preset or config.json) with HF's
 // initialisation; then resize_token_embeddings when the tokenizer has more tokens.
 std::unique_ptr<tokenize::TextTokenizer> load_tokenizer(const TrainingArguments& a) {
-  std::string tokenizer_dir = a.tokenizer_name.value_or(a.model_name_or_path);
-  check(!tokenizer_dir.empty(), "training from config_name needs tokenizer_name (a tokenizer directory)");
-  return tokenize::load_text_tokenizer(tokenizer_dir);
+  return tokenize::load_text_tokenizer(a.tokenizer_name.value_or(a.model_name_or_path));
 }
 
 std::pair<BartModel, std::unique_ptr<tokenize::TextTokenizer>> load_model_and_tokenizer(
@@ -401,17 +398,11 @@ void resume_with_fallback(TrainingRun<Model>& run, const fs::path& checkpoint, b
 template <class Model>
 void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_point job_start) {
   constexpr bool kT5 = std::is_same_v<Model, T5Model>;
-  if (a.fp16 && kT5)
-    throw Error("--fp16: T5 overflows in float16 (its feed-forward activations exceed 65504, as HF warns); "
-                "train T5 in fp32 or, on CUDA, with --bf16");
-  if (a.fp16) throw Error("--fp16 needs the CUDA backend; on the CPU precis trains in fp32 (drop --fp16)");
   const fs::path output_dir = a.output_dir;
   const bool main_rank = comm.is_main();
   const int world = comm.world_size(), rank = comm.rank();
-  check(a.zero_stage == 0 || a.zero_stage == 1, "--zero_stage " + std::to_string(a.zero_stage) + ": precis has stages 0 and 1");
   std::string warning = ignored_options_warning(a);
   if (!warning.empty() && main_rank) std::fprintf(stderr, "precis: warning: %s\n", warning.c_str());
-  if (a.do_train) check(!output_dir.empty(), "output_dir is required with do_train");
   std::optional<fs::path> resume = find_resume_point(a, comm);
 
   // run_summarization warns the same way for the t5-* checkpoints it knows by name.
@@ -426,7 +417,6 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
 
   std::vector<data::SummarizationExample> eval_examples;
   if (a.do_eval || a.eval_strategy != IntervalStrategy::kNo) {
-    check(a.validation_file.has_value(), "do_eval requires a validation_file");
     eval_examples = load_split(a, *a.validation_file, a.max_eval_samples, a.val_max_target_length, *run.tokenizer, main_rank);
   }
   // Seq2SeqTrainer's generation settings: the model's generation config, with max_length and
@@ -467,7 +457,6 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
   };
 
   if (a.do_train) {
-    check(a.train_file.has_value(), "do_train requires a train_file (dataset_name cannot download offline)");
     auto train = load_split(a, *a.train_file, a.max_train_samples, a.max_target_length, *run.tokenizer, main_rank);
     std::vector<int64_t> lengths;
     for (const auto& e : train) lengths.push_back(int64_t(std::max(e.input_ids.size(), e.labels.size())));
@@ -820,8 +809,6 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
     if (main_rank) std::printf("%s\n", metrics.dump(2).c_str());
   }
   if (a.do_predict) {
-    check(a.test_file.has_value(), "do_predict requires a test_file");
-    check(!output_dir.empty(), "do_predict needs an output_dir for its results");
     auto test = load_split(a, *a.test_file, a.max_predict_samples, a.val_max_target_length, *run.tokenizer, main_rank);
     std::vector<std::string> predictions;
     nlohmann::json metrics = evaluate("predict", test, &predictions);
@@ -848,11 +835,9 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
 
 // The model family: model_name_or_path's config.json, or config_name, says T5 or BART.
 void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_point job_start) {
-  check(!a.model_name_or_path.empty() || a.config_name,
-        "give model_name_or_path (a local Hugging Face checkpoint directory) or config_name (" +
-            bart_preset_names() + ", " + t5_preset_names() + ", or a config.json) to train from scratch");
   const bool t5 = a.model_name_or_path.empty() ? a.config_name && names_t5_config(*a.config_name)
                                                : model_type_of(a.model_name_or_path) == "t5";
+  validate_job(a, t5 ? "t5" : "bart");
   if (t5) return run_job<T5Model>(a, comm, job_start);
   return run_job<BartModel>(a, comm, job_start);
 }

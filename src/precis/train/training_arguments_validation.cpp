@@ -1,14 +1,18 @@
-// HF's derived defaults and checks, in TrainingArguments.__post_init__'s order and
-// run_summarization's, then precis's own: every check of an option's value, or of options
-// against each other, is made here, so that a bad job fails before it reads anything.
+// Every check of the options of `precis train`, in one place. validate: HF's derived defaults
+// and checks, in TrainingArguments.__post_init__'s order and run_summarization's, then
+// precis's own, as the options are parsed, so that a bad job fails before it reads anything.
+// validate_job: what needs the model's family too, as the job starts.
 #include <cmath>
 #include <sstream>
 
 #include "precis/core/error.h"
 #include "precis/data/dataset.h"
+#include "precis/model/bart_init.h"
+#include "precis/model/t5_init.h"
 #include "precis/train/training_arguments_parsing.h"
 
-namespace precis::train::parsing {
+namespace precis::train {
+namespace parsing {
 
 namespace {
 
@@ -141,6 +145,7 @@ void check_precis_limits(const Args& a) {
   positive(a.max_source_length, "max_source_length");
   positive(a.max_target_length, "max_target_length");
   positive(a.val_max_target_length, "val_max_target_length");
+  positive(a.max_record_bytes, "max_record_bytes");
   if (a.max_tokens_per_batch < 0)
     throw Error("--max_tokens_per_batch: expected 0 (off) or a positive token budget, found " +
                 std::to_string(a.max_tokens_per_batch));
@@ -209,4 +214,21 @@ void validate(Args& a, const std::set<std::string>& given) {
   resolve_generation(a, given);
 }
 
-}  // namespace precis::train::parsing
+}  // namespace parsing
+
+void validate_job(const TrainingArguments& a, std::string_view model_type) {
+  check(!a.model_name_or_path.empty() || a.config_name,
+        "give model_name_or_path (a local Hugging Face checkpoint directory) or config_name (" +
+            bart_preset_names() + ", " + t5_preset_names() +
+            ", or a config.json) to train from scratch");
+  if (a.fp16 && model_type == "t5")
+    throw Error(
+        "--fp16: T5 overflows in float16 (its feed-forward activations exceed 65504, as HF "
+        "warns); train T5 in fp32 or, on CUDA, with --bf16");
+  if (a.fp16)
+    throw Error("--fp16 needs the CUDA backend; on the CPU precis trains in fp32 (drop --fp16)");
+  check(!a.tokenizer_name.value_or(a.model_name_or_path).empty(),
+        "training from config_name needs tokenizer_name (a tokenizer directory)");
+}
+
+}  // namespace precis::train
