@@ -4,87 +4,39 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <thread>
 #include <unistd.h>
 
-#include "precis/core/atomic_file.h"
 #include "precis/core/progress.h"
 #include "precis/data/collator.h"
-#include "precis/data/dataset.h"
 #include "precis/dist/gradient_buckets.h"
 #include "precis/dist/host_threads.h"
 #include "precis/dist/launch_environment.h"
-#include "precis/eval/generation_evaluation.h"
-#include "precis/eval/loss_evaluation.h"
-#include "precis/generate/generate.h"
-#include "precis/generate/generation_config.h"
 #include "precis/hub/model_card.h"
-#include "precis/model/bart_init.h"
 #include "precis/model/seq2seq_family.h"
 #include "precis/model/t5_init.h"
-#include "precis/tokenize/text_tokenizer.h"
-#include "precis/tokenize/tokenizer.h"
 #include "precis/train/batch_sampler.h"
+#include "precis/train/checkpointer.h"
 #include "precis/train/checkpoints.h"
+#include "precis/train/evaluator.h"
 #include "precis/train/interrupt.h"
+#include "precis/train/job_clock.h"
 #include "precis/train/job_summary.h"
 #include "precis/train/lr_schedule.h"
-#include "precis/train/optimizer.h"
-#include "precis/train/sharded_adamw.h"
-#include "precis/train/sharded_evaluation.h"
+#include "precis/train/model_setup.h"
+#include "precis/train/results_files.h"
+#include "precis/train/stop_policy.h"
 #include "precis/train/tensorboard_writer.h"
 #include "precis/train/test_stop.h"
-#include "precis/train/trainer_state.h"
+#include "precis/train/training_data.h"
+#include "precis/train/training_run.h"
 
 namespace precis::train {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-double round_to(double v, int digits) {
-  double s = std::pow(10.0, digits);
-  return std::round(v * s) / s;
-}
-
-void write_json(const fs::path& file, const nlohmann::json& j) {
-  write_file_atomic(file, j.dump(4) + "\n");
-}
-
-std::vector<data::SummarizationExample> load_split(const TrainingArguments& a, const std::string& file,
-                                                   std::optional<int64_t> max_samples,
-                                                   int64_t max_target_length,
-                                                   const tokenize::TextTokenizer& tokenizer, bool verbose) {
-  data::ReadOptions read = data::columns_for("", a.text_column.value_or(""), a.summary_column.value_or(""));
-  read.skip_bad_records = a.skip_bad_records;
-  read.max_record_bytes = size_t(a.max_record_bytes);
-  if (max_samples) read.max_samples = size_t(*max_samples);
-  data::Dataset ds = data::read_dataset(file, read);
-  if (verbose && (ds.stats.dropped_empty || ds.stats.skipped_bad))
-    std::fprintf(stderr, "precis: %s: %zu records dropped (empty text or summary), %zu skipped as malformed\n",
-                 file.c_str(), ds.stats.dropped_empty, ds.stats.skipped_bad);
-  check(!ds.records.empty(), file + ": no usable records");
-  return data::preprocess(ds.records, tokenizer,
-                          {a.source_prefix.value_or(""), size_t(a.max_source_length),
-                           size_t(max_target_length), a.pad_to_max_length});
-}
-
-// Seq2SeqTrainingArguments.generation_config: a generation_config.json, or a directory with one.
-fs::path generation_config_file(const std::string& path) {
-  fs::path p(path);
-  if (fs::is_directory(p)) p /= "generation_config.json";
-  check(fs::is_regular_file(p), "--generation_config " + path + ": no such file (expected a generation_config.json or a directory holding one)");
-  return p;
-}
 
 // report_to: HF 4.44's default ("all") and "tensorboard" write event files; "none" or a
 // list of other integrations does not.
@@ -95,199 +47,6 @@ bool reports_to_tensorboard(const TrainingArguments& a) {
   for (const auto& n : names)
     if (n == "all" || n == "tensorboard") return true;
   return false;
-}
-
-// The special tokens generate() reads, in the form GenerationConfig takes them.
-BartConfig generation_tokens_of(const BartConfig& c) { return c; }
-BartConfig generation_tokens_of(const T5Config& c) { return generate::generation_tokens(c); }
-
-// The generation_config.json save_pretrained writes when the model came with none
-// (GenerationConfig.from_model_config: the config's token ids).
-nlohmann::json default_generation_config(const BartConfig& c) {
-  nlohmann::json j = {{"_from_model_config", true}, {"bos_token_id", c.bos_token_id},
-                      {"decoder_start_token_id", c.decoder_start_token_id}, {"eos_token_id", c.eos_token_id},
-                      {"pad_token_id", c.pad_token_id}, {"transformers_version", "4.44.2"}};
-  if (c.forced_eos_token_id) j["forced_eos_token_id"] = *c.forced_eos_token_id;
-  if (c.forced_bos_token_id) j["forced_bos_token_id"] = *c.forced_bos_token_id;
-  return j;
-}
-nlohmann::json default_generation_config(const T5Config& c) {
-  return {{"_from_model_config", true}, {"decoder_start_token_id", c.decoder_start_token_id},
-          {"eos_token_id", c.eos_token_id}, {"pad_token_id", c.pad_token_id}, {"transformers_version", "4.44.2"}};
-}
-
-AdamWSettings adamw_settings(const TrainingArguments& a) {
-  return {a.learning_rate, a.adam_beta1, a.adam_beta2, a.adam_epsilon, a.weight_decay};
-}
-
-// Everything one training run holds. With several ranks every rank holds the model, the
-// gradients and (unless ZeRO-1 shards it) the optimizer; only rank 0 writes files.
-template <class Model>
-struct TrainingRun {
-  using Config = decltype(Model::config);
-  const TrainingArguments& args;
-  dist::Communicator& comm;
-  Model model;
-  std::unique_ptr<tokenize::TextTokenizer> tokenizer;
-  ParamsOf<Config> grads;
-  Arena grad_arena;
-  std::unique_ptr<AdamW<Config>> optimizer;          // zero_stage 0
-  std::unique_ptr<ShardedAdamW<Config>> sharded;     // zero_stage 1
-  TrainerState state;
-  data::CollatorOptions collator;
-
-  TrainingRun(const TrainingArguments& a, dist::Communicator& c, Model m, std::unique_ptr<tokenize::TextTokenizer> t)
-      : args(a),
-        comm(c),
-        model(std::move(m)),
-        tokenizer(std::move(t)),
-        grad_arena(parameter_bytes(model.config)),
-        collator{model.config.pad_token_id, model.config.decoder_start_token_id, 1} {
-    allocate_parameters(model.config, grads, grad_arena);
-    const AdamWSettings settings = adamw_settings(a);
-    if (a.zero_stage == 1)
-      sharded = std::make_unique<ShardedAdamW<Config>>(model.config, settings, model.params, comm);
-    else
-      optimizer = std::make_unique<AdamW<Config>>(model.config, settings);
-  }
-
-  size_t optimizer_state_bytes() const { return sharded ? sharded->state_bytes() : optimizer->state_bytes(); }
-
-  void save_model(const fs::path& dir) const {
-    model.save(dir);
-    write_generation_config(dir);
-    tokenizer->save(dir);
-    write_json(dir / "training_args.json", to_json(args));
-  }
-
-  // generation_config.json as save_pretrained writes it: the source checkpoint's, or the one
-  // GenerationConfig.from_model_config derives from config.json.
-  void write_generation_config(const fs::path& dir) const {
-    fs::path source = args.generation_config ? generation_config_file(*args.generation_config)
-                                             : fs::path(args.model_name_or_path) / "generation_config.json";
-    if (args.generation_config || (!args.model_name_or_path.empty() && fs::exists(source))) {
-      std::ifstream in(source, std::ios::binary);
-      std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      write_file_atomic(dir / "generation_config.json", bytes);
-      return;
-    }
-    write_file_atomic(dir / "generation_config.json", default_generation_config(model.config).dump(2) + "\n");
-  }
-
-  // Collective with ZeRO-1 (the optimizer state is gathered); rank 0 writes.
-  void save_checkpoint(const fs::path& output_dir) {
-    fs::path final_dir = output_dir / (kCheckpointPrefix + std::to_string(state.global_step));
-    if (!comm.is_main()) {
-      if (sharded) sharded->save(fs::path());
-      return;
-    }
-    try {
-      AtomicDirectory dir(final_dir);
-      save_model(dir.staging());
-      if (sharded)
-        sharded->save(dir.staging() / "optimizer.safetensors");
-      else
-        optimizer->save(dir.staging() / "optimizer.safetensors");
-      stop_here_for_test("save", state.global_step);  // a test hook; see test_stop.h
-      state.save(dir.staging() / "trainer_state.json");
-      dir.commit();
-    } catch (const Error& e) {
-      // A full disk, say: the staging folder is gone, every earlier checkpoint untouched.
-      std::optional<fs::path> last = last_checkpoint(output_dir);
-      throw Error("cannot save " + final_dir.string() + ": " + e.what() +
-                  (last ? "; the last complete checkpoint, " + last->string() + ", is intact and a rerun resumes from it"
-                        : "; there is no earlier checkpoint"));
-    }
-    rotate_checkpoints(output_dir, args.save_total_limit.value_or(0),
-                       state.best_model_checkpoint ? std::optional<fs::path>(*state.best_model_checkpoint)
-                                                   : std::nullopt);
-  }
-
-  // Everything is read before anything is replaced: a checkpoint that fails to load leaves
-  // the run as it was, so the caller can try an older one.
-  void resume_from(const fs::path& checkpoint) {
-    Model loaded = Model::load(checkpoint);
-    check(loaded.config.d_model == model.config.d_model && loaded.config.vocab_size == model.config.vocab_size,
-          checkpoint.string() + ": the checkpoint's model differs from " + args.model_name_or_path);
-    TrainerState loaded_state = TrainerState::load(checkpoint / "trainer_state.json");
-    const AdamWSettings settings = adamw_settings(args);
-    if (sharded) {
-      auto loaded_optimizer = std::make_unique<ShardedAdamW<Config>>(loaded.config, settings, loaded.params, comm);
-      loaded_optimizer->load(checkpoint / "optimizer.safetensors");
-      sharded = std::move(loaded_optimizer);
-    } else {
-      optimizer.reset();  // a fresh run's zeros: freed before the loaded state is allocated
-      try {
-        auto loaded_optimizer = std::make_unique<AdamW<Config>>(loaded.config, settings);
-        loaded_optimizer->load(checkpoint / "optimizer.safetensors");
-        optimizer = std::move(loaded_optimizer);
-      } catch (...) {
-        optimizer = std::make_unique<AdamW<Config>>(model.config, settings);
-        throw;
-      }
-    }
-    model = std::move(loaded);
-    state = std::move(loaded_state);
-    if (comm.is_main()) std::fprintf(stderr, "precis: resuming from %s\n", checkpoint.string().c_str());
-  }
-};
-
-// run_summarization's model set-up: weights from model_name_or_path (with config_name's
-// config when given), or a fresh model from config_name (a preset or config.json) with HF's
-// initialisation; then resize_token_embeddings when the tokenizer has more tokens.
-std::unique_ptr<tokenize::TextTokenizer> load_tokenizer(const TrainingArguments& a) {
-  return tokenize::load_text_tokenizer(a.tokenizer_name.value_or(a.model_name_or_path));
-}
-
-std::pair<BartModel, std::unique_ptr<tokenize::TextTokenizer>> load_model_and_tokenizer(
-    const TrainingArguments& a, bool verbose, BartModel*) {
-  auto tokenizer = load_tokenizer(a);
-  BartModel model;
-  if (!a.model_name_or_path.empty()) {
-    model = BartModel::load(a.model_name_or_path);
-  } else {
-    const tokenize::Tokenizer bpe = tokenize::Tokenizer::from_directory(*a.tokenizer_name);
-    BartConfig config = bart_config_from(*a.config_name);
-    config.vocab_size = int64_t(bpe.size());
-    config.pad_token_id = bpe.pad_token_id();
-    config.bos_token_id = bpe.bos_token_id();
-    config.eos_token_id = config.decoder_start_token_id = bpe.eos_token_id();
-    config.forced_eos_token_id = bpe.eos_token_id();
-    model = BartModel::allocate(config);
-    initialize_bart(model, uint64_t(a.seed));
-    if (verbose)
-      std::fprintf(stderr, "precis: new %s model (%lld parameters), initialised with seed %lld\n",
-                 a.config_name->c_str(), (long long)parameter_count(config), (long long)a.seed);
-  }
-  if (int64_t(tokenizer->size()) > model.config.vocab_size) {
-    if (verbose)
-      std::fprintf(stderr, "precis: resizing the embeddings from %lld to %zu rows to fit the tokenizer\n",
-                 (long long)model.config.vocab_size, tokenizer->size());
-    model = resize_token_embeddings(model, int64_t(tokenizer->size()), uint64_t(a.seed));
-  }
-  return {std::move(model), std::move(tokenizer)};
-}
-
-std::pair<T5Model, std::unique_ptr<tokenize::TextTokenizer>> load_model_and_tokenizer(
-    const TrainingArguments& a, bool verbose, T5Model*) {
-  auto tokenizer = load_tokenizer(a);
-  T5Model model;
-  if (!a.model_name_or_path.empty()) {
-    model = T5Model::load(a.model_name_or_path);
-  } else {
-    T5Config config = t5_config_from(*a.config_name);
-    config.vocab_size = int64_t(tokenizer->size());
-    config.pad_token_id = config.decoder_start_token_id = tokenizer->pad_token_id();
-    model = T5Model::allocate(config);
-    initialize_t5(model, uint64_t(a.seed));
-    if (verbose)
-      std::fprintf(stderr, "precis: new %s model (%lld parameters), initialised with seed %lld\n",
-                 a.config_name->c_str(), (long long)parameter_count(config), (long long)a.seed);
-  }
-  check(int64_t(tokenizer->size()) <= model.config.vocab_size,
-        "the tokenizer has " + std::to_string(tokenizer->size()) + " tokens but the T5 model only " +
-            std::to_string(model.config.vocab_size) + " embedding rows (precis resizes BART's embeddings, not T5's)");
-  return {std::move(model), std::move(tokenizer)};
 }
 
 struct LossSum {
@@ -310,7 +69,7 @@ double blocking_allreduce_seconds(dist::Communicator& comm, std::span<float> fla
   std::vector<double> t;
   for (int i = 0; i < 3; ++i) {
     comm.barrier();
-    auto start = Clock::now();
+    auto start = JobClock::now();
     comm.all_reduce(std::span<float>(zeros), dist::ReduceOp::Sum);
     t.push_back(seconds_since(start));
   }
@@ -320,152 +79,23 @@ double blocking_allreduce_seconds(dist::Communicator& comm, std::span<float> fla
   return median;
 }
 
-// Where to resume from: an explicit checkpoint, or the last one in output_dir (HF's
-// get_last_checkpoint), unless overwrite_output_dir. Decided by rank 0 alone (ranks may not
-// look at a directory that rank 0 is writing) and told to the others.
-std::optional<fs::path> find_resume_point(const TrainingArguments& a, dist::Communicator& comm) {
-  std::optional<fs::path> resume;
-  const fs::path output_dir = a.output_dir;
-  if (a.do_train && comm.is_main()) {
-    if (int n = remove_abandoned_staging(output_dir))
-      std::fprintf(stderr, "precis: removed %d unfinished checkpoint folder%s a stopped run left in %s\n", n,
-                   n == 1 ? "" : "s", output_dir.string().c_str());
-    if (a.resume_from_checkpoint && *a.resume_from_checkpoint != "false" && *a.resume_from_checkpoint != "False") {
-      std::string r = *a.resume_from_checkpoint;
-      if (r == "true" || r == "True") {
-        resume = last_checkpoint(output_dir);
-        check(resume.has_value(), "resume_from_checkpoint: no valid checkpoint found in " + output_dir.string());
-      } else {
-        resume = fs::path(r);
-        check(fs::is_directory(*resume), "resume_from_checkpoint: " + r + " is not a directory");
-      }
-    } else if (!a.overwrite_output_dir && fs::is_directory(output_dir)) {
-      resume = last_checkpoint(output_dir);
-      if (!resume && !fs::is_empty(output_dir) && !list_checkpoints(output_dir).empty())
-        throw Error("Output directory (" + output_dir.string() +
-                    ") holds only incomplete checkpoints. Use --overwrite_output_dir to start again.");
-      if (!resume && !fs::is_empty(output_dir) && fs::exists(output_dir / "trainer_state.json"))
-        throw Error("Output directory (" + output_dir.string() +
-                    ") already exists and is not empty. Use --overwrite_output_dir to overcome.");
-    }
-  }
-  if (comm.world_size() > 1) {
-    std::string path = comm.all_gather_bytes(resume ? resume->string() : std::string())[0];
-    resume = path.empty() ? std::nullopt : std::optional<fs::path>(path);
-  }
-  return resume;
-}
-
-// An explicit resume_from_checkpoint path (not "true" and not found in output_dir).
-bool explicit_resume_checkpoint(const TrainingArguments& a) {
-  if (!a.resume_from_checkpoint) return false;
-  const std::string& r = *a.resume_from_checkpoint;
-  return r != "false" && r != "False" && r != "true" && r != "True";
-}
-
-// Resumes from `checkpoint`; when it cannot be loaded (a corrupt or truncated file) and it
-// was found rather than named, from the next older complete checkpoint, with a warning.
-// Every rank tries the same checkpoints and they agree on each outcome.
 template <class Model>
-void resume_with_fallback(TrainingRun<Model>& run, const fs::path& checkpoint, bool explicit_path,
-                          dist::Communicator& comm) {
-  std::vector<fs::path> candidates = {checkpoint};
-  if (!explicit_path) {
-    std::vector<fs::path> all = list_checkpoints(checkpoint.parent_path());
-    for (auto it = all.rbegin(); it != all.rend(); ++it)
-      if (*it != checkpoint && checkpoint_step_of(*it) < checkpoint_step_of(checkpoint) && is_complete_checkpoint(*it))
-        candidates.push_back(*it);
-  }
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    std::string error;
-    try {
-      run.resume_from(candidates[i]);
-    } catch (const Error& e) {
-      error = e.what();
-    }
-    double failed = error.empty() ? 0.0 : 1.0;
-    if (comm.world_size() > 1) comm.all_reduce(std::span<double>(&failed, 1), dist::ReduceOp::Sum);
-    if (failed == 0) return;
-    if (explicit_path || i + 1 == candidates.size())
-      throw Error(error.empty() ? candidates[i].string() + ": another rank could not load it" : error);
-    if (comm.is_main())
-      std::fprintf(stderr, "precis: warning: cannot resume from %s (%s); resuming from the older %s instead\n",
-                   candidates[i].string().c_str(), error.empty() ? "another rank could not load it" : error.c_str(),
-                   candidates[i + 1].filename().string().c_str());
-  }
-}
-
-template <class Model>
-void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_point job_start) {
-  constexpr bool kT5 = std::is_same_v<Model, T5Model>;
+void run_job(const TrainingArguments& a, dist::Communicator& comm, JobClock::time_point job_start) {
   const fs::path output_dir = a.output_dir;
   const bool main_rank = comm.is_main();
   const int world = comm.world_size(), rank = comm.rank();
   std::string warning = ignored_options_warning(a);
   if (!warning.empty() && main_rank) std::fprintf(stderr, "precis: warning: %s\n", warning.c_str());
   std::optional<fs::path> resume = find_resume_point(a, comm);
-
-  // run_summarization warns the same way for the t5-* checkpoints it knows by name.
-  if (kT5 && !a.source_prefix && main_rank)
-    std::fprintf(stderr, "precis: warning: You're running a t5 model but didn't provide a source prefix, which is "
-                         "expected, e.g. with `--source_prefix 'summarize: '`\n");
-  auto [model, tokenizer] = load_model_and_tokenizer(a, main_rank, static_cast<Model*>(nullptr));
-  TrainingRun<Model> run(a, comm, std::move(model), std::move(tokenizer));
+  TrainingRun<Model> run(a, comm, load_model_and_tokenizer<Model>(a, main_rank));
   const auto& config = run.model.config;
-  const BartConfig tokens = generation_tokens_of(config);
   nlohmann::json all_results = nlohmann::json::object();
-
-  std::vector<data::SummarizationExample> eval_examples;
-  if (a.do_eval || a.eval_strategy != IntervalStrategy::kNo) {
-    eval_examples = load_split(a, *a.validation_file, a.max_eval_samples, a.val_max_target_length, *run.tokenizer, main_rank);
-  }
-  // Seq2SeqTrainer's generation settings: the model's generation config, with max_length and
-  // num_beams from generation_max_length / generation_num_beams when given.
-  generate::GenerationConfig generation =
-      a.generation_config
-          ? generate::GenerationConfig::from_file(generation_config_file(*a.generation_config), config.to_json(), tokens)
-      : a.model_name_or_path.empty()
-          ? generate::GenerationConfig::from_model_config(config.to_json(), tokens, "config")
-          : generate::GenerationConfig::from_model_directory(a.model_name_or_path, tokens);
-  if (a.generation_max_length) generation.max_length = *a.generation_max_length;
-  if (a.generation_num_beams) generation.num_beams = *a.generation_num_beams;
-  // Returns the metrics (HF's names with `prefix`) and, with predict_with_generate, the
-  // decoded predictions.
-  auto evaluate = [&](const std::string& prefix, const std::vector<data::SummarizationExample>& examples,
-                      std::vector<std::string>* predictions) {
-    nlohmann::json m;
-    double runtime = 0;
-    int64_t samples = 0, steps = 0;
-    if (a.predict_with_generate) {
-      eval::GenerationEvaluation r = sharded_evaluate_with_generation(
-          comm, run.model, *run.tokenizer, examples, a.per_device_eval_batch_size, run.collator, generation,
-          uint32_t(a.seed));
-      m = r.scores.metrics(prefix);
-      m[prefix + "_loss"] = r.loss;
-      runtime = r.runtime_s, samples = r.samples, steps = r.steps;
-      if (predictions) *predictions = r.scores.predictions;
-    } else {
-      eval::LossEvaluation r = sharded_evaluate_loss(comm, run.model, examples, a.per_device_eval_batch_size, run.collator);
-      m[prefix + "_loss"] = r.eval_loss;
-      runtime = r.runtime_s, samples = r.samples, steps = r.steps;
-    }
-    m[prefix + "_runtime"] = round_to(runtime, 4);
-    m[prefix + "_samples_per_second"] = round_to(double(samples) / runtime, 3);
-    m[prefix + "_steps_per_second"] = round_to(double(steps) / runtime, 3);
-    m[prefix + "_samples"] = samples;
-    return m;
-  };
+  const Evaluator<Model> evaluator(a, comm, run);
 
   if (a.do_train) {
-    auto train = load_split(a, *a.train_file, a.max_train_samples, a.max_target_length, *run.tokenizer, main_rank);
-    std::vector<int64_t> lengths;
-    for (const auto& e : train) lengths.push_back(int64_t(std::max(e.input_ids.size(), e.labels.size())));
-    SamplerOptions sampler{a.per_device_train_batch_size, a.group_by_length, a.max_tokens_per_batch,
-                           a.dataloader_drop_last, uint64_t(a.data_seed.value_or(a.seed))};
-    // A step's micro-batch is one global batch: per_device_train_batch_size x world examples
-    // (or, with a token budget, world token-budget batches), each rank computing its shard.
-    auto global_batches = [&](int64_t epoch) { return epoch_global_batches(lengths, sampler, epoch, world); };
-    const std::vector<GlobalBatch> first_epoch = global_batches(0);
+    const TrainingData data = load_training_data(a, world, *run.tokenizer, main_rank);
+    const std::vector<data::SummarizationExample>& train = data.examples;
+    const std::vector<GlobalBatch> first_epoch = data.global_batches(0);
     const int64_t batches_per_epoch = int64_t(first_epoch.size());
     check(batches_per_epoch > 0, "the training data makes no batch (dataloader_drop_last with too few examples?)");
     const int64_t updates_per_epoch = num_update_steps_per_epoch(batches_per_epoch, a);
@@ -480,7 +110,8 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
     run.state.logging_steps = interval_steps(a.logging_steps, total_steps);
     run.state.save_steps = interval_steps(a.save_steps, total_steps);
     run.state.eval_steps = interval_steps(a.eval_steps.value_or(a.logging_steps), total_steps);
-    if (resume) resume_with_fallback(run, *resume, explicit_resume_checkpoint(a), comm);
+    Checkpointer<Model> checkpointer(a, comm, run);
+    if (resume) checkpointer.resume(*resume, explicit_resume_checkpoint(a));
 
     // One arena for the largest batch of any epoch. Fixed-size batches: the longest source
     // and target bound every batch's shape, whatever the order (with several ranks the arena
@@ -546,7 +177,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
     double step_loss = 0.0, run_loss_sum = 0.0;
     int64_t micro_in_step = 0;
     int64_t total_batched = epochs_done * batches_per_epoch + micro_batches_to_skip;
-    const auto train_start = Clock::now();
+    const auto train_start = JobClock::now();
     std::optional<Progress> progress;
     if (main_rank) progress.emplace("train", total_steps - first_step, "steps");
     // With a time budget and no max_steps, the schedule ends where the budget does: the
@@ -568,15 +199,15 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
       tensorboard->add_text("args", to_json(a).dump(2));
       tensorboard->add_text("model_config", config.to_json().dump(2));
     }
-    bool stop = false, interrupted = false;
-    std::optional<fs::path> last_saved;
-    if (a.save_on_interrupt) InterruptRequest::install();
+    StopPolicy stop_policy(a, comm, job_start);
+    StopDecision decision;
+    stop_policy.watch_for_interrupts();
     zero_grads(config, run.grads);
-    for (int64_t epoch = epochs_done; epoch < epochs && !stop; ++epoch) {
-      std::vector<GlobalBatch> batches = global_batches(epoch);
+    for (int64_t epoch = epochs_done; epoch < epochs && !decision.stop; ++epoch) {
+      std::vector<GlobalBatch> batches = data.global_batches(epoch);
       const int64_t steps_in_epoch = int64_t(batches.size());
       int64_t start_batch = epoch == epochs_done ? micro_batches_to_skip : 0;
-      for (int64_t b = start_batch; b < steps_in_epoch && !stop; ++b) {
+      for (int64_t b = start_batch; b < steps_in_epoch && !decision.stop; ++b) {
         ++total_batched;
         const bool update = total_batched % GA == 0 || (steps_in_epoch <= GA && b + 1 == steps_in_epoch);
         arena.reset();
@@ -630,15 +261,9 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
         if (!update) continue;
 
         const double lr = learning_rate_at(a, run.state.global_step, total_steps, warmup);
-        double grad_norm = 0;
-        if (run.sharded) {
-          grad_norm = run.sharded->step(run.model.params, run.grads, lr, a.max_grad_norm);
-        } else {
-          if (grad_sync) exposed_allreduce_s += grad_sync->finish();
-          grad_norm = clip_grad_norm(config, run.grads, a.max_grad_norm);
-          run.optimizer->step(run.model.params, run.grads, lr);
-        }
-        zero_grads(config, run.grads);
+        const OptimizerStepResult update_result = run.optimizer_step(lr, grad_sync.get());
+        const double grad_norm = update_result.grad_norm;
+        exposed_allreduce_s += update_result.exposed_allreduce_s;
         if (world > 1) comm.all_reduce(std::span<double>(&step_loss, 1), dist::ReduceOp::Sum);
         run.state.global_step += 1;
         run.state.epoch = double(epoch) + double(b + 1) / double(steps_in_epoch);
@@ -693,7 +318,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
         }
         if (a.eval_strategy == IntervalStrategy::kSteps && step % run.state.eval_steps == 0) {
           // Log point: evaluation metrics (collective: every rank evaluates its shard).
-          nlohmann::json metrics = evaluate("eval", eval_examples, nullptr);
+          nlohmann::json metrics = evaluator.evaluate();
           metrics.erase("eval_samples");
           metrics["epoch"] = run.state.epoch;
           metrics["step"] = step;
@@ -706,45 +331,18 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
             evaluated_metric = metrics[key].get<double>();
           }
         }
-        stop = step >= total_steps ||
-               (a.max_train_time_s > 0 && seconds_since(job_start) >= a.max_train_time_s);
-        if (world > 1 && a.max_train_time_s > 0) {
-          int64_t agreed = stop;
-          comm.broadcast_value(agreed, 0);
-          stop = agreed != 0;
-        }
-        if (a.save_on_interrupt) {
-          // Every rank stops at the same step: a signal any rank has seen counts for all.
-          double seen = InterruptRequest::requested() ? 1.0 : 0.0;
-          if (world > 1) comm.all_reduce(std::span<double>(&seen, 1), dist::ReduceOp::Sum);
-          interrupted = seen > 0;
-          stop = stop || interrupted;
-        }
-        if ((a.save_strategy == IntervalStrategy::kSteps && step % run.state.save_steps == 0) || interrupted ||
-            (stop && a.save_strategy != IntervalStrategy::kNo && a.max_train_time_s > 0)) {
-          // As HF 4.44's _save_checkpoint: the best model is chosen when a checkpoint is saved at
-          // a step that also evaluated, among those checkpoints only.
-          if (evaluated_metric) {
-            const bool greater = a.greater_is_better.value_or(false);
-            const double value = *evaluated_metric;
-            if (!run.state.best_metric || (greater ? value > *run.state.best_metric : value < *run.state.best_metric)) {
-              run.state.best_metric = value;
-              run.state.best_model_checkpoint = (output_dir / (kCheckpointPrefix + std::to_string(step))).string();
-            }
-          }
-          run.save_checkpoint(output_dir);
-          last_saved = output_dir / (kCheckpointPrefix + std::to_string(step));
-        }
+        decision = stop_policy.after_step(step, total_steps);
+        if (checkpointer.due(step, decision)) checkpointer.save_step(step, evaluated_metric);
       }
-      if (a.save_strategy == IntervalStrategy::kEpoch && !stop) run.save_checkpoint(output_dir);
+      if (a.save_strategy == IntervalStrategy::kEpoch && !decision.stop) checkpointer.save();
     }
     if (progress) progress->finish();
-    if (interrupted) {
+    if (decision.interrupted) {
       // The run is not finished: no final model, evaluation or card; a rerun resumes.
       if (main_rank)
         std::fprintf(stderr, "precis: %s: stopped at step %lld and saved %s; run the same command again to resume\n",
                      InterruptRequest::signal_name(), (long long)run.state.global_step,
-                     last_saved->string().c_str());
+                     checkpointer.last_saved()->string().c_str());
       return;
     }
     const double train_runtime = seconds_since(train_start);
@@ -754,13 +352,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
       samples_seen = int64_t(counts[0]);
       tokens_seen = int64_t(counts[1]);
     }
-    if (main_rank && run.state.best_model_checkpoint && a.save_total_limit.value_or(0) == 1)
-      keep_only_best_checkpoint(output_dir, *run.state.best_model_checkpoint);
-    if (a.load_best_model_at_end && run.state.best_model_checkpoint) {
-      if (main_rank) std::fprintf(stderr, "precis: loading the best model from %s\n", run.state.best_model_checkpoint->c_str());
-      if (world > 1) comm.barrier();  // rank 0 has written it
-      run.model = Model::load(*run.state.best_model_checkpoint);
-    }
+    checkpointer.finish_training();
     nlohmann::json summary;
     summary["epoch"] = run.state.epoch;
     summary["step"] = run.state.global_step;
@@ -791,41 +383,17 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
       nlohmann::json train_results = summary;
       train_results.erase("step");
       train_results["train_samples"] = int64_t(train.size());
-      write_json(output_dir / "train_results.json", train_results);
+      write_results_file(output_dir / "train_results.json", train_results);
       all_results.update(train_results);
-      write_json(output_dir / "job_summary.json", job.to_json());
+      write_results_file(output_dir / "job_summary.json", job.to_json());
       std::fprintf(stderr, "%s\n", job.text().c_str());
     }
   }
 
-  if (a.do_eval) {
-    nlohmann::json metrics = evaluate("eval", eval_examples, nullptr);
-    if (a.do_train) metrics["epoch"] = run.state.epoch;
-    if (!output_dir.empty() && main_rank) {
-      fs::create_directories(output_dir);
-      write_json(output_dir / "eval_results.json", metrics);
-    }
-    all_results.update(metrics);
-    if (main_rank) std::printf("%s\n", metrics.dump(2).c_str());
-  }
-  if (a.do_predict) {
-    auto test = load_split(a, *a.test_file, a.max_predict_samples, a.val_max_target_length, *run.tokenizer, main_rank);
-    std::vector<std::string> predictions;
-    nlohmann::json metrics = evaluate("predict", test, &predictions);
-    if (main_rank) {
-      fs::create_directories(output_dir);
-      write_json(output_dir / "predict_results.json", metrics);
-      if (a.predict_with_generate) {
-        std::string text;
-        for (size_t i = 0; i < predictions.size(); ++i) text += (i ? "\n" : "") + predictions[i];
-        write_file_atomic(output_dir / "generated_predictions.txt", text);
-      }
-      std::printf("%s\n", metrics.dump(2).c_str());
-    }
-    all_results.update(metrics);
-  }
+  if (a.do_eval) all_results.update(evaluator.evaluate_and_report());
+  if (a.do_predict) all_results.update(evaluator.predict_and_report());
   if (!main_rank) return;
-  if (!output_dir.empty() && !all_results.empty()) write_json(output_dir / "all_results.json", all_results);
+  if (!output_dir.empty() && !all_results.empty()) write_results_file(output_dir / "all_results.json", all_results);
   // The model card, as Trainer.create_model_card at the end of run_summarization.
   if (a.do_train) {
     fs::path card = hub::write_model_card(output_dir, {});
@@ -834,7 +402,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
 }
 
 // The model family: model_name_or_path's config.json, or config_name, says T5 or BART.
-void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_point job_start) {
+void run_job(const TrainingArguments& a, dist::Communicator& comm, JobClock::time_point job_start) {
   const bool t5 = a.model_name_or_path.empty() ? a.config_name && names_t5_config(*a.config_name)
                                                : model_type_of(a.model_name_or_path) == "t5";
   validate_job(a, t5 ? "t5" : "bart");
@@ -845,7 +413,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, Clock::time_p
 }  // namespace
 
 void run_training_job(const TrainingArguments& a) {
-  const auto job_start = Clock::now();
+  const auto job_start = JobClock::now();
   // Under mpirun / srun with more than one process: data parallelism over MPI.
   std::unique_ptr<dist::Communicator> comm = dist::make_communicator(double(a.ddp_timeout.value_or(1800)));
   if (comm->world_size() == 1) return run_job(a, *comm, job_start);
