@@ -1,7 +1,9 @@
-// precis train: run_summarization.py + Seq2SeqTrainer in one loop. Reads the data files,
-// tokenizes as run_summarization does, trains with HF's step accounting, schedule,
-// optimizer and clipping, logs, checkpoints atomically, resumes bit-identically, evaluates,
-// and writes the output directory as Trainer does.
+// precis train: run_summarization.py + Seq2SeqTrainer. Reads the data files, tokenizes as
+// run_summarization does, trains with HF's step accounting, schedule, optimizer and clipping,
+// logs, checkpoints atomically, resumes bit-identically, evaluates, and writes the output
+// directory as Trainer does. run_training_job makes the communicator (several ranks under
+// mpirun or srun) and picks the model family; the job itself is Seq2SeqTrainer
+// (seq2seq_trainer.h), made of the parts its header names.
 #pragma once
 
 #include "precis/train/training_arguments.h"

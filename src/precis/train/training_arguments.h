@@ -20,6 +20,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace precis::train {
@@ -138,7 +139,7 @@ struct TrainingArguments {
   double price_per_hour = 0;         // cost of the job's machines per hour, for reports; 0: none
   double max_train_time_s = 0;       // > 0: stop training (and save) after this wall time
   int64_t max_record_bytes = int64_t{16} << 20;  // longer dataset records are refused unread
-  bool save_on_interrupt = false;    // SIGTERM / SIGINT: save a checkpoint at the step's end, exit 0
+  bool save_on_interrupt = false;  // SIGTERM / SIGINT: save a checkpoint at the step's end, exit 0
 
   // HF options given that precis accepts and ignores, with the values given (JSON as read).
   std::map<std::string, nlohmann::json> ignored_options;
@@ -158,6 +159,12 @@ class HelpRequested : public std::runtime_error {
 // validation messages). Resolves HF's derived defaults (val_max_target_length, eval_steps,
 // do_eval, run_name, metric_for_best_model, greater_is_better, generation_*).
 TrainingArguments parse_training_arguments(const std::vector<std::string>& argv_after_subcommand);
+
+// The checks that need more than the options, made as the job starts (the parser also serves
+// --help, to_json and tests, which name no model): a model to start from, and a tokenizer for
+// a new one; --fp16, which T5 (config.json's model_type "t5", else "bart") and the CPU backend
+// refuse. Throws precis::Error as the parser does. Both live in training_arguments_validation.cpp.
+void validate_job(const TrainingArguments& args, std::string_view model_type);
 
 // The parser's warnings, one per line, then "precis ignores these Hugging Face options: a, b,
 // c"; "" when there is nothing to say.

@@ -1,0 +1,108 @@
+#include "precis/train/training_run.h"
+
+#include <fstream>
+#include <iterator>
+
+#include "precis/core/atomic_file.h"
+#include "precis/train/results_files.h"
+
+namespace precis::train {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The generation_config.json save_pretrained writes when the model came with none
+// (GenerationConfig.from_model_config: the config's token ids).
+nlohmann::json default_generation_config(const BartConfig& c) {
+  nlohmann::json j = {{"_from_model_config", true},
+                      {"bos_token_id", c.bos_token_id},
+                      {"decoder_start_token_id", c.decoder_start_token_id},
+                      {"eos_token_id", c.eos_token_id},
+                      {"pad_token_id", c.pad_token_id},
+                      {"transformers_version", "4.44.2"}};
+  if (c.forced_eos_token_id) j["forced_eos_token_id"] = *c.forced_eos_token_id;
+  if (c.forced_bos_token_id) j["forced_bos_token_id"] = *c.forced_bos_token_id;
+  return j;
+}
+nlohmann::json default_generation_config(const T5Config& c) {
+  return {{"_from_model_config", true},
+          {"decoder_start_token_id", c.decoder_start_token_id},
+          {"eos_token_id", c.eos_token_id},
+          {"pad_token_id", c.pad_token_id},
+          {"transformers_version", "4.44.2"}};
+}
+
+// generation_config.json as save_pretrained writes it: the source checkpoint's (or
+// --generation_config's) bytes, or the one GenerationConfig.from_model_config derives.
+template <class Config>
+void write_generation_config(const fs::path& dir, const TrainingArguments& args,
+                             const Config& config) {
+  fs::path source = args.generation_config
+                        ? generation_config_file(*args.generation_config)
+                        : fs::path(args.model_name_or_path) / "generation_config.json";
+  if (args.generation_config || (!args.model_name_or_path.empty() && fs::exists(source))) {
+    std::ifstream in(source, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    write_file_atomic(dir / "generation_config.json", bytes);
+    return;
+  }
+  write_file_atomic(dir / "generation_config.json",
+                    default_generation_config(config).dump(2) + "\n");
+}
+
+}  // namespace
+
+AdamWSettings adamw_settings(const TrainingArguments& a) {
+  return {a.learning_rate, a.adam_beta1, a.adam_beta2, a.adam_epsilon, a.weight_decay};
+}
+
+template <class Model>
+TrainingRun<Model>::TrainingRun(const TrainingArguments& a, dist::Communicator& c,
+                                LoadedModel<Model> loaded)
+    : args(a),
+      comm(c),
+      model(std::move(loaded.model)),
+      tokenizer(std::move(loaded.tokenizer)),
+      grad_arena(parameter_bytes(model.config)),
+      collator{model.config.pad_token_id, model.config.decoder_start_token_id, 1} {
+  allocate_parameters(model.config, grads, grad_arena);
+  const AdamWSettings settings = adamw_settings(a);
+  if (a.zero_stage == 1)
+    sharded = std::make_unique<ShardedAdamW<Config>>(model.config, settings, model.params, comm);
+  else
+    optimizer = std::make_unique<AdamW<Config>>(model.config, settings);
+}
+
+template <class Model>
+size_t TrainingRun<Model>::optimizer_state_bytes() const {
+  return sharded ? sharded->state_bytes() : optimizer->state_bytes();
+}
+
+template <class Model>
+void TrainingRun<Model>::save_model(const fs::path& dir) const {
+  model.save(dir);
+  write_generation_config(dir, args, model.config);
+  tokenizer->save(dir);
+  write_results_file(dir / "training_args.json", to_json(args));
+}
+
+template <class Model>
+OptimizerStepResult TrainingRun<Model>::optimizer_step(double lr,
+                                                       dist::GradientAllReduce* grad_sync) {
+  OptimizerStepResult result;
+  if (sharded) {
+    result.grad_norm = sharded->step(model.params, grads, lr, args.max_grad_norm);
+  } else {
+    if (grad_sync) result.exposed_allreduce_s = grad_sync->finish();
+    result.grad_norm = clip_grad_norm(model.config, grads, args.max_grad_norm);
+    optimizer->step(model.params, grads, lr);
+  }
+  zero_grads(model.config, grads);
+  return result;
+}
+
+template struct TrainingRun<BartModel>;
+template struct TrainingRun<T5Model>;
+
+}  // namespace precis::train
