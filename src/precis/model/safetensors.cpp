@@ -188,6 +188,92 @@ json parse_header(const std::string& text, const std::string& where) {
   return header;
 }
 
+// One tensor's header entry, checked: dtype known, shape of non-negative dimensions whose
+// size fits, data_offsets spanning exactly that size inside the data section.
+SafetensorsEntry parse_entry(const std::string& what, const std::string& name, const json& value,
+                             uint64_t data_size) {
+  if (!value.is_object()) throw Error(what + " is not described by a JSON object");
+  SafetensorsEntry e;
+  e.name = name;
+
+  auto dtype = value.find("dtype");
+  if (dtype == value.end() || !dtype->is_string()) throw Error(what + " has no \"dtype\" string");
+  e.dtype = dtype->get<std::string>();
+  const FileDType* fd = find_file_dtype(e.dtype);
+  if (!fd) throw Error(what + " has unknown dtype " + json_quoted(e.dtype));
+
+  auto shape = value.find("shape");
+  if (shape == value.end() || !shape->is_array()) throw Error(what + " has no \"shape\" array");
+  uint64_t numel = 1;
+  bool overflow = false;
+  for (const json& d : *shape) {
+    uint64_t n;
+    if (!as_u64(d, &n) || n > uint64_t(std::numeric_limits<int64_t>::max())) {
+      throw Error(what + " has an invalid shape " + shape->dump() +
+                  " (dimensions must be non-negative integers)");
+    }
+    e.shape.push_back(int64_t(n));
+    overflow |= __builtin_mul_overflow(numel, n, &numel);
+  }
+  uint64_t nbytes = 0;
+  overflow |= __builtin_mul_overflow(numel, uint64_t(fd->size), &nbytes);
+  // An overflowing size can only be valid if some dimension is 0; keep it strict.
+  if (overflow) throw Error(what + " has shape " + shape->dump() + " whose size overflows");
+
+  auto offsets = value.find("data_offsets");
+  if (offsets == value.end() || !offsets->is_array() || offsets->size() != 2 ||
+      !as_u64((*offsets)[0], &e.begin) || !as_u64((*offsets)[1], &e.end)) {
+    throw Error(what + " has no \"data_offsets\" pair of non-negative integers");
+  }
+  if (e.end < e.begin) {
+    throw Error(what + " has data_offsets [" + std::to_string(e.begin) + ", " +
+                std::to_string(e.end) + "] that end before they begin");
+  }
+  if (e.end - e.begin != nbytes) {
+    throw Error(what + " has data_offsets [" + std::to_string(e.begin) + ", " +
+                std::to_string(e.end) + "] spanning " + std::to_string(e.end - e.begin) +
+                " bytes, but shape " + shape_str(e.shape) + " of " + e.dtype + " needs " +
+                std::to_string(nbytes));
+  }
+  if (e.end > data_size) {
+    throw Error(what + " has data_offsets [" + std::to_string(e.begin) + ", " +
+                std::to_string(e.end) + "] out of range: the data section has " +
+                std::to_string(data_size) + " bytes (truncated file?)");
+  }
+  return e;
+}
+
+// The tensors must tile the data section: sorted by offset, each starts where the last ended,
+// and the last ends where the file does.
+void check_tiling(std::vector<SafetensorsEntry>& entries, const std::string& where,
+                  uint64_t data_size, uint64_t file_size, uint64_t data_start) {
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  uint64_t expected = 0;
+  const SafetensorsEntry* previous = nullptr;
+  for (const SafetensorsEntry& e : entries) {
+    if (e.begin < expected) {
+      throw Error(where + ": tensors " + json_quoted(previous->name) + " and " +
+                  json_quoted(e.name) + " overlap (data_offsets [" +
+                  std::to_string(previous->begin) + ", " + std::to_string(previous->end) +
+                  "] and [" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "])");
+    }
+    if (e.begin > expected) {
+      throw Error(where + ": gap of " + std::to_string(e.begin - expected) +
+                  " bytes in the data section before tensor " + json_quoted(e.name) + " (offset " +
+                  std::to_string(e.begin) + ", expected " + std::to_string(expected) + ")");
+    }
+    expected = e.end;
+    previous = &e;
+  }
+  if (expected != data_size) {
+    throw Error(where + ": " + std::to_string(data_size - expected) +
+                " bytes after the last tensor: the file has " + std::to_string(file_size) +
+                " bytes, the header accounts for " + std::to_string(data_start + expected));
+  }
+}
+
 }  // namespace
 
 SafetensorsReader::SafetensorsReader(SafetensorsReader&& other) noexcept
@@ -281,84 +367,11 @@ SafetensorsReader SafetensorsReader::open(const fs::path& path) {
       }
       continue;
     }
-    const std::string what = where + ": tensor " + json_quoted(key);
-    if (!value.is_object()) throw Error(what + " is not described by a JSON object");
-    SafetensorsEntry e;
-    e.name = key;
-
-    auto dtype = value.find("dtype");
-    if (dtype == value.end() || !dtype->is_string()) throw Error(what + " has no \"dtype\" string");
-    e.dtype = dtype->get<std::string>();
-    const FileDType* fd = find_file_dtype(e.dtype);
-    if (!fd) throw Error(what + " has unknown dtype " + json_quoted(e.dtype));
-
-    auto shape = value.find("shape");
-    if (shape == value.end() || !shape->is_array()) throw Error(what + " has no \"shape\" array");
-    uint64_t numel = 1;
-    bool overflow = false;
-    for (const json& d : *shape) {
-      uint64_t n;
-      if (!as_u64(d, &n) || n > uint64_t(std::numeric_limits<int64_t>::max())) {
-        throw Error(what + " has an invalid shape " + shape->dump() +
-                    " (dimensions must be non-negative integers)");
-      }
-      e.shape.push_back(int64_t(n));
-      overflow |= __builtin_mul_overflow(numel, n, &numel);
-    }
-    uint64_t nbytes = 0;
-    overflow |= __builtin_mul_overflow(numel, uint64_t(fd->size), &nbytes);
-    // An overflowing size can only be valid if some dimension is 0; keep it strict.
-    if (overflow) throw Error(what + " has shape " + shape->dump() + " whose size overflows");
-
-    auto offsets = value.find("data_offsets");
-    if (offsets == value.end() || !offsets->is_array() || offsets->size() != 2 ||
-        !as_u64((*offsets)[0], &e.begin) || !as_u64((*offsets)[1], &e.end)) {
-      throw Error(what + " has no \"data_offsets\" pair of non-negative integers");
-    }
-    if (e.end < e.begin) {
-      throw Error(what + " has data_offsets [" + std::to_string(e.begin) + ", " +
-                  std::to_string(e.end) + "] that end before they begin");
-    }
-    if (e.end - e.begin != nbytes) {
-      throw Error(what + " has data_offsets [" + std::to_string(e.begin) + ", " +
-                  std::to_string(e.end) + "] spanning " + std::to_string(e.end - e.begin) +
-                  " bytes, but shape " + shape_str(e.shape) + " of " + e.dtype + " needs " +
-                  std::to_string(nbytes));
-    }
-    if (e.end > data_size) {
-      throw Error(what + " has data_offsets [" + std::to_string(e.begin) + ", " +
-                  std::to_string(e.end) + "] out of range: the data section has " +
-                  std::to_string(data_size) + " bytes (truncated file?)");
-    }
-    r.entries_.push_back(std::move(e));
+    r.entries_.push_back(
+        parse_entry(where + ": tensor " + json_quoted(key), key, value, data_size));
   }
 
-  // The tensors must tile the data section: sorted by offset, each starts where the last ended.
-  std::sort(r.entries_.begin(), r.entries_.end(), [](const auto& a, const auto& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
-  uint64_t expected = 0;
-  const SafetensorsEntry* previous = nullptr;
-  for (const SafetensorsEntry& e : r.entries_) {
-    if (e.begin < expected) {
-      throw Error(where + ": tensors " + json_quoted(previous->name) + " and " + json_quoted(e.name) +
-                  " overlap (data_offsets [" + std::to_string(previous->begin) + ", " +
-                  std::to_string(previous->end) + "] and [" + std::to_string(e.begin) + ", " +
-                  std::to_string(e.end) + "])");
-    }
-    if (e.begin > expected) {
-      throw Error(where + ": gap of " + std::to_string(e.begin - expected) +
-                  " bytes in the data section before tensor " + json_quoted(e.name) + " (offset " +
-                  std::to_string(e.begin) + ", expected " + std::to_string(expected) + ")");
-    }
-    expected = e.end;
-    previous = &e;
-  }
-  if (expected != data_size) {
-    throw Error(where + ": " + std::to_string(data_size - expected) +
-                " bytes after the last tensor: the file has " + std::to_string(file_size) +
-                " bytes, the header accounts for " + std::to_string(r.data_start_ + expected));
-  }
+  check_tiling(r.entries_, where, data_size, file_size, r.data_start_);
   for (size_t i = 0; i < r.entries_.size(); ++i) r.index_[r.entries_[i].name] = i;
   return r;
 }
