@@ -48,11 +48,11 @@ int main(int argc, char** argv) {
   Arena arena(measure.used());
   allocate_parameters(c, grads, arena);
   dist::FlatLayout layout = dist::flat_layout(c, grads);
-  auto buckets = dist::plan_buckets(c, layout, (25 << 20) / 4, (1 << 20) / 4);
+  auto buckets = dist::plan_buckets(layout, (25 << 20) / 4, (1 << 20) / 4);
   const double grad_bytes = double(layout.size) * 4;
   double last_stage_bytes = 0;
   for (auto& b : buckets)
-    if (b.ready_stage == dist::final_backward_stage(c)) last_stage_bytes += double(b.end - b.begin) * 4;
+    if (b.ready_stage == final_backward_stage(c)) last_stage_bytes += double(b.end - b.begin) * 4;
 
   std::printf("model %s: %.1f M trainable parameters, %.2f GB of fp32 gradients in %zu buckets; %.0f MB final only "
               "at the backward's last stage (token embeddings)\n",

@@ -1,5 +1,6 @@
 // The backward's stages, against what data parallelism assumes of them: when the backward
-// reports stage k, every gradient dist::backward_stage places at k or earlier is final (the
+// reports stage k, every gradient the model places at k or earlier (FlatTensor::stage, from
+// bart_stages.h / t5_stages.h) is final (the
 // rest of the backward adds nothing to it), for BART and for T5 with a tied and an untied
 // LM head. A bucket's all-reduce starts at its stage, so a gradient still growing then would
 // be averaged short.
@@ -71,19 +72,19 @@ void expect_gradients_final_at_their_stage(const Config& c) {
   scratch.stage_done = [&](int stage) {
     reported.push_back(stage);
     for (const auto& t : layout.tensors)
-      if (dist::backward_stage(c, t.name) <= stage && !at_stage.count(t.name))
+      if (t.stage <= stage && !at_stage.count(t.name))
         at_stage[t.name].assign(flat.begin() + t.offset, flat.begin() + t.offset + t.numel);
   };
   model_backward(c, model.params, batch, acts, {}, 0.1f, float(1.0 / counted), grads.params, scratch);
 
   // Stages 0 .. final - 1 come in order; the final one is the backward's end.
-  const int final_stage = dist::final_backward_stage(c);
+  const int final_stage = final_backward_stage(c);
   std::vector<int> expected(static_cast<size_t>(final_stage));
   std::iota(expected.begin(), expected.end(), 0);
   EXPECT_EQ(reported, expected);
   size_t before_final = 0;
   for (const auto& t : layout.tensors) {
-    const int stage = dist::backward_stage(c, t.name);
+    const int stage = t.stage;
     EXPECT_GE(stage, 0) << t.name;
     EXPECT_LE(stage, final_stage) << t.name;
     std::vector<float> now(flat.begin() + t.offset, flat.begin() + t.offset + t.numel);

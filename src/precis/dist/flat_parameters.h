@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "precis/model/bart_stages.h"
 #include "precis/model/seq2seq_family.h"
+#include "precis/model/t5_stages.h"
 
 namespace precis::dist {
 
@@ -18,6 +20,7 @@ struct FlatTensor {
   int64_t offset;    // in floats from the start of the range
   int64_t numel;
   ParamRole role;
+  int stage;  // the backward stage after which its gradient is final (bart_stages.h, t5_stages.h)
 };
 
 struct FlatLayout {
@@ -32,18 +35,5 @@ FlatLayout flat_layout(const Config& config, ParamsOf<Config>& params);
 // The range itself.
 template <class Config>
 std::span<float> flat_span(const Config& config, ParamsOf<Config>& params);
-
-// When a tensor's gradient is final during bart_backward: the backward stage (see
-// BartGradScratch::stage_done) after which nothing adds to it. The LM head first, each
-// decoder layer from the last, the decoder embeddings, each encoder layer from the last,
-// and last the encoder embeddings with the shared token embedding.
-int backward_stage(const BartConfig& config, const std::string& hf_name);
-int final_backward_stage(const BartConfig& config);
-// The same for t5_backward (T5GradScratch::stage_done): an untied LM head with the decoder's
-// final norm first, each decoder block from the last (block 0 with the relative bias table
-// every block adds to), the encoder's final norm, each encoder block from the last, and last
-// the shared token embedding (a tied LM head is that tensor).
-int backward_stage(const T5Config& config, const std::string& hf_name);
-int final_backward_stage(const T5Config& config);
 
 }  // namespace precis::dist

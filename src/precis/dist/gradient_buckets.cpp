@@ -6,9 +6,8 @@
 
 namespace precis::dist {
 
-template <class Config>
-std::vector<GradientBucket> plan_buckets(const Config& config, const FlatLayout& layout,
-                                         int64_t bucket_floats, int64_t first_bucket_floats) {
+std::vector<GradientBucket> plan_buckets(const FlatLayout& layout, int64_t bucket_floats,
+                                         int64_t first_bucket_floats) {
   std::vector<GradientBucket> buckets;
   int64_t hi = layout.size, lo = layout.size;
   int stage = -1, previous = -1;
@@ -18,7 +17,7 @@ std::vector<GradientBucket> plan_buckets(const Config& config, const FlatLayout&
     stage = -1;
   };
   for (auto t = layout.tensors.rbegin(); t != layout.tensors.rend(); ++t) {
-    const int s = backward_stage(config, t->name);
+    const int s = t->stage;
     // A tensor finished much later (or earlier) than its neighbour starts a bucket of its own,
     // so a small late tensor (a layernorm_embedding) does not hold back a whole bucket.
     if (previous >= 0 && std::abs(s - previous) > 1) close();
@@ -40,13 +39,11 @@ std::vector<GradientBucket> plan_buckets(const Config& config, const FlatLayout&
 template <class Config>
 GradientAllReduce::GradientAllReduce(const Config& config, ParamsOf<Config>& grads, Communicator& comm,
                                      int64_t bucket_bytes, int64_t first_bucket_bytes)
-    : comm_(comm), flat_(flat_span(config, grads)), final_stage_(final_backward_stage(config)) {
-  buckets_ = plan_buckets(config, flat_layout(config, grads), std::max<int64_t>(1, bucket_bytes / 4),
+    : comm_(comm), flat_(flat_span(config, grads)), final_stage_(precis::final_backward_stage(config)) {
+  buckets_ = plan_buckets(flat_layout(config, grads), std::max<int64_t>(1, bucket_bytes / 4),
                           std::max<int64_t>(1, first_bucket_bytes / 4));
 }
 
-template std::vector<GradientBucket> plan_buckets<BartConfig>(const BartConfig&, const FlatLayout&, int64_t, int64_t);
-template std::vector<GradientBucket> plan_buckets<T5Config>(const T5Config&, const FlatLayout&, int64_t, int64_t);
 template GradientAllReduce::GradientAllReduce(const BartConfig&, BartParams&, Communicator&, int64_t, int64_t);
 template GradientAllReduce::GradientAllReduce(const T5Config&, T5Params&, Communicator&, int64_t, int64_t);
 

@@ -21,10 +21,10 @@ struct GradientBucket {
 };
 
 // Buckets of at most `bucket_floats` (the first at most `first_bucket_floats`), walking the
-// layout from its end. A bucket never mixes tensors whose stages are far apart.
-template <class Config>
-std::vector<GradientBucket> plan_buckets(const Config& config, const FlatLayout& layout,
-                                         int64_t bucket_floats, int64_t first_bucket_floats);
+// layout from its end. A bucket never mixes tensors whose stages are far apart (each tensor's
+// stage is the model's, FlatTensor::stage).
+std::vector<GradientBucket> plan_buckets(const FlatLayout& layout, int64_t bucket_floats,
+                                         int64_t first_bucket_floats);
 
 class GradientAllReduce {
  public:

@@ -59,9 +59,9 @@ struct BartGradScratch {
   Tensor d_ffn;            // (B, max(S, T), max ffn)
   Tensor d_encoder_output; // (B, S, d) summed over the decoder's cross-attentions
   AttentionGradScratch attention;
-  // Optional: called as the backward ends each stage, numbered in order: after each decoder
-  // layer (the last first), after the decoder embeddings, after each encoder layer (the last
-  // first). Data parallelism starts all-reducing the gradients that are final by then.
+  // Optional: called as the backward ends each stage (bart_stages.h: after each decoder layer,
+  // the last first, after the decoder embeddings, after each encoder layer, the last first).
+  // Data parallelism starts all-reducing the gradients that are final by then.
   std::function<void(int stage)> stage_done;
 };
 

@@ -9,6 +9,7 @@
 #include "precis/kernels/linear.h"
 #include "precis/model/bart.h"
 #include "precis/model/bart_dropout.h"
+#include "precis/model/bart_stages.h"
 
 namespace precis {
 
@@ -75,13 +76,12 @@ void bart_backward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch&
                              drop::attention(c, ctx, id), la.self_attn, dbranch, s.attention,
                              lg.self_attn, dbranch, Tensor{}, true);
     add_into(dbranch, dh);
-    if (s.stage_done) s.stage_done(int(a.decoder_layers.size() - 1 - i));
+    if (s.stage_done) s.stage_done(bart_stages::decoder_layer(c, int64_t(i)));
   }
   embedding_backward_all(c, batch.decoder_input_ids, a.decoder_embedded, p.decoder_layernorm_embedding,
                          a.decoder_layernorm_embedding, drop::embedding(c, ctx, drop::kDecoderEmbedding),
                          dh, dbranch, g.decoder_layernorm_embedding, g.decoder_positions, g.shared);
-  const int decoder_stages = int(a.decoder_layers.size()) + 1;
-  if (s.stage_done) s.stage_done(decoder_stages - 1);
+  if (s.stage_done) s.stage_done(bart_stages::decoder_embeddings(c));
 
   // Encoder layers, last to first, starting from the cross-attentions' gradient.
   dh = s.d_hidden.prefix({B, S, d});
@@ -108,7 +108,7 @@ void bart_backward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch&
                              drop::attention(c, ctx, id), la.self_attn, dbranch, s.attention,
                              lg.self_attn, dbranch, Tensor{}, true);
     add_into(dbranch, dh);
-    if (s.stage_done) s.stage_done(decoder_stages + int(a.encoder_layers.size() - 1 - i));
+    if (s.stage_done) s.stage_done(bart_stages::encoder_layer(c, int64_t(i)));
   }
   embedding_backward_all(c, batch.input_ids, a.encoder_embedded, p.encoder_layernorm_embedding,
                          a.encoder_layernorm_embedding, drop::embedding(c, ctx, drop::kEncoderEmbedding),

@@ -62,10 +62,10 @@ struct T5GradScratch {
   Tensor d_scores;          // (B, H, max(S, T), max(S, T)) self-attention scores, for the bias
   T5FeedForwardGradScratch ffn;
   AttentionGradScratch attention;
-  // Optional: called as the backward ends each stage, numbered in order: after the decoder's
-  // final norm (with an untied LM head), after each decoder block (the last first), after the
-  // encoder's final norm, after each encoder block (the last first). Data parallelism starts
-  // all-reducing the gradients that are final by then (dist::backward_stage).
+  // Optional: called as the backward ends each stage (t5_stages.h: after the decoder's final
+  // norm with an untied LM head, after each decoder block, the last first, after the encoder's
+  // final norm, after each encoder block, the last first). Data parallelism starts
+  // all-reducing the gradients that are final by then.
   std::function<void(int stage)> stage_done;
 };
 

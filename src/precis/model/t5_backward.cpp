@@ -12,6 +12,7 @@
 #include "precis/kernels/rms_norm.h"
 #include "precis/model/t5.h"
 #include "precis/model/t5_dropout.h"
+#include "precis/model/t5_stages.h"
 
 namespace precis {
 
@@ -82,12 +83,10 @@ void t5_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch
   dropout_backward(sg.dh, drop::final_norm(c, ctx, drop::kDecoderEmbedding), sg.dh);
   rms_norm_backward(sg.dh, dec_last, p.decoder_final_norm, a.decoder_final_norm.rstd, sg.dh,
                     g.decoder_final_norm);
-  int stage = 0;
-  auto stage_done = [&] {
+  auto stage_done = [&](int stage) {
     if (s.stage_done) s.stage_done(stage);
-    ++stage;
   };
-  stage_done();
+  stage_done(t5_stages::decoder_head());
 
   for (size_t i = a.decoder_blocks.size(); i-- > 0;) {
     const auto& lp = p.decoder_blocks[i];
@@ -108,7 +107,7 @@ void t5_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch
     self_attention_backward(c, input, lp.self_attn_norm, la.self_attn_norm, lp.self_attn,
                             la.self_attn, drop::attention(c, ctx, id), c.buckets(true), sg, s,
                             lg.self_attn_norm, lg.self_attn, g.decoder_relative_bias);
-    stage_done();
+    stage_done(t5_stages::decoder_block(c, int64_t(i)));
   }
   dropout_backward(sg.dh, drop::embedding(c, ctx, drop::kDecoderEmbedding), sg.dh);
   embedding_backward(sg.dh, batch.decoder_input_ids, 1.0f, -1, g.shared);
@@ -121,7 +120,7 @@ void t5_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch
   dropout_backward(sg.dh, drop::final_norm(c, ctx, drop::kEncoderEmbedding), sg.dh);
   rms_norm_backward(sg.dh, enc_last, p.encoder_final_norm, a.encoder_final_norm.rstd, sg.dh,
                     g.encoder_final_norm);
-  stage_done();
+  stage_done(t5_stages::encoder_final_norm(c));
   for (size_t i = a.encoder_blocks.size(); i-- > 0;) {
     const auto& lp = p.encoder_blocks[i];
     auto& la = a.encoder_blocks[i];
@@ -133,7 +132,7 @@ void t5_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch
     self_attention_backward(c, input, lp.self_attn_norm, la.self_attn_norm, lp.self_attn,
                             la.self_attn, drop::attention(c, ctx, id), c.buckets(false), sg, s,
                             lg.self_attn_norm, lg.self_attn, g.encoder_relative_bias);
-    stage_done();
+    stage_done(t5_stages::encoder_block(c, int64_t(i)));
   }
   dropout_backward(sg.dh, drop::embedding(c, ctx, drop::kEncoderEmbedding), sg.dh);
   embedding_backward(sg.dh, batch.input_ids, 1.0f, -1, g.shared);
