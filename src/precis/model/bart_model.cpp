@@ -1,7 +1,5 @@
 #include "precis/model/bart_model.h"
 
-#include "precis/model/pretrained_weights.h"
-
 namespace precis {
 
 namespace {
@@ -30,32 +28,9 @@ bool expected_leftover(const std::string& name) {
 
 }  // namespace
 
-BartModel BartModel::allocate(const BartConfig& config) {
-  BartModel m;
-  m.config = config;
-  m.arena = Arena(parameter_bytes(config));
-  allocate_parameters(config, m.params, m.arena);
-  return m;
-}
-
-BartModel BartModel::load(const std::filesystem::path& dir) {
-  check(std::filesystem::is_directory(dir), dir.string() + ": not a model directory");
-  const BartConfig config = BartConfig::from_file(dir / "config.json");
-  check_config_fits_weights(dir, parameter_count(config));
-  BartModel m = allocate(config);
-  load_pretrained_weights(
-      dir, [&](const ParamVisitor& visit) { visit_parameters(m.config, m.params, visit); },
-      {"BART", [&](const std::string& name) { return candidate_names(name, m.config); },
-       expected_leftover});
-  if (m.config.tie_word_embeddings) m.params.lm_head = m.params.shared;
-  return m;
-}
-
-void BartModel::save(const std::filesystem::path& dir, uint64_t max_shard_bytes) const {
-  BartParams copy = params;  // visit needs non-const slots; views only
-  save_pretrained(
-      dir, config.to_json(),
-      [&](const ParamVisitor& visit) { visit_parameters(config, copy, visit); }, max_shard_bytes);
+PretrainedNaming pretrained_naming(const BartConfig& config) {
+  return {"BART", [config](const std::string& name) { return candidate_names(name, config); },
+          expected_leftover};
 }
 
 }  // namespace precis
