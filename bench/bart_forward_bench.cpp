@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "precis/model/bart.h"
-#include "precis/model/bart_model.h"
+#include "precis/model/bart/bart.h"
+#include "precis/model/bart/bart_model.h"
 
 using namespace precis;
 

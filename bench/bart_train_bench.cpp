@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "precis/model/bart.h"
-#include "precis/model/bart_model.h"
+#include "precis/model/bart/bart.h"
+#include "precis/model/bart/bart_model.h"
 #include "precis/train/optimizer.h"
 
 using namespace precis;

@@ -16,7 +16,7 @@
 
 #include "precis/core/error.h"
 #include "precis/generate/generate.h"
-#include "precis/model/bart_model.h"
+#include "precis/model/bart/bart_model.h"
 
 using namespace precis;
 

@@ -19,7 +19,7 @@
 
 #include "precis/core/error.h"
 #include "precis/generate/generate.h"
-#include "precis/model/t5_model.h"
+#include "precis/model/t5/t5_model.h"
 
 using namespace precis;
 

@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "precis/core/error.h"
-#include "precis/model/t5.h"
-#include "precis/model/t5_model.h"
+#include "precis/model/t5/t5.h"
+#include "precis/model/t5/t5_model.h"
 #include "precis/train/optimizer.h"
 
 using namespace precis;

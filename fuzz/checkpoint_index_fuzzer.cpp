@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "fuzz_support.h"
-#include "precis/model/checkpoint_files.h"
-#include "precis/model/safetensors.h"
+#include "precis/io/checkpoint_files.h"
+#include "precis/io/safetensors.h"
 
 namespace {
 

@@ -4,7 +4,7 @@
 // generation_config.json, so config.json's own keys are used.
 #include "fuzz_support.h"
 #include "precis/generate/generation_config.h"
-#include "precis/model/bart_config.h"
+#include "precis/model/bart/bart_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace precis::fuzz;

@@ -7,7 +7,7 @@
 
 #include "fuzz_support.h"
 #include "precis/generate/generation_config.h"
-#include "precis/model/bart_config.h"
+#include "precis/model/bart/bart_config.h"
 #include "precis/serve/inference_request.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

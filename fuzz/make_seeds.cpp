@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "fuzz_support.h"
-#include "precis/model/bart_config.h"
-#include "precis/model/checkpoint_files.h"
-#include "precis/model/safetensors.h"
-#include "precis/model/t5_config.h"
+#include "precis/model/bart/bart_config.h"
+#include "precis/io/checkpoint_files.h"
+#include "precis/io/safetensors.h"
+#include "precis/model/t5/t5_config.h"
 #include "precis/tokenize/bpe_trainer.h"
 #include "precis/train/trainer_state.h"
 

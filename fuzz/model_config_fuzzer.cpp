@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_support.h"
-#include "precis/model/bart_config.h"
-#include "precis/model/t5_config.h"
+#include "precis/model/bart/bart_config.h"
+#include "precis/model/t5/t5_config.h"
 
 namespace {
 

@@ -11,9 +11,9 @@
 #include <cstdio>
 #include <string>
 
-#include "precis/model/bart.h"
-#include "precis/model/bart_model.h"
-#include "precis/model/safetensors.h"
+#include "precis/model/bart/bart.h"
+#include "precis/model/bart/bart_model.h"
+#include "precis/io/safetensors.h"
 
 using namespace precis;
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "precis/dist/gradient_buckets.h"
-#include "precis/model/bart_init.h"
+#include "precis/model/bart/bart_init.h"
 
 using namespace precis;
 

@@ -39,7 +39,7 @@
 #include "precis/kernels/optimizer.h"
 #include "precis/kernels/relative_position.h"
 #include "precis/kernels/rms_norm.h"
-#include "precis/model/safetensors.h"
+#include "precis/io/safetensors.h"
 
 using namespace precis;
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "precis/model/checkpoint_files.h"
+#include "precis/io/checkpoint_files.h"
 
 using namespace precis;
 using nlohmann::ordered_json;

@@ -18,9 +18,9 @@
 #include <sstream>
 
 #include "precis/generate/generate.h"
-#include "precis/model/safetensors.h"
-#include "precis/model/t5.h"
-#include "precis/model/t5_model.h"
+#include "precis/io/safetensors.h"
+#include "precis/model/t5/t5.h"
+#include "precis/model/t5/t5_model.h"
 
 using namespace precis;
 

@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "precis/dist/gradient_buckets.h"
-#include "precis/model/bart_init.h"
-#include "precis/model/t5_init.h"
+#include "precis/model/bart/bart_init.h"
+#include "precis/model/t5/t5_init.h"
 
 namespace precis {
 namespace {

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "precis/core/arena.h"
-#include "precis/model/checkpoint_files.h"
+#include "precis/io/checkpoint_files.h"
 
 #include "test_support.h"
 

@@ -10,7 +10,7 @@
 #include "precis/dist/gradient_buckets.h"
 #include "precis/dist/host_threads.h"
 #include "precis/dist/single_process_communicator.h"
-#include "precis/model/bart_init.h"
+#include "precis/model/bart/bart_init.h"
 #include "precis/train/batch_sampler.h"
 
 namespace precis {

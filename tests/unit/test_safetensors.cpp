@@ -10,7 +10,7 @@
 #include <random>
 
 #include "precis/core/arena.h"
-#include "precis/model/safetensors.h"
+#include "precis/io/safetensors.h"
 
 #include "test_support.h"
 

@@ -11,7 +11,7 @@
 #include "precis/eval/loss_evaluation.h"
 #include "precis/generate/generate.h"
 #include "precis/generate/generation_config.h"
-#include "precis/model/seq2seq_family.h"
+#include "precis/model/common/seq2seq_family.h"
 #include "precis/tokenize/text_tokenizer.h"
 
 namespace {

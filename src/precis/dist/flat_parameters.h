@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "precis/model/bart_stages.h"
-#include "precis/model/seq2seq_family.h"
-#include "precis/model/t5_stages.h"
+#include "precis/model/bart/bart_stages.h"
+#include "precis/model/common/seq2seq_family.h"
+#include "precis/model/t5/t5_stages.h"
 
 namespace precis::dist {
 

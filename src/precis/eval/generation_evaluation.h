@@ -8,7 +8,7 @@
 #include "precis/data/collator.h"
 #include "precis/eval/summarization_metrics.h"
 #include "precis/generate/generation_config.h"
-#include "precis/model/seq2seq_family.h"
+#include "precis/model/common/seq2seq_family.h"
 #include "precis/tokenize/text_tokenizer.h"
 
 namespace precis::eval {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "precis/data/collator.h"
-#include "precis/model/seq2seq_family.h"
+#include "precis/model/common/seq2seq_family.h"
 
 namespace precis::eval {
 

@@ -7,8 +7,8 @@
 #include "precis/generate/beam_search.h"
 #include "precis/generate/logits_processors.h"
 #include "precis/generate/sampling.h"
-#include "precis/model/bart_incremental.h"
-#include "precis/model/t5_incremental.h"
+#include "precis/model/bart/bart_incremental.h"
+#include "precis/model/t5/t5_incremental.h"
 
 namespace precis::generate {
 

@@ -13,8 +13,8 @@
 
 #include "precis/core/tensor.h"
 #include "precis/generate/generation_config.h"
-#include "precis/model/bart_model.h"
-#include "precis/model/t5_model.h"
+#include "precis/model/bart/bart_model.h"
+#include "precis/model/t5/t5_model.h"
 
 namespace precis::generate {
 

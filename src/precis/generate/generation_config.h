@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "precis/model/bart_config.h"
+#include "precis/model/bart/bart_config.h"
 
 namespace precis::generate {
 

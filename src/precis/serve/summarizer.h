@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "precis/generate/generation_config.h"
-#include "precis/model/bart_model.h"
-#include "precis/model/t5_model.h"
+#include "precis/model/bart/bart_model.h"
+#include "precis/model/t5/t5_model.h"
 #include "precis/serve/inference_request.h"
 #include "precis/tokenize/text_tokenizer.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "precis/model/seq2seq_family.h"
+#include "precis/model/common/seq2seq_family.h"
 
 namespace precis::train {
 

@@ -11,7 +11,7 @@
 #include "precis/core/arena.h"
 #include "precis/data/collator.h"
 #include "precis/data/summarization_examples.h"
-#include "precis/model/dropout_context.h"
+#include "precis/model/common/dropout_context.h"
 #include "precis/train/batch_sampler.h"
 
 namespace precis::train {

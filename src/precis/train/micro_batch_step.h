@@ -9,7 +9,7 @@
 
 #include "precis/core/arena.h"
 #include "precis/dist/gradient_buckets.h"
-#include "precis/model/seq2seq_family.h"
+#include "precis/model/common/seq2seq_family.h"
 #include "precis/train/micro_batch_shard.h"
 
 namespace precis::train {

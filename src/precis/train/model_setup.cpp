@@ -3,8 +3,8 @@
 #include <cstdio>
 
 #include "precis/core/error.h"
-#include "precis/model/bart_init.h"
-#include "precis/model/t5_init.h"
+#include "precis/model/bart/bart_init.h"
+#include "precis/model/t5/t5_init.h"
 #include "precis/tokenize/tokenizer.h"
 
 namespace precis::train {

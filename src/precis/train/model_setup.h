@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "precis/model/seq2seq_family.h"
+#include "precis/model/common/seq2seq_family.h"
 #include "precis/tokenize/text_tokenizer.h"
 #include "precis/train/training_arguments.h"
 

@@ -6,7 +6,7 @@
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/grad_norm.h"
 #include "precis/kernels/optimizer.h"
-#include "precis/model/safetensors.h"
+#include "precis/io/safetensors.h"
 
 namespace precis::train {
 

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "precis/model/seq2seq_family.h"
+#include "precis/model/common/seq2seq_family.h"
 
 namespace precis::train {
 

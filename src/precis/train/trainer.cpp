@@ -8,8 +8,8 @@
 
 #include "precis/dist/host_threads.h"
 #include "precis/dist/launch_environment.h"
-#include "precis/model/t5_config.h"
-#include "precis/model/t5_init.h"
+#include "precis/model/t5/t5_config.h"
+#include "precis/model/t5/t5_init.h"
 #include "precis/train/job_clock.h"
 #include "precis/train/seq2seq_trainer.h"
 

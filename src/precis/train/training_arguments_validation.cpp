@@ -7,8 +7,8 @@
 
 #include "precis/core/error.h"
 #include "precis/data/dataset.h"
-#include "precis/model/bart_init.h"
-#include "precis/model/t5_init.h"
+#include "precis/model/bart/bart_init.h"
+#include "precis/model/t5/t5_init.h"
 #include "precis/train/training_arguments_parsing.h"
 
 namespace precis::train {

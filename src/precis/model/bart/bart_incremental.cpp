@@ -1,0 +1,150 @@
+#include "precis/model/bart/bart_incremental.h"
+
+#include <cmath>
+#include <utility>
+
+#include "precis/kernels/attention.h"
+#include "precis/kernels/copy.h"
+#include "precis/kernels/elementwise.h"
+#include "precis/kernels/embedding.h"
+#include "precis/kernels/layernorm.h"
+#include "precis/kernels/linear.h"
+#include "precis/model/bart/bart.h"
+#include "precis/model/common/layers.h"
+
+namespace precis {
+
+namespace {
+
+// The encoder alternates two layers' activations (inference keeps no per-layer state), so
+// its memory does not grow with depth.
+struct EncoderScratch {
+  Tensor embedded;  // (B, S, d)
+  LayerNormActivations layernorm_embedding;
+  BartEncoderLayerActivations layers[2];
+};
+
+EncoderScratch allocate_encoder(const BartConfig& c, Arena& arena, int64_t B, int64_t S) {
+  EncoderScratch e;
+  e.embedded = arena.alloc({B, S, c.d_model});
+  e.layernorm_embedding = allocate_layer_norm(arena, B, S, c.d_model);
+  e.layers[0] = allocate_encoder_layer(c, arena, B, S, false);
+  e.layers[1] = allocate_encoder_layer(c, arena, B, S, false);
+  return e;
+}
+
+// The encoder of bart_forward, step for step; the output is copied to `out` (B, S, d).
+void encoder_forward(const BartConfig& c, const BartParams& p, const Tensor& input_ids,
+                     const Tensor& attention_mask, EncoderScratch& e, const Tensor& out) {
+  const float eps = BartConfig::kLayerNormEps;
+  embedding_forward(input_ids, p.shared, c.embed_scale(), e.embedded);
+  add_position_embeddings(e.embedded, p.encoder_positions, BartConfig::kPositionOffset);
+  layer_norm_forward(p.encoder_layernorm_embedding, e.embedded, eps, e.layernorm_embedding);
+  AttentionMask source_mask{attention_mask, false, 0, {}};
+  const Tensor* h = &e.layernorm_embedding.out;
+  for (size_t i = 0; i < p.encoder_layers.size(); ++i) {
+    const auto& lp = p.encoder_layers[i];
+    auto& la = e.layers[i % 2];
+    attention_block_forward(lp.self_attn, *h, *h, c.encoder_attention_heads, source_mask,
+                            la.self_attn);
+    add(*h, la.self_attn.out, la.residual1);
+    layer_norm_forward(lp.self_attn_layer_norm, la.residual1, eps, la.self_attn_layer_norm);
+    feed_forward_forward(lp.ffn, c.activation, la.self_attn_layer_norm.out, la.ffn);
+    add(la.self_attn_layer_norm.out, la.ffn.fc2, la.residual2);
+    layer_norm_forward(lp.final_layer_norm, la.residual2, eps, la.final_layer_norm);
+    h = &la.final_layer_norm.out;
+  }
+  copy(*h, out);
+}
+
+}  // namespace
+
+BartIncrementalDecoder::BartIncrementalDecoder(const BartConfig& config, const BartParams& params,
+                                               int64_t batch, int64_t source_len,
+                                               int64_t rows_per_input, int64_t max_target_len)
+    : KvCachedDecoder(batch, source_len, rows_per_input, max_target_len),
+      config_(config),
+      params_(params) {
+  check(max_target_len <= config.max_position_embeddings,
+        "generation length " + std::to_string(max_target_len) +
+            " exceeds the model's max_position_embeddings (" +
+            std::to_string(config.max_position_embeddings) + ")");
+  const int64_t d = config.d_model, R = rows_;
+  lay_out(config.decoder_layers, d, d, [&](Arena& a) {
+    hidden_ = a.alloc({R, 1, d});
+    q_ = a.alloc({R, 1, d});
+    k_new_ = a.alloc({R, 1, d});
+    v_new_ = a.alloc({R, 1, d});
+    context_ = a.alloc({R, 1, d});
+    attn_out_ = a.alloc({R, 1, d});
+    residual_ = a.alloc({R, 1, d});
+    mean_ = a.alloc({R});
+    rstd_ = a.alloc({R});
+    fc1_ = a.alloc({R, 1, config.decoder_ffn_dim});
+    act_ = a.alloc({R, 1, config.decoder_ffn_dim});
+    logits_ = a.alloc({R, config.vocab_size});
+  });
+}
+
+void BartIncrementalDecoder::run_encoder(const Tensor& input_ids) {
+  Arena measure = Arena::measuring();
+  allocate_encoder(config_, measure, batch_, source_len_);
+  Arena scratch(measure.used());
+  EncoderScratch e = allocate_encoder(config_, scratch, batch_, source_len_);
+  encoder_forward(config_, params_, input_ids, source_mask_, e, encoder_out_);
+}
+
+const Tensor& BartIncrementalDecoder::decode(int64_t t) {
+  const BartConfig& c = config_;
+  const BartParams& p = params_;
+  const float eps = BartConfig::kLayerNormEps;
+  const int64_t d = c.d_model, R = rows_;
+
+  embedding_forward(tokens_, p.shared, c.embed_scale(), residual_);
+  add_position_embeddings(residual_, p.decoder_positions, BartConfig::kPositionOffset + t);
+  layernorm_forward(residual_, p.decoder_layernorm_embedding.weight,
+                    p.decoder_layernorm_embedding.bias, eps, hidden_, mean_, rstd_);
+
+  const int64_t heads = c.decoder_attention_heads;
+  const float scale = float(1.0 / std::sqrt(double(d / heads)));
+  const AttentionMask all_keys{Tensor{}, false, 0, {}};  // every cached key precedes the query
+  const AttentionMask source_keys{source_mask_, false, 0, {}};
+  for (size_t i = 0; i < cross_.size(); ++i) {
+    const BartDecoderLayerParams& lp = p.decoder_layers[i];
+
+    // Self-attention over the cache plus this token.
+    linear_forward(hidden_, lp.self_attn.q_proj.weight, lp.self_attn.q_proj.bias, q_);
+    linear_forward(hidden_, lp.self_attn.k_proj.weight, lp.self_attn.k_proj.bias, k_new_);
+    linear_forward(hidden_, lp.self_attn.v_proj.weight, lp.self_attn.v_proj.bias, v_new_);
+    self_cache_.append(i, k_new_, v_new_, t);
+    attention_forward(q_, self_cache_.keys(i), self_cache_.values(i), heads, scale, all_keys,
+                      context_, Tensor{});
+    linear_forward(context_, lp.self_attn.out_proj.weight, lp.self_attn.out_proj.bias, attn_out_);
+    add(hidden_, attn_out_, residual_);
+    layernorm_forward(residual_, lp.self_attn_layer_norm.weight, lp.self_attn_layer_norm.bias, eps,
+                      hidden_, mean_, rstd_);
+
+    // Cross-attention: the G rows of an input are G queries against its keys.
+    const AttentionParams& cross = lp.encoder_attn;
+    linear_forward(hidden_, cross.q_proj.weight, cross.q_proj.bias, q_);
+    attention_forward(q_.view({batch_, group_, d}), cross_[i].k, cross_[i].v, heads, scale,
+                      source_keys, context_.view({batch_, group_, d}), Tensor{});
+    linear_forward(context_, cross.out_proj.weight, cross.out_proj.bias, attn_out_);
+    add(hidden_, attn_out_, residual_);
+    layernorm_forward(residual_, lp.encoder_attn_layer_norm.weight, lp.encoder_attn_layer_norm.bias,
+                      eps, hidden_, mean_, rstd_);
+
+    // Feed-forward.
+    linear_forward(hidden_, lp.ffn.fc1.weight, lp.ffn.fc1.bias, fc1_);
+    activation_forward(c.activation, fc1_, act_);
+    linear_forward(act_, lp.ffn.fc2.weight, lp.ffn.fc2.bias, attn_out_);
+    add(hidden_, attn_out_, residual_);
+    layernorm_forward(residual_, lp.final_layer_norm.weight, lp.final_layer_norm.bias, eps, hidden_,
+                      mean_, rstd_);
+  }
+  linear_forward(hidden_.view({R, d}), p.lm_head, p.final_logits_bias.view({c.vocab_size}),
+                 logits_);
+  return logits_;
+}
+
+}  // namespace precis

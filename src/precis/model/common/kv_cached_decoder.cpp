@@ -1,0 +1,72 @@
+#include "precis/model/common/kv_cached_decoder.h"
+
+#include <string>
+
+#include "precis/kernels/copy.h"
+#include "precis/kernels/linear.h"
+
+namespace precis {
+
+KvCachedDecoder::KvCachedDecoder(int64_t batch, int64_t source_len, int64_t rows_per_input,
+                                 int64_t max_target_len)
+    : batch_(batch),
+      source_len_(source_len),
+      group_(rows_per_input),
+      rows_(batch * rows_per_input),
+      max_target_len_(max_target_len) {
+  check(batch > 0 && source_len > 0 && rows_per_input > 0 && max_target_len > 0,
+        "incremental decoder: batch, source length, rows per input and target length must be "
+        "positive");
+}
+
+void KvCachedDecoder::lay_out(int64_t layers, int64_t d_model, int64_t attention_width,
+                              const std::function<void(Arena&)>& lay_out_step) {
+  auto lay_out_all = [&](Arena& a) {
+    source_mask_ = a.alloc({batch_, source_len_}, DType::I32);
+    encoder_out_ = a.alloc({batch_, source_len_, d_model});
+    cross_.assign(size_t(layers), {});
+    for (auto& l : cross_) {
+      l.k = a.alloc({batch_, source_len_, attention_width});
+      l.v = a.alloc({batch_, source_len_, attention_width});
+    }
+    self_cache_.lay_out(a, layers, rows_, max_target_len_, attention_width);
+    tokens_ = a.alloc({rows_, 1}, DType::I32);
+    lay_out_step(a);
+  };
+  Arena measure = Arena::measuring();
+  lay_out_all(measure);
+  arena_ = Arena(measure.used());
+  lay_out_all(arena_);
+}
+
+void KvCachedDecoder::encode(const Tensor& input_ids, const Tensor& attention_mask) {
+  check(input_ids.shape == Shape({batch_, source_len_}) && attention_mask.shape == input_ids.shape,
+        "incremental decoder: inputs " + input_ids.describe() + " / mask " +
+            attention_mask.describe() + " for a decoder laid out for [" + std::to_string(batch_) +
+            ", " + std::to_string(source_len_) + "]");
+  copy(attention_mask, source_mask_);
+  run_encoder(input_ids);
+  for (size_t i = 0; i < cross_.size(); ++i) {
+    const AttentionParams& cross = cross_attention(i);
+    linear_forward(encoder_out_, cross.k_proj.weight, cross.k_proj.bias, cross_[i].k);
+    linear_forward(encoder_out_, cross.v_proj.weight, cross.v_proj.bias, cross_[i].v);
+  }
+  length_ = 0;
+  self_cache_.reset();
+}
+
+const Tensor& KvCachedDecoder::step(std::span<const int32_t> tokens) {
+  check(int64_t(tokens.size()) == rows_, "step: " + std::to_string(tokens.size()) + " tokens for " +
+                                             std::to_string(rows_) + " rows");
+  check(length_ < max_target_len_,
+        "step: the decoder was laid out for " + std::to_string(max_target_len_) + " tokens");
+  self_cache_.grow(length_);
+  // The host's tokens, read only, as a tensor: feeding them is a copy to the model's device.
+  const Tensor fed{const_cast<int32_t*>(tokens.data()), tokens_.shape, DType::I32, Device::cpu()};
+  copy(fed, tokens_);
+  const Tensor& logits = decode(length_);
+  ++length_;
+  return logits;
+}
+
+}  // namespace precis

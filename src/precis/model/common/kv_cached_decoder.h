@@ -1,0 +1,75 @@
+// What BART's and T5's incremental decoders (bart_incremental.h, t5_incremental.h) share:
+// the rows-and-inputs bookkeeping of seq2seq_decoder.h, the encoder output, the
+// cross-attention keys/values, the self-attention cache (self_attention_cache.h), and the
+// checks and cache moves around encode() and step(). A model adds its encoder, the layers of
+// one decoding step, and that step's activations.
+//
+// Cross-attention keys/values are computed once per input, not per row: the G queries of an
+// input attend to the same keys in one call.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "precis/core/arena.h"
+#include "precis/model/common/parameters.h"
+#include "precis/model/common/self_attention_cache.h"
+#include "precis/model/common/seq2seq_decoder.h"
+
+namespace precis {
+
+class KvCachedDecoder : public Seq2SeqDecoder {
+ public:
+  // Runs the encoder on input_ids (B, S) I32 with attention_mask (B, S) I32 (1 = token) and
+  // fills the cross-attention cache. Resets the decoder to length 0.
+  void encode(const Tensor& input_ids, const Tensor& attention_mask) final;
+
+  // Feeds one token per row (R ids) at position length() and returns the logits of that
+  // position, (R, V) F32 (valid until the next call). Applies a pending reorder first.
+  const Tensor& step(std::span<const int32_t> tokens) final;
+
+  // From the next step on, row r continues what row sources[r] holds now (R entries, each in
+  // [0, R)): beam search's reorder_cache.
+  void reorder(std::span<const int32_t> sources) final { self_cache_.reorder(sources); }
+
+  int64_t length() const final { return length_; }  // tokens fed so far
+  int64_t rows() const final { return rows_; }
+  int64_t batch() const final { return batch_; }
+  const Tensor& encoder_output() const { return encoder_out_; }  // (B, S, d)
+
+ protected:
+  // `max_target_len`: the most tokens any row will be fed (generation's max_length).
+  KvCachedDecoder(int64_t batch, int64_t source_len, int64_t rows_per_input,
+                  int64_t max_target_len);
+
+  // Sizes arena_ and lays out in it the shared state for `layers` decoder layers (encoder
+  // output of width d_model; keys and values of width attention_width), then what
+  // `lay_out_step` allocates: the model's per-step activations.
+  void lay_out(int64_t layers, int64_t d_model, int64_t attention_width,
+               const std::function<void(Arena&)>& lay_out_step);
+
+  // Fills encoder_out_ (B, S, d) from input_ids and source_mask_.
+  virtual void run_encoder(const Tensor& input_ids) = 0;
+  // The cross-attention of decoder layer `layer`, whose k/v projections fill the cache.
+  virtual const AttentionParams& cross_attention(size_t layer) const = 0;
+  // The decoder layers and LM head for tokens_ at position t; the self-attention cache has
+  // grown to t + 1 and waits for each layer's new key and value. Returns the logits (R, V).
+  virtual const Tensor& decode(int64_t t) = 0;
+
+  int64_t batch_, source_len_, group_, rows_, max_target_len_;
+  int64_t length_ = 0;
+  Arena arena_;
+
+  Tensor source_mask_;  // (B, S) I32
+  Tensor encoder_out_;  // (B, S, d)
+  struct CrossCache {
+    Tensor k, v;  // (B, S, attention width)
+  };
+  std::vector<CrossCache> cross_;
+  SelfAttentionCache self_cache_;
+  Tensor tokens_;  // (R, 1) I32 the step's input
+};
+
+}  // namespace precis

@@ -1,0 +1,64 @@
+// The encoder-decoder families precis trains, BART and T5, under one set of names, so that
+// the optimizer, data parallelism, evaluation and the trainer are written once as templates
+// over the config type (explicitly instantiated for both families):
+//   ModelFamily<Config>::Model / Params / Activations / GradScratch name the family's types;
+//   model_forward / model_backward / model_loss dispatch by overload.
+#pragma once
+
+#include "precis/model/bart/bart.h"
+#include "precis/model/bart/bart_model.h"
+#include "precis/model/t5/t5.h"
+#include "precis/model/t5/t5_model.h"
+
+namespace precis {
+
+template <class Config>
+struct ModelFamily;
+
+template <>
+struct ModelFamily<BartConfig> {
+  using Model = BartModel;
+  using Params = BartParams;
+  using Activations = BartActivations;
+  using GradScratch = BartGradScratch;
+};
+
+template <>
+struct ModelFamily<T5Config> {
+  using Model = T5Model;
+  using Params = T5Params;
+  using Activations = T5Activations;
+  using GradScratch = T5GradScratch;
+};
+
+template <class Config>
+using ParamsOf = typename ModelFamily<Config>::Params;
+
+inline void model_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& batch,
+                          BartActivations& acts, const DropoutContext& dropout = {}) {
+  bart_forward(c, p, batch, acts, dropout);
+}
+inline void model_forward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch,
+                          T5Activations& acts, const DropoutContext& dropout = {}) {
+  t5_forward(c, p, batch, acts, dropout);
+}
+
+inline void model_backward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& batch,
+                           BartActivations& acts, const DropoutContext& dropout, float label_smoothing,
+                           float loss_scale, BartParams& grads, BartGradScratch& scratch) {
+  bart_backward(c, p, batch, acts, dropout, label_smoothing, loss_scale, grads, scratch);
+}
+inline void model_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch,
+                           T5Activations& acts, const DropoutContext& dropout, float label_smoothing,
+                           float loss_scale, T5Params& grads, T5GradScratch& scratch) {
+  t5_backward(c, p, batch, acts, dropout, label_smoothing, loss_scale, grads, scratch);
+}
+
+inline CrossEntropyResult model_loss(const Seq2SeqBatch& batch, BartActivations& acts, float label_smoothing = 0.0f) {
+  return bart_loss(batch, acts, label_smoothing);
+}
+inline CrossEntropyResult model_loss(const Seq2SeqBatch& batch, T5Activations& acts, float label_smoothing = 0.0f) {
+  return t5_loss(batch, acts, label_smoothing);
+}
+
+}  // namespace precis

@@ -1,0 +1,28 @@
+#include "precis/model/common/teacher_forcing.h"
+
+#include <string>
+
+#include "precis/core/error.h"
+
+namespace precis {
+
+void check_batch_fits(const Seq2SeqBatch& b, int64_t batch_size, int64_t source_len,
+                      int64_t target_len) {
+  check(b.input_ids.shape == Shape({batch_size, source_len}) &&
+            b.attention_mask.shape == b.input_ids.shape &&
+            b.decoder_input_ids.shape == Shape({batch_size, target_len}),
+        "batch shapes (input_ids " + b.input_ids.describe() + ", decoder_input_ids " +
+            b.decoder_input_ids.describe() + ") do not match the activations laid out for [" +
+            std::to_string(batch_size) + ", " + std::to_string(source_len) + "] -> [" +
+            std::to_string(batch_size) + ", " + std::to_string(target_len) + "]");
+}
+
+CrossEntropyResult teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& logits,
+                                       const Tensor& losses, float label_smoothing) {
+  check(batch.labels.ptr != nullptr, "the loss needs labels");
+  const int64_t tokens = logits.size(0) * logits.size(1);
+  return cross_entropy_forward(logits.view({tokens, logits.size(2)}), batch.labels.view({tokens}),
+                               losses, label_smoothing);
+}
+
+}  // namespace precis

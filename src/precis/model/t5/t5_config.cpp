@@ -1,0 +1,134 @@
+#include "precis/model/t5/t5_config.h"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "precis/core/json_input.h"
+#include "precis/model/common/config_field_reader.h"
+
+namespace precis {
+
+namespace {
+
+// Sizes beyond these are refused before anything is allocated (a corrupt or hostile config).
+constexpr int64_t kMaxWidth = 1 << 16, kMaxLayers = 1024, kMaxVocab = 1 << 24;
+
+// HF's T5Config.__init__: "[gated-]ACT"; "gated-gelu" means the tanh GELU (gelu_new).
+void parse_feed_forward_proj(T5Config& c, const std::string& source) {
+  const std::string& f = c.feed_forward_proj;
+  const std::string bad = source + ": feed_forward_proj \"" + f +
+                          "\" is not a valid activation; expected \"ACT\" or \"gated-ACT\", "
+                          "e.g. \"relu\" or \"gated-gelu\"";
+  std::string act = f;
+  c.gated = false;
+  if (auto dash = f.find('-'); dash != std::string::npos) {
+    check(f.substr(0, dash) == "gated" && f.find('-', dash + 1) == std::string::npos, bad);
+    c.gated = true;
+    act = f.substr(dash + 1);
+  }
+  if (f == "gated-gelu") act = "gelu_new";
+  try {
+    c.dense_act = activation_from_name(act);
+  } catch (const Error&) {
+    throw Error(bad);
+  }
+}
+
+}  // namespace
+
+float T5Config::lm_head_scale() const {
+  return tie_word_embeddings ? float(std::pow(double(d_model), -0.5)) : 1.0f;
+}
+
+T5Config T5Config::from_json(const nlohmann::json& j, const std::string& source) {
+  check(j.is_object(), source + ": expected a JSON object, found " + std::string(j.type_name()));
+  auto type = j.find("model_type");
+  check(type != j.end() && type->is_string(), source + ": no \"model_type\" string; expected \"t5\"");
+  check(type->get<std::string>() == "t5", source + ": model_type \"" + type->get<std::string>() +
+                                              "\" is not supported by the T5 loader (expected \"t5\")");
+  T5Config c;
+  ConfigFieldReader r{j, source};
+  r.integer("vocab_size", c.vocab_size, 1, kMaxVocab);
+  r.integer("d_model", c.d_model, 1, kMaxWidth);
+  r.integer("d_kv", c.d_kv, 1, kMaxWidth);
+  r.integer("d_ff", c.d_ff, 1, 16 * kMaxWidth);
+  r.integer("num_layers", c.num_layers, 0, kMaxLayers);
+  c.num_decoder_layers = c.num_layers;
+  r.integer("num_decoder_layers", c.num_decoder_layers, 0, kMaxLayers);
+  r.integer("num_heads", c.num_heads, 1, kMaxWidth);
+  r.integer("relative_attention_num_buckets", c.relative_attention_num_buckets, 2, kMaxWidth);
+  r.integer("relative_attention_max_distance", c.relative_attention_max_distance, 1, 1 << 24);
+  r.real("dropout_rate", c.dropout_rate, 0.0, 1.0);
+  r.real("layer_norm_epsilon", c.layer_norm_epsilon, 0.0, 1.0);
+  r.real("initializer_factor", c.initializer_factor, 0.0, 1e3);
+  r.boolean("tie_word_embeddings", c.tie_word_embeddings);
+  r.token("pad_token_id", c.pad_token_id);
+  r.token("eos_token_id", c.eos_token_id);
+  c.decoder_start_token_id = c.pad_token_id;  // T5 starts decoding from pad
+  r.token("decoder_start_token_id", c.decoder_start_token_id);
+  if (auto f = j.find("feed_forward_proj"); f != j.end() && !f->is_null()) {
+    check(f->is_string(), r.where("feed_forward_proj") + " must be a string");
+    c.feed_forward_proj = f->get<std::string>();
+  }
+  parse_feed_forward_proj(c, source);
+  check(c.inner_dim() <= 16 * kMaxWidth, source + ": num_heads * d_kv is too large");
+  // Buckets: the bidirectional half must leave room for exact and logarithmic ranges.
+  check(c.relative_attention_num_buckets >= 4,
+        source + ": relative_attention_num_buckets must be at least 4");
+  check(c.pad_token_id < c.vocab_size && c.eos_token_id < c.vocab_size &&
+            c.decoder_start_token_id < c.vocab_size,
+        source + ": pad_token_id/eos_token_id/decoder_start_token_id must be below vocab_size");
+  return c;
+}
+
+T5Config T5Config::from_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  check(bool(in), path.string() + ": cannot open (a model directory needs a config.json)");
+  std::stringstream text;
+  text << in.rdbuf();
+  return from_json(parse_json(text.str(), path.string()), path.string());
+}
+
+nlohmann::json T5Config::to_json() const {
+  nlohmann::json j;
+  j["model_type"] = "t5";
+  j["architectures"] = {"T5ForConditionalGeneration"};
+  j["vocab_size"] = vocab_size;
+  j["d_model"] = d_model;
+  j["d_kv"] = d_kv;
+  j["d_ff"] = d_ff;
+  j["num_layers"] = num_layers;
+  j["num_decoder_layers"] = num_decoder_layers;
+  j["num_heads"] = num_heads;
+  j["relative_attention_num_buckets"] = relative_attention_num_buckets;
+  j["relative_attention_max_distance"] = relative_attention_max_distance;
+  j["dropout_rate"] = dropout_rate;
+  j["layer_norm_epsilon"] = layer_norm_epsilon;
+  j["initializer_factor"] = initializer_factor;
+  j["feed_forward_proj"] = feed_forward_proj;
+  j["dense_act_fn"] = activation_name(dense_act);
+  j["is_gated_act"] = gated;
+  j["tie_word_embeddings"] = tie_word_embeddings;
+  j["pad_token_id"] = pad_token_id;
+  j["eos_token_id"] = eos_token_id;
+  j["decoder_start_token_id"] = decoder_start_token_id;
+  j["is_encoder_decoder"] = true;
+  j["use_cache"] = true;
+  j["torch_dtype"] = "float32";
+  return j;
+}
+
+std::string model_type_of(const std::filesystem::path& dir) {
+  std::ifstream in(dir / "config.json", std::ios::binary);
+  if (!in) return "";
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
+  if (!j.is_object()) return "";
+  auto t = j.find("model_type");
+  return t != j.end() && t->is_string() ? t->get<std::string>() : "";
+}
+
+}  // namespace precis
