@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
   try {
     BartModel model = BartModel::load(argv[1]);
     generate::GenerationConfig config =
-        generate::GenerationConfig::from_model_directory(argv[1], model.config);
+        generate::GenerationConfig::from_model_directory(argv[1], special_tokens(model.config));
     std::ifstream in(argv[2]);
     check(bool(in), std::string(argv[2]) + ": cannot open");
     nlohmann::json j = nlohmann::json::parse(in);

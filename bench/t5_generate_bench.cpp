@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   try {
     T5Model model = T5Model::load(argv[1]);
     const generate::GenerationConfig defaults = generate::GenerationConfig::from_model_directory(
-        argv[1], generate::generation_tokens(model.config));
+        argv[1], special_tokens(model.config));
     std::ifstream in(argv[2]);
     check(bool(in), std::string(argv[2]) + ": cannot open");
     auto inputs = nlohmann::json::parse(in).at("inputs").get<std::vector<std::vector<int32_t>>>();

@@ -21,8 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const precis::Error&) {
   }
   expect_only_precis_errors([&] {
-    auto config = precis::generate::GenerationConfig::from_model_directory(dir, model);
-    precis::generate::resolve(config, model);
+    const precis::SpecialTokens tokens = precis::special_tokens(model);
+    auto config = precis::generate::GenerationConfig::from_model_directory(dir, tokens);
+    precis::generate::resolve(config, tokens);
   });
   return 0;
 }

@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     precis::generate::GenerationConfig config;
     config.update(nlohmann::json::parse(key), "parameters");
     config.num_return_sequences = 1;
-    precis::generate::resolve(config, model);
+    precis::generate::resolve(config, precis::special_tokens(model));
   });
   return 0;
 }

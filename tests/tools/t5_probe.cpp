@@ -90,7 +90,7 @@ int generate_ids(const std::string& model_dir, const std::string& batch_path,
   std::stringstream text;
   text << in.rdbuf();
   generate::GenerationConfig config = generate::GenerationConfig::from_model_directory(
-      model_dir, generate::generation_tokens(model.config));
+      model_dir, special_tokens(model.config));
   config.update(nlohmann::json::parse(text.str()), settings_path);
   generate::Generated out = generate::generate(model, ids, mask, config);
   Tensor sequences{out.sequences.data(), Shape({out.rows, out.width}), DType::I32, Device::cpu()};

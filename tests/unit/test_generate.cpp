@@ -13,6 +13,7 @@
 #include "precis/core/error.h"
 #include "precis/generate/beam_search.h"
 #include "precis/generate/generation_config.h"
+#include "precis/model/bart/bart_config.h"
 #include "precis/generate/logits_processors.h"
 #include "precis/generate/sampling.h"
 #include "test_support.h"
@@ -28,7 +29,7 @@ ResolvedGeneration resolved(const nlohmann::json& settings) {
   GenerationConfig c = GenerationConfig::from_json(settings, "test");
   if (c.eos_token_id.empty()) c.eos_token_id = {2};
   if (!c.pad_token_id) c.pad_token_id = 1;
-  return resolve(c, model);
+  return resolve(c, special_tokens(model));
 }
 
 TEST(LogitsProcessors, RepetitionPenaltyDividesPositivesMultipliesNegativesOncePerId) {
@@ -282,7 +283,7 @@ TEST(GenerationConfig, ParsesHfValuesAndResolvesLengths) {
   EXPECT_EQ(c.eos_token_id, (std::vector<int32_t>{2, 3}));
   EXPECT_EQ(c.forced_eos_token_id, (std::vector<int32_t>{2}));
   BartConfig model;
-  auto r = resolve(c, model);
+  auto r = resolve(c, special_tokens(model));
   EXPECT_EQ(r.config.max_length, 8);  // max_new_tokens + the start token
   EXPECT_EQ(r.decoder_start_token_id, 2);
   EXPECT_EQ(r.pad_token_id, 2);  // no pad: the first EOS, as HF
@@ -291,11 +292,11 @@ TEST(GenerationConfig, ParsesHfValuesAndResolvesLengths) {
       Error);
   GenerationConfig greedy;
   greedy.num_return_sequences = 2;
-  EXPECT_THROW(resolve(greedy, model), Error);
+  EXPECT_THROW(resolve(greedy, special_tokens(model)), Error);
   GenerationConfig beams;
   beams.num_beams = 2;
   beams.num_return_sequences = 3;
-  EXPECT_THROW(resolve(beams, model), Error);
+  EXPECT_THROW(resolve(beams, special_tokens(model)), Error);
 }
 
 TEST(GenerationConfig, PrecedenceOfGenerationConfigJsonAndLegacyKeys) {
@@ -304,16 +305,16 @@ TEST(GenerationConfig, PrecedenceOfGenerationConfigJsonAndLegacyKeys) {
   BartConfig model;
   std::ofstream(dir / "config.json")
       << R"({"model_type": "bart", "num_beams": 4, "max_length": 142})";
-  auto legacy = GenerationConfig::from_model_directory(dir, model);
+  auto legacy = GenerationConfig::from_model_directory(dir, special_tokens(model));
   EXPECT_EQ(legacy.num_beams, 4);
   EXPECT_EQ(legacy.forced_eos_token_id, (std::vector<int32_t>{2}));
   // Derived from the model config: config.json's generation keys win.
   std::ofstream(dir / "generation_config.json")
       << R"({"_from_model_config": true, "num_beams": 2})";
-  EXPECT_EQ(GenerationConfig::from_model_directory(dir, model).num_beams, 4);
+  EXPECT_EQ(GenerationConfig::from_model_directory(dir, special_tokens(model)).num_beams, 4);
   // Written on purpose: it wins.
   std::ofstream(dir / "generation_config.json") << R"({"num_beams": 2})";
-  auto file = GenerationConfig::from_model_directory(dir, model);
+  auto file = GenerationConfig::from_model_directory(dir, special_tokens(model));
   EXPECT_EQ(file.num_beams, 2);
   EXPECT_EQ(file.max_length, 20);
 }

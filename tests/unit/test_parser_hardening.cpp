@@ -57,7 +57,7 @@ TEST(ParserHardening, DeeplyNestedGenerationConfigIsRefused) {
   write_all(dir / "config.json", R"({"model_type": "bart"})");
   write_all(dir / "generation_config.json", R"({"num_beams": )" + nested(kHostileDepth) + "}");
   const std::string message =
-      error_of([&] { generate::GenerationConfig::from_model_directory(dir.path(), BartConfig{}); });
+      error_of([&] { generate::GenerationConfig::from_model_directory(dir.path(), special_tokens(BartConfig{})); });
   EXPECT_NE(message.find("generation_config.json: JSON nested deeper"), std::string::npos) << message;
 }
 
@@ -67,7 +67,7 @@ TEST(ParserHardening, DeeplyNestedGenerationConfigIsRefused) {
 TEST(ParserHardening, GenerationConfigThatIsNotAnObjectIsRefused) {
   TempDir dir;
   write_all(dir / "config.json", R"({"model_type": "bart"})");
-  auto load = [&] { generate::GenerationConfig::from_model_directory(dir.path(), BartConfig{}); };
+  auto load = [&] { generate::GenerationConfig::from_model_directory(dir.path(), special_tokens(BartConfig{})); };
   write_all(dir / "generation_config.json", R"("summaries")");
   EXPECT_CONTAINS(error_of(load), "generation_config.json: expected a JSON object, found string");
   write_all(dir / "generation_config.json", std::string(R"(":0.07i")") + std::string(8, '\0') + R"(d": 1}")");

@@ -33,8 +33,6 @@ double round_to(double v, int digits) {
   return std::round(v * scale) / scale;
 }
 
-precis::BartConfig generation_tokens_of(const precis::BartConfig& c) { return c; }
-precis::BartConfig generation_tokens_of(const precis::T5Config& c) { return precis::generate::generation_tokens(c); }
 
 // Model: BartModel or T5Model (config.json's model_type decides).
 template <class Model>
@@ -57,7 +55,7 @@ void run_with(const EvalOptions& o) {
   if (o.predict_with_generate) {
     // As Seq2SeqTrainer.evaluate with predict_with_generate: the checkpoint's generation
     // config, max_length and num_beams overridable.
-    generate::GenerationConfig generation = generate::GenerationConfig::from_model_directory(o.model, generation_tokens_of(model.config));
+    generate::GenerationConfig generation = generate::GenerationConfig::from_model_directory(o.model, special_tokens(model.config));
     generation.max_length = o.generation_max_length > 0 ? o.generation_max_length : int64_t(o.max_target_length);
     if (o.num_beams > 0) generation.num_beams = o.num_beams;
     eval::GenerationEvaluation r =

@@ -138,7 +138,7 @@ void run_t5(const GenerateCommandOptions& o) {
   T5Model model = T5Model::load(o.model);
   auto tokenizer = T5Tokenizer::from_directory(o.model);
   auto config = generate::GenerationConfig::from_model_directory(
-      o.model, generate::generation_tokens(model.config));
+      o.model, special_tokens(model.config));
   auto encode = [&](const std::vector<std::string>& texts) {
     std::vector<std::vector<int32_t>> inputs;
     for (const auto& t : texts) inputs.push_back(tokenizer.encode_truncated(t, o.max_source_length));
@@ -158,7 +158,7 @@ void run(const GenerateCommandOptions& o) {
   }
   BartModel model = BartModel::load(o.model);
   tokenize::Tokenizer tokenizer = tokenize::Tokenizer::from_directory(o.model);
-  auto config = generate::GenerationConfig::from_model_directory(o.model, model.config);
+  auto config = generate::GenerationConfig::from_model_directory(o.model, special_tokens(model.config));
   auto encode = [&](const std::vector<std::string>& texts) {
     tokenize::EncodeOptions options;
     options.max_length = o.max_source_length;

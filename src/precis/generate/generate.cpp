@@ -202,23 +202,10 @@ Generated pad_and_generate(std::span<const std::vector<int32_t>> inputs, int32_t
 
 }  // namespace
 
-BartConfig generation_tokens(const T5Config& t5) {
-  BartConfig c;
-  c.vocab_size = t5.vocab_size;
-  c.pad_token_id = t5.pad_token_id;
-  c.eos_token_id = t5.eos_token_id;
-  c.decoder_start_token_id = t5.decoder_start_token_id;
-  c.bos_token_id = t5.pad_token_id;  // T5 has no BOS; nothing forces one
-  c.forced_bos_token_id.reset();
-  c.forced_eos_token_id.reset();
-  c.max_position_embeddings = 1 << 20;  // relative positions: no length limit of the model
-  return c;
-}
-
 Generated generate(const BartModel& model, const Tensor& input_ids, const Tensor& attention_mask,
                    const GenerationConfig& config, const GenerateOptions& options) {
   check_inputs(input_ids);
-  return run(resolve(config, model.config), input_ids, attention_mask, options,
+  return run(resolve(config, special_tokens(model.config)), input_ids, attention_mask, options,
              [&](int64_t B, int64_t S, int64_t group, int64_t max_length) {
                return BartIncrementalDecoder(model.config, model.params, B, S, group, max_length);
              });
@@ -227,7 +214,7 @@ Generated generate(const BartModel& model, const Tensor& input_ids, const Tensor
 Generated generate(const T5Model& model, const Tensor& input_ids, const Tensor& attention_mask,
                    const GenerationConfig& config, const GenerateOptions& options) {
   check_inputs(input_ids);
-  return run(resolve(config, generation_tokens(model.config)), input_ids, attention_mask, options,
+  return run(resolve(config, special_tokens(model.config)), input_ids, attention_mask, options,
              [&](int64_t B, int64_t S, int64_t group, int64_t max_length) {
                return T5IncrementalDecoder(model.config, model.params, B, S, group, max_length);
              });

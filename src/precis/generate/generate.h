@@ -51,8 +51,5 @@ Generated generate(const T5Model& model, const Tensor& input_ids, const Tensor& 
 Generated generate(const T5Model& model, std::span<const std::vector<int32_t>> inputs,
                    const GenerationConfig& config, const GenerateOptions& options = {});
 
-// T5's special tokens in the form resolve() and GenerationConfig::from_model_config read
-// (no BOS, no forced tokens, no position limit).
-BartConfig generation_tokens(const T5Config& config);
 
 }  // namespace precis::generate

@@ -163,7 +163,7 @@ GenerationConfig GenerationConfig::from_json(const json& j, const std::string& s
 }
 
 GenerationConfig GenerationConfig::from_file(const std::filesystem::path& path, const json& model_config_json,
-                                             const BartConfig& model) {
+                                             const SpecialTokens& model) {
   json generation_json = read_json(path);
   check(generation_json.is_object(),
         path.string() + ": expected a JSON object, found " + std::string(generation_json.type_name()));
@@ -180,7 +180,7 @@ GenerationConfig GenerationConfig::from_file(const std::filesystem::path& path, 
 }
 
 GenerationConfig GenerationConfig::from_model_config(const json& config_json,
-                                                     const BartConfig& model,
+                                                     const SpecialTokens& model,
                                                      const std::string& source) {
   GenerationConfig c;
   c.update(config_json, source);
@@ -196,7 +196,7 @@ GenerationConfig GenerationConfig::from_model_config(const json& config_json,
 }
 
 GenerationConfig GenerationConfig::from_model_directory(const std::filesystem::path& dir,
-                                                        const BartConfig& model) {
+                                                        const SpecialTokens& model) {
   const std::filesystem::path config_path = dir / "config.json";
   const std::filesystem::path generation_path = dir / "generation_config.json";
   json config_json = read_json(config_path);
@@ -205,7 +205,7 @@ GenerationConfig GenerationConfig::from_model_directory(const std::filesystem::p
   return from_file(generation_path, config_json, model);
 }
 
-ResolvedGeneration resolve(const GenerationConfig& config, const BartConfig& model) {
+ResolvedGeneration resolve(const GenerationConfig& config, const SpecialTokens& model) {
   ResolvedGeneration r;
   r.config = config;
   GenerationConfig& c = r.config;

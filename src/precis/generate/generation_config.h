@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "precis/model/bart/bart_config.h"
+#include "precis/model/common/special_tokens.h"
 
 namespace precis::generate {
 
@@ -51,14 +51,14 @@ struct GenerationConfig {
   // A generation_config.json file for a model whose config.json is `model_config_json`, with
   // generate()'s legacy rule (see from_model_directory).
   static GenerationConfig from_file(const std::filesystem::path& path, const nlohmann::json& model_config_json,
-                                    const BartConfig& model);
+                                    const SpecialTokens& model);
   // GenerationConfig.from_model_config: the generation keys of config.json, and the token ids
-  // BartConfig resolves (including force_bos_token_to_be_generated).
+  // the model config resolves (BART: including force_bos_token_to_be_generated).
   static GenerationConfig from_model_config(const nlohmann::json& config_json,
-                                            const BartConfig& model, const std::string& source);
+                                            const SpecialTokens& model, const std::string& source);
   // What from_pretrained + generate() use for a checkpoint directory.
   static GenerationConfig from_model_directory(const std::filesystem::path& dir,
-                                               const BartConfig& model);
+                                               const SpecialTokens& model);
 };
 
 // A config with lengths and token ids resolved for one call (generate()'s set-up:
@@ -74,7 +74,7 @@ struct ResolvedGeneration {
 // Fills token ids from the model where the config has none, applies max_new_tokens and
 // min_new_tokens, and validates as GenerationConfig.validate() and generate() do (the same
 // errors where HF raises). Throws precis::Error.
-ResolvedGeneration resolve(const GenerationConfig& config, const BartConfig& model);
+ResolvedGeneration resolve(const GenerationConfig& config, const SpecialTokens& model);
 
 EarlyStopping early_stopping_from_string(const std::string& s);  // "true", "false", "never"
 

@@ -23,14 +23,14 @@ std::variant<BartModel, T5Model> load_model(const std::filesystem::path& dir) {
 Summarizer::Summarizer(const std::filesystem::path& dir, const SummarizerLimits& limits)
     : dir_(dir),
       model_(load_model(dir)),
-      tokens_(std::holds_alternative<T5Model>(model_) ? generate::generation_tokens(std::get<T5Model>(model_).config)
-                                                       : std::get<BartModel>(model_).config),
+      tokens_(std::holds_alternative<T5Model>(model_) ? special_tokens(std::get<T5Model>(model_).config)
+                                                       : special_tokens(std::get<BartModel>(model_).config)),
       tokenizer_(tokenize::load_text_tokenizer(dir)),
       defaults_(generate::GenerationConfig::from_model_directory(dir, tokens_)),
       max_num_beams_(limits.max_num_beams) {
   // BART's encoder has max_position_embeddings positions; the tokenizer may promise fewer.
   max_input_tokens_ = std::holds_alternative<T5Model>(model_) ? kT5DefaultInputTokens
-                                                              : size_t(tokens_.max_position_embeddings);
+                                                              : size_t(tokens_.max_positions);
   if (auto m = tokenizer_->model_max_length())
     max_input_tokens_ = std::holds_alternative<T5Model>(model_) ? *m : std::min(max_input_tokens_, *m);
   if (limits.max_input_tokens)
@@ -71,10 +71,10 @@ std::optional<RequestError> Summarizer::check_generation(const nlohmann::json& o
                                    "; this server allows at most " +
                                    std::to_string(max_num_beams_)};
     // Decoder positions are learned embeddings: no more tokens than the model has positions.
-    if (r.config.max_length > tokens_.max_position_embeddings)
+    if (r.config.max_length > tokens_.max_positions)
       return RequestError{400, "the summary would be up to " + std::to_string(r.config.max_length) +
                                    " tokens (max_length / max_new_tokens); this model has " +
-                                   std::to_string(tokens_.max_position_embeddings) +
+                                   std::to_string(tokens_.max_positions) +
                                    " decoder positions"};
   } catch (const Error& e) {
     return RequestError{400, e.what()};

@@ -57,7 +57,7 @@ class Summarizer {
 
   std::filesystem::path dir_;
   std::variant<BartModel, T5Model> model_;
-  BartConfig tokens_;  // the special tokens and decoder positions generate() checks against
+  SpecialTokens tokens_;  // the special tokens and decoder positions generate() checks against
   std::unique_ptr<tokenize::TextTokenizer> tokenizer_;
   generate::GenerationConfig defaults_;
   size_t max_input_tokens_ = 0;

@@ -15,17 +15,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The special tokens generate() reads, in the form GenerationConfig takes them.
-BartConfig generation_tokens_of(const BartConfig& c) { return c; }
-BartConfig generation_tokens_of(const T5Config& c) { return generate::generation_tokens(c); }
-
 // Seq2SeqTrainer's generation settings: the model's generation config (or
 // --generation_config's), with max_length and num_beams from generation_max_length /
 // generation_num_beams when given.
 template <class Config>
 generate::GenerationConfig evaluation_generation_config(const TrainingArguments& a,
                                                         const Config& config) {
-  const BartConfig tokens = generation_tokens_of(config);
+  const SpecialTokens tokens = special_tokens(config);
   generate::GenerationConfig generation =
       a.generation_config
           ? generate::GenerationConfig::from_file(generation_config_file(*a.generation_config),

@@ -122,4 +122,17 @@ nlohmann::json BartConfig::to_json() const {
   return j;  // nlohmann::json objects keep keys sorted
 }
 
+SpecialTokens special_tokens(const BartConfig& c) {
+  SpecialTokens t;
+  t.vocab_size = c.vocab_size;
+  t.pad_token_id = c.pad_token_id;
+  t.bos_token_id = c.bos_token_id;
+  t.eos_token_id = c.eos_token_id;
+  t.decoder_start_token_id = c.decoder_start_token_id;
+  t.forced_bos_token_id = c.forced_bos_token_id;
+  t.forced_eos_token_id = c.forced_eos_token_id;
+  t.max_positions = c.max_position_embeddings;
+  return t;
+}
+
 }  // namespace precis

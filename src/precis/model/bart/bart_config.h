@@ -11,6 +11,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "precis/kernels/activation.h"
+#include "precis/model/common/special_tokens.h"
 
 namespace precis {
 
@@ -43,5 +44,8 @@ struct BartConfig {
   // The config.json transformers writes (sorted keys, every field), so from_pretrained loads it.
   nlohmann::json to_json() const;
 };
+
+// Its special tokens as generation reads them (special_tokens.h).
+SpecialTokens special_tokens(const BartConfig& config);
 
 }  // namespace precis

@@ -131,4 +131,14 @@ std::string model_type_of(const std::filesystem::path& dir) {
   return t != j.end() && t->is_string() ? t->get<std::string>() : "";
 }
 
+SpecialTokens special_tokens(const T5Config& c) {
+  SpecialTokens t;
+  t.vocab_size = c.vocab_size;
+  t.pad_token_id = c.pad_token_id;
+  t.eos_token_id = c.eos_token_id;
+  t.decoder_start_token_id = c.decoder_start_token_id;
+  t.bos_token_id = c.pad_token_id;  // T5 has no BOS; nothing forces one
+  return t;
+}
+
 }  // namespace precis

@@ -11,6 +11,7 @@
 
 #include "precis/kernels/activation.h"
 #include "precis/kernels/relative_position.h"
+#include "precis/model/common/special_tokens.h"
 
 namespace precis {
 
@@ -46,6 +47,10 @@ struct T5Config {
   // The config.json transformers writes for T5ForConditionalGeneration.
   nlohmann::json to_json() const;
 };
+
+// Its special tokens as generation reads them (special_tokens.h): T5 has no BOS (pad stands in,
+// nothing forces one) and no limit of positions.
+SpecialTokens special_tokens(const T5Config& config);
 
 // The "model_type" of config.json in `dir` ("" when absent or unreadable): picks the model class.
 std::string model_type_of(const std::filesystem::path& dir);
