@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Everything a GPU machine must confirm, as one command of at most 8 minutes, each phase under
+# its own timeout, logs in $OUT (the device tool's output folder; out/gpu-check elsewhere):
+#   1 probe      the GPU, driver, toolkit, OS and Python packages
+#   2 build      the device tests, with nvcc, from what that machine has (no Debian libraries)
+#   3 device     the shared math on the GPU against the same functions on the host
+#   4 sanitizer  compute-sanitizer memcheck, racecheck, synccheck on the device test
+#   5 carried    the CPU engine built here (scripts/gpu/bundle.sh) runs there and reproduces
+#                the smoke job's loss; tiny BART/T5 on CUDA come with the CUDA backend (issue 18)
+#   6 peer       Hugging Face BART in PyTorch on the GPU (bench/gpu/hf_peer.py all)
+# A summary table comes last. With no GPU it runs what needs none (the build) and stops at the
+# first GPU call, saying so. Prepare the carried engine first: scripts/gpu/bundle.sh.
+#   device run: bash scripts/gpu-check.sh   (carry: .gpu-carry)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-out/gpu-check}
+mkdir -p "$out"
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+work=$(mktemp -d)
+summary=()
+row() { summary+=("| $1 | $2 | $3 |"); }
+phase() { echo; echo "=== phase $1 ($(date -u +%T))"; }
+
+finish() {
+  { echo; echo "| phase | result | detail |"; echo "| --- | --- | --- |"; printf '%s\n' "${summary[@]}"; } |
+    tee "$out/summary.md"
+  exit "${1:-0}"
+}
+
+phase "1 probe"
+{
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv 2>&1
+  "$nvcc" --version 2>&1 | tail -2
+  grep PRETTY_NAME /etc/os-release; ldd --version 2>&1 | head -1; nproc; free -g | head -2
+  command -v compute-sanitizer && compute-sanitizer --version 2>&1 | tail -1
+  python3 -c 'import torch, transformers; print("torch", torch.__version__, "cuda", torch.version.cuda, "transformers", transformers.__version__)' 2>&1
+} > "$out/probe.txt" 2>&1
+cat "$out/probe.txt"
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+row probe "${gpu:-no GPU}" "$(grep -m1 PRETTY_NAME /etc/os-release | cut -d'"' -f2); $("$nvcc" --version 2>/dev/null | grep -o 'release [0-9.]*')"
+
+phase "2 build"
+arch="-gencode arch=compute_90,code=sm_90"
+[ -n "$gpu" ] || arch="$arch -gencode arch=compute_80,code=sm_80"
+built=ok
+for fmad in true false; do
+  timeout 180 "$nvcc" -std=c++20 -O2 -Isrc $arch --fmad=$fmad -Werror all-warnings -lineinfo \
+    tests/cuda/shared_math_on_device.cu -o "$work/shared_math_fmad_$fmad" >> "$out/build.log" 2>&1 || built=failed
+done
+cat "$out/build.log"
+row build "$built" "tests/cuda/shared_math_on_device.cu, --fmad=true and false"
+
+if [ -z "$gpu" ]; then
+  echo "gpu-check: no GPU is present on this machine (nvidia-smi found none): stopping before the first GPU call"
+  row device "not run" "no GPU present"
+  finish 0
+fi
+
+phase "3 device"
+device=ok
+for fmad in true false; do
+  echo "--- --fmad=$fmad" | tee -a "$out/device_tests.txt"
+  timeout 60 "$work/shared_math_fmad_$fmad" >> "$out/device_tests.txt" 2>&1 || device=FAIL
+done
+cat "$out/device_tests.txt"
+row device "$device" "shared math on the GPU vs the host: philox/dropout bit-identical, the rest within 1e-5 rel"
+
+phase "4 sanitizer"
+if command -v compute-sanitizer > /dev/null; then
+  for tool in memcheck racecheck synccheck; do
+    timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$work/shared_math_fmad_true" > "$work/san.log" 2>&1
+    rc=$?
+    sed -n '/========/p' "$work/san.log" | tail -3 | sed "s/^/$tool: /" >> "$out/sanitizer.txt"
+    if grep -q "Device not supported\|error 999" "$work/san.log"; then
+      row "sanitizer $tool" skipped "the runtime refuses compute-sanitizer"
+    else
+      row "sanitizer $tool" "$([ $rc = 0 ] && echo clean || echo "FAIL rc=$rc")" "device test"
+    fi
+  done
+  cat "$out/sanitizer.txt"
+else
+  row sanitizer skipped "compute-sanitizer not installed"
+fi
+
+phase "5 carried"
+if [ -f .gpu-carry/precis-cpu.tar.xz ]; then
+  mkdir -p "$work/bundle" && tar -C "$work/bundle" -xJf .gpu-carry/precis-cpu.tar.xz
+  loss=$(timeout 120 bash "$work/bundle/carried_smoke.sh" "$work/bundle" "$work/smoke" 2> "$out/carried.txt")
+  expected=$(cat "$work/bundle/smoke/expected_train_loss")
+  echo "carried CPU engine: train_loss ${loss:-none} (here: $expected)" | tee -a "$out/carried.txt"
+  row carried "$([ "$loss" = "$expected" ] && echo identical || echo "differs: ${loss:-no result}")" "CPU engine built here, 3 steps of bart-tiny: $expected expected"
+else
+  row carried skipped "no .gpu-carry/precis-cpu.tar.xz: run scripts/gpu/bundle.sh and carry .gpu-carry"
+fi
+row "tiny BART/T5 on CUDA" "not yet" "needs the CUDA backend (issue 18)"
+
+phase "6 peer"
+PYTHONUNBUFFERED=1 timeout 300 python3 bench/gpu/hf_peer.py all 2> "$work/peer.err" | tee "$out/peer.jsonl"
+tail -5 "$work/peer.err"
+row peer "$(grep -c '"error"' "$out/peer.jsonl") errors" "$(wc -l < "$out/peer.jsonl") measurements in peer.jsonl"
+finish 0
