@@ -43,10 +43,10 @@ phase "2 build"
 arch="-gencode arch=compute_90,code=sm_90"
 [ -n "$gpu" ] || arch="$arch -gencode arch=compute_80,code=sm_80"
 built=ok
-for fmad in true false; do
-  timeout 180 "$nvcc" -std=c++20 -O2 -Isrc $arch --fmad=$fmad -Werror all-warnings -lineinfo \
-    tests/cuda/shared_math_on_device.cu -o "$work/shared_math_fmad_$fmad" >> "$out/build.log" 2>&1 || built=failed
-done
+timeout 180 "$nvcc" -std=c++20 -O2 -Isrc $arch --fmad=false -Werror all-warnings -lineinfo \
+  tests/cuda/shared_math_on_device.cu -o "$work/shared_math_fmad_false" >> "$out/build.log" 2>&1 || built=failed
+timeout 180 "$nvcc" -std=c++20 -O2 -Isrc $arch --fmad=true -DPRECIS_FMAD_CONTRACTED -Werror all-warnings \
+  tests/cuda/shared_math_on_device.cu -o "$work/shared_math_fmad_true" >> "$out/build.log" 2>&1 || built=failed
 cat "$out/build.log"
 row build "$built" "tests/cuda/shared_math_on_device.cu, --fmad=true and false"
 
@@ -57,24 +57,27 @@ if [ -z "$gpu" ]; then
 fi
 
 phase "3 device"
-device=ok
-for fmad in true false; do
-  echo "--- --fmad=$fmad" | tee -a "$out/device_tests.txt"
-  timeout 60 "$work/shared_math_fmad_$fmad" >> "$out/device_tests.txt" 2>&1 || device=FAIL
+# --fmad=false is how the CUDA twins build: it must pass. --fmad=true shows what contraction costs.
+for fmad in false true; do
+  echo "--- --fmad=$fmad" >> "$out/device_tests.txt"
+  timeout 60 "$work/shared_math_fmad_$fmad" >> "$out/device_tests.txt" 2>&1
+  rc=$?
+  detail="philox, dropout$([ $fmad = false ] && echo ", LayerNorm, RMSNorm, AdamW") bit-identical; GELUs, softmax, CE within 1e-5 rel + 1e-6"
+  row "device (--fmad=$fmad)" "$([ $rc = 0 ] && echo ok || echo "FAIL rc=$rc")$([ $fmad = true ] && echo ", for information")" "$detail"
 done
 cat "$out/device_tests.txt"
-row device "$device" "shared math on the GPU vs the host: philox/dropout bit-identical, the rest within 1e-5 rel"
 
 phase "4 sanitizer"
 if command -v compute-sanitizer > /dev/null; then
   for tool in memcheck racecheck synccheck; do
-    timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$work/shared_math_fmad_true" > "$work/san.log" 2>&1
+    # --error-exitcode 9: tell a sanitizer finding from the test's own verdict (phase 3).
+    timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$work/shared_math_fmad_false" > "$work/san.log" 2>&1
     rc=$?
     sed -n '/========/p' "$work/san.log" | tail -3 | sed "s/^/$tool: /" >> "$out/sanitizer.txt"
     if grep -q "Device not supported\|error 999" "$work/san.log"; then
       row "sanitizer $tool" skipped "the runtime refuses compute-sanitizer"
     else
-      row "sanitizer $tool" "$([ $rc = 0 ] && echo clean || echo "FAIL rc=$rc")" "device test"
+      row "sanitizer $tool" "$([ $rc != 9 ] && [ $rc -lt 124 ] && echo clean || echo "FAIL rc=$rc")" "$(grep -m1 'SUMMARY' "$work/san.log" | sed 's/=* *//')"
     fi
   done
   cat "$out/sanitizer.txt"
@@ -88,7 +91,10 @@ if [ -f .gpu-carry/precis-cpu.tar.xz ]; then
   loss=$(timeout 120 bash "$work/bundle/carried_smoke.sh" "$work/bundle" "$work/smoke" 2> "$out/carried.txt")
   expected=$(cat "$work/bundle/smoke/expected_train_loss")
   echo "carried CPU engine: train_loss ${loss:-none} (here: $expected)" | tee -a "$out/carried.txt"
-  row carried "$([ "$loss" = "$expected" ] && echo identical || echo "differs: ${loss:-no result}")" "CPU engine built here, 3 steps of bart-tiny: $expected expected"
+  # Not bit-identical across machines: OpenBLAS picks its kernels by CPU and libm is theirs.
+  verdict=$(python3 -c "import sys; a, b = float(sys.argv[1] or 'nan'), float(sys.argv[2]);
+print('identical' if a == b else 'within 1e-6 rel' if abs(a - b) <= 1e-6 * abs(b) else 'FAIL')" "$loss" "$expected" 2>/dev/null || echo FAIL)
+  row carried "$verdict" "CPU engine built here, 3 steps of bart-tiny: train_loss ${loss:-none} there, $expected here"
 else
   row carried skipped "no .gpu-carry/precis-cpu.tar.xz: run scripts/gpu/bundle.sh and carry .gpu-carry"
 fi

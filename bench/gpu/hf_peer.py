@@ -143,7 +143,7 @@ def train(args, device):
     record = {"what": "train", "peer": "hf", "dtype": args.dtype, "batch": args.batch,
               "source": args.source, "target": args.target, "step_ms": round(seconds * 1e3, 2),
               "tokens_per_s": round(tokens / seconds), "model_tflops": round(flops / seconds / 1e12, 1),
-              "loss": float(loss)}
+              "loss": float(loss.detach())}
     if device == "cuda":
         record["peak_memory_gib"] = round(torch.cuda.max_memory_allocated() / 2**30, 2)
     emit(record)

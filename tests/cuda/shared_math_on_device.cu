@@ -1,10 +1,16 @@
 // The shared math headers run on a GPU against the same functions run on the host: the first
-// thing a CUDA twin relies on. Philox bits and dropout must be identical (so both backends drop
-// the same elements); float math may differ where the GPU's erff/expf/tanhf or a contracted
-// multiply-add rounds differently, so each function reports its largest difference in units in
-// the last place (ulp) and must stay within 1e-5 relative (plus 1e-7 absolute near zero).
-// Built with --fmad=true and --fmad=false by scripts/gpu-check.sh, which shows how much of the
-// difference the contraction makes. Needs a GPU; exits 2 with a message when none is present.
+// thing a CUDA twin relies on. Each function reports its largest difference in units in the last
+// place (ulp). What must hold, as first measured on an H200 (BENCHMARKS.md, "GPU: first check"):
+// - Philox bits and dropout are identical, so both backends drop the same elements.
+// - Built with --fmad=false (as the CUDA twins will be), LayerNorm, RMSNorm and AdamW are
+//   bit-identical too: they use only + - * / and sqrt, which IEEE rounds the same everywhere.
+// - The GPU's erff/expf/tanhf differ from glibc's by a few ulps, so GELU and friends must agree to
+//   1e-5 relative, plus 1e-6 absolute: 1 + erf(v/sqrt 2) and 1 + tanh(..) cancel for v < -4, where
+//   one ulp of erf near -1 (6e-8) times |v| <= 8 is up to 5e-7 of absolute error on both sides.
+// Built with --fmad=true (PRECIS_FMAD_CONTRACTED) nothing is required to be bit-identical but
+// Philox: contracting a*b+c into one rounding moves LayerNorm's and RMSNorm's gradients (which
+// cancel) by up to 5e4 ulps; gpu-check.sh prints that table for information.
+// Needs a GPU; exits 2 with a message when none is present.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -32,8 +38,15 @@ const char* const kNames[kFunctions] = {
     "tanh_gelu_deriv", "quick_gelu",           "quick_gelu_deriv", "layernorm_out_and_dx",
     "rms_norm_out_and_dx", "smoothed_loss_ce_grad", "adamw_param",  "adamw_moments",
     "philox_dropout",  "masked_softmax_row"};
+#if defined(PRECIS_FMAD_CONTRACTED)
+constexpr bool kContracted = true;
+#else
+constexpr bool kContracted = false;
+#endif
+// Must be bit-identical: Philox always; the functions of + - * / sqrt without contraction.
 constexpr bool kExact[kFunctions] = {false, false, false, false, false, false, false,
-                                     false, false, false, false, false, true,  false};
+                                     !kContracted, !kContracted, false, !kContracted,
+                                     !kContracted, true, false};
 constexpr int kRow = 37;  // softmax row length: odd, so no vector width hides an off-by-one
 
 AdamWScalars adamw_scalars() {
@@ -152,7 +165,7 @@ int main() {
       worst_ulps = std::max(worst_ulps, ulps(h, d));
       worst_abs = std::max(worst_abs, diff);
       if (std::fabs(h) > 1e-7) worst_rel = std::max(worst_rel, diff / std::fabs(h));
-      bool good = kExact[f] ? h == d : diff <= 1e-5 * std::fabs(h) + 1e-7;
+      bool good = kExact[f] ? h == d : diff <= 1e-5 * std::fabs(h) + 1e-6;
       if (!good && failures++ < 3)
         std::fprintf(stderr, "  %s[%lld]: host %.9g device %.9g\n", kNames[f], (long long)i, h, d);
     }
