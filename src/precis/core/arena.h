@@ -42,7 +42,7 @@ class Arena {
   Arena& operator=(Arena&&) noexcept = default;
 
   Tensor alloc(Shape shape, DType dtype = DType::F32);
-  // Like alloc, filled with zeros.
+  // Like alloc, filled with zeros, and so is the padding after it.
   Tensor zeros(Shape shape, DType dtype = DType::F32);
 
   size_t used() const { return used_; }

@@ -1,5 +1,7 @@
 #include "precis/dist/flat_parameters.h"
 
+#include <algorithm>
+
 #include "precis/core/error.h"
 
 namespace precis::dist {
@@ -31,9 +33,43 @@ std::span<float> flat_span(const Config& config, ParamsOf<Config>& params) {
   return {first, size_t(layout.size)};
 }
 
+template <class Config>
+Tensor flat_tensor(const Config& config, ParamsOf<Config>& params) {
+  const std::span<float> range = flat_span(config, params);
+  Tensor t;
+  visit_parameters(config, params, [&](const std::string&, Tensor& p, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer && !t.ptr) t = p;
+  });
+  t.ptr = range.data();
+  t.shape = Shape{int64_t(range.size())};
+  return t;
+}
+
+namespace {
+
+// Sets bits [first, last): whole words at once, single bits at the two ends.
+void set_bits(std::vector<uint32_t>& bits, int64_t first, int64_t last) {
+  for (; first < last && first % 32; ++first) bits[size_t(first / 32)] |= 1u << (first % 32);
+  for (; first + 32 <= last; first += 32) bits[size_t(first / 32)] = ~0u;
+  for (; first < last; ++first) bits[size_t(first / 32)] |= 1u << (first % 32);
+}
+
+}  // namespace
+
+std::vector<uint32_t> weight_decay_mask(const FlatLayout& layout, int64_t begin, int64_t end) {
+  std::vector<uint32_t> bits(size_t((end - begin + 31) / 32), 0u);
+  for (const FlatTensor& t : layout.tensors) {
+    const int64_t first = std::max(begin, t.offset), last = std::min(end, t.offset + t.numel);
+    if (t.role == ParamRole::Trainable && first < last) set_bits(bits, first - begin, last - begin);
+  }
+  return bits;
+}
+
 template FlatLayout flat_layout<BartConfig>(const BartConfig&, BartParams&);
 template FlatLayout flat_layout<T5Config>(const T5Config&, T5Params&);
 template std::span<float> flat_span<BartConfig>(const BartConfig&, BartParams&);
 template std::span<float> flat_span<T5Config>(const T5Config&, T5Params&);
+template Tensor flat_tensor<BartConfig>(const BartConfig&, BartParams&);
+template Tensor flat_tensor<T5Config>(const T5Config&, T5Params&);
 
 }  // namespace precis::dist

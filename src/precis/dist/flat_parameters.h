@@ -36,4 +36,15 @@ FlatLayout flat_layout(const Config& config, ParamsOf<Config>& params);
 template <class Config>
 std::span<float> flat_span(const Config& config, ParamsOf<Config>& params);
 
+// The range as one 1-D tensor (its dtype and device are the parameters'): what the optimizer,
+// the gradient norm and zeroing run on, once per step instead of once per tensor. The
+// alignment gaps are zeros (Arena::zeros) and stay zeros through every one of them.
+template <class Config>
+Tensor flat_tensor(const Config& config, ParamsOf<Config>& params);
+
+// Hugging Face's two parameter groups as bits over [begin, end) of the range: bit j (bit
+// j % 32 of word j / 32) is set iff element begin + j belongs to a tensor that takes weight
+// decay (ParamRole::Trainable: not a bias or LayerNorm weight). Gaps have no decay.
+std::vector<uint32_t> weight_decay_mask(const FlatLayout& layout, int64_t begin, int64_t end);
+
 }  // namespace precis::dist

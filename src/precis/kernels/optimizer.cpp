@@ -8,32 +8,62 @@
 
 namespace precis {
 
-void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
-                  const Tensor& exp_avg_sq, double lr, double beta1, double beta2, double eps,
-                  double weight_decay, int64_t step) {
+namespace {
+
+// The scalars torch forms from Python floats (double), each rounded to float once where it
+// meets a float tensor.
+AdamWScalars adamw_scalars(double lr, double beta1, double beta2, double eps, double weight_decay,
+                           int64_t step) {
+  check(step >= 1, "adamw: step " + std::to_string(step) + " (steps count from 1)");
+  double bias_correction1 = 1.0 - std::pow(beta1, double(step));
+  double bias_correction2 = 1.0 - std::pow(beta2, double(step));
+  double step_size = lr / bias_correction1;
+  return {float(1.0 - lr * weight_decay), float(beta1), float(1.0 - beta1), float(beta2),
+          float(1.0 - beta2), float(-step_size), float(std::sqrt(bias_correction2)), float(eps)};
+}
+
+void check_same_count(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
+                      const Tensor& exp_avg_sq) {
   int64_t n = params.numel();
   check(grads.numel() == n && exp_avg.numel() == n && exp_avg_sq.numel() == n,
         "adamw: params " + params.describe() + ", grads " + grads.describe() + ", exp_avg " +
             exp_avg.describe() + ", exp_avg_sq " + exp_avg_sq.describe());
-  check(step >= 1, "adamw: step " + std::to_string(step) + " (steps count from 1)");
-  // The scalars torch forms from Python floats (double), each rounded to float once where
-  // it meets a float tensor.
-  double bias_correction1 = 1.0 - std::pow(beta1, double(step));
-  double bias_correction2 = 1.0 - std::pow(beta2, double(step));
-  double step_size = lr / bias_correction1;
-  const AdamWScalars scalars{float(1.0 - lr * weight_decay),
-                             float(beta1),
-                             float(1.0 - beta1),
-                             float(beta2),
-                             float(1.0 - beta2),
-                             float(-step_size),
-                             float(std::sqrt(bias_correction2)),
-                             float(eps)};
+}
+
+}  // namespace
+
+void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
+                  const Tensor& exp_avg_sq, double lr, double beta1, double beta2, double eps,
+                  double weight_decay, int64_t step) {
+  check_same_count(params, grads, exp_avg, exp_avg_sq);
+  const AdamWScalars scalars = adamw_scalars(lr, beta1, beta2, eps, weight_decay, step);
   const Device d = op_device("adamw", {&params, &grads, &exp_avg, &exp_avg_sq});
   switch (d.kind) {
     case DeviceKind::CPU:
-      return cpu::adamw_update(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(), n,
-                               scalars);
+      return cpu::adamw_update(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(),
+                               params.numel(), scalars);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("adamw", d);
+}
+
+void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
+                         const Tensor& exp_avg_sq, const Tensor& decay_mask, double lr,
+                         double beta1, double beta2, double eps, double weight_decay,
+                         int64_t step) {
+  check_same_count(params, grads, exp_avg, exp_avg_sq);
+  const int64_t n = params.numel();
+  check(decay_mask.numel() == (n + 31) / 32, "adamw: decay mask " + decay_mask.describe() +
+                                                 " for " + std::to_string(n) + " elements (" +
+                                                 std::to_string((n + 31) / 32) + " words expected)");
+  const AdamWScalars scalars = adamw_scalars(lr, beta1, beta2, eps, weight_decay, step);
+  const Device d = op_device("adamw", {&params, &grads, &exp_avg, &exp_avg_sq, &decay_mask});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::adamw_update_masked(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(),
+                                      reinterpret_cast<const uint32_t*>(decay_mask.i32()), n,
+                                      scalars);
     case DeviceKind::CUDA:
       break;
   }

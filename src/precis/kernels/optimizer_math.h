@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 
 #include "precis/core/host_device.h"
 
@@ -21,16 +22,27 @@ struct AdamWScalars {
 namespace optimizer_math {
 
 // The operations and their order are torch's (param.mul_, exp_avg.mul_().add_(),
-// exp_avg_sq.mul_().addcmul_(), sqrt / bc2_sqrt + eps, param.addcdiv_()).
+// exp_avg_sq.mul_().addcmul_(), sqrt / bc2_sqrt + eps, param.addcdiv_()). decay_factor is
+// s.decay_factor for a parameter with weight decay and 1 for one without (1 - lr·0, exact).
 PRECIS_HOST_DEVICE inline void adamw_step(float& param, float grad, float& exp_avg,
-                                          float& exp_avg_sq, const AdamWScalars& s) {
-  float p = param * s.decay_factor;                                    // decoupled weight decay
+                                          float& exp_avg_sq, const AdamWScalars& s,
+                                          float decay_factor) {
+  float p = param * decay_factor;                                      // decoupled weight decay
   float m = exp_avg * s.beta1 + s.one_minus_beta1 * grad;              // first moment
   float v = exp_avg_sq * s.beta2 + s.one_minus_beta2 * (grad * grad);  // second moment
   float denom = std::sqrt(v) / s.bias_correction2_sqrt + s.eps;
   param = p + s.neg_step_size * (m / denom);
   exp_avg = m;
   exp_avg_sq = v;
+}
+PRECIS_HOST_DEVICE inline void adamw_step(float& param, float grad, float& exp_avg,
+                                          float& exp_avg_sq, const AdamWScalars& s) {
+  adamw_step(param, grad, exp_avg, exp_avg_sq, s, s.decay_factor);
+}
+
+// Whether element i of a flat buffer takes weight decay: bit i % 32 of word i / 32.
+PRECIS_HOST_DEVICE inline bool decays(const uint32_t* decay_mask, int64_t i) {
+  return (decay_mask[i >> 5] >> (i & 31)) & 1u;
 }
 
 }  // namespace optimizer_math

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "precis/dist/flat_parameters.h"
+#include "precis/kernels/copy.h"
 #include "precis/kernels/fill.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/grad_norm.h"
@@ -12,45 +14,40 @@ namespace precis::train {
 
 namespace {
 
-// Visits the trainable tensors of two parameter-shaped structs side by side.
-template <class Config, class F>
-void zip_trainable(const Config& c, ParamsOf<Config>& a, ParamsOf<Config>& b, F f) {
-  std::vector<Tensor*> second;
-  visit_parameters(c, b, [&](const std::string&, Tensor& t, Shape, ParamRole role) {
-    if (role != ParamRole::Buffer) second.push_back(&t);
-  });
-  size_t i = 0;
-  visit_parameters(c, a, [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
-    if (role != ParamRole::Buffer) f(name, t, *second[i++], role);
-  });
+// The flat buffer's weight-decay bits, where the moments live (a copy from the host).
+Tensor upload_decay_mask(const dist::FlatLayout& layout, Arena& arena) {
+  std::vector<uint32_t> bits = dist::weight_decay_mask(layout, 0, layout.size);
+  Tensor mask = arena.alloc(Shape{int64_t(bits.size())}, DType::I32);
+  copy(Tensor{bits.data(), mask.shape, DType::I32, Device::cpu()}, mask);
+  return mask;
+}
+
+// Bytes of the mask's allocation: one bit per element of the flat range, in words.
+size_t decay_mask_bytes(int64_t flat_size) {
+  return size_t((flat_size + 31) / 32) * 4 + Arena::kAlignment;
 }
 
 }  // namespace
 
 template <class Config>
 AdamW<Config>::AdamW(const Config& config, const AdamWSettings& settings)
-    : config_(config), settings_(settings), arena_(2 * parameter_bytes(config)) {
+    : config_(config),
+      settings_(settings),
+      arena_(2 * parameter_bytes(config) + decay_mask_bytes(parameter_bytes(config) / 4)) {
   allocate_parameters(config_, exp_avg_, arena_);
   allocate_parameters(config_, exp_avg_sq_, arena_);
+  decay_mask_ = upload_decay_mask(dist::flat_layout(config_, exp_avg_), arena_);
 }
 
+// One fused update over the flat buffers: the parameters, gradients and moments share one
+// layout (allocate_parameters), and the mask says which elements decay.
 template <class Config>
 void AdamW<Config>::step(Params& params, Params& grads, double lr) {
   ++step_;
-  std::vector<Tensor*> m, v;
-  visit_parameters(config_, exp_avg_, [&](const std::string&, Tensor& t, Shape, ParamRole role) {
-    if (role != ParamRole::Buffer) m.push_back(&t);
-  });
-  visit_parameters(config_, exp_avg_sq_, [&](const std::string&, Tensor& t, Shape, ParamRole role) {
-    if (role != ParamRole::Buffer) v.push_back(&t);
-  });
-  size_t i = 0;
-  zip_trainable(config_, params, grads, [&](const std::string&, Tensor& p, Tensor& g, ParamRole role) {
-    double decay = role == ParamRole::Trainable ? settings_.weight_decay : 0.0;
-    adamw_update(p, g, *m[i], *v[i], lr, settings_.beta1, settings_.beta2, settings_.epsilon, decay,
-                 step_);
-    ++i;
-  });
+  adamw_update_masked(dist::flat_tensor(config_, params), dist::flat_tensor(config_, grads),
+                      dist::flat_tensor(config_, exp_avg_), dist::flat_tensor(config_, exp_avg_sq_),
+                      decay_mask_, lr, settings_.beta1, settings_.beta2, settings_.epsilon,
+                      settings_.weight_decay, step_);
 }
 
 template <class Config>
@@ -94,27 +91,24 @@ int64_t load_adamw_state(const std::filesystem::path& file, const Config& config
   }
 }
 
+// One reduction over the flat gradient (its gaps are zeros) and one scaling of it.
 template <class Config>
 double clip_grad_norm(const Config& c, ParamsOf<Config>& grads, double max_norm) {
-  double sum = 0.0;
-  visit_parameters(c, grads, [&](const std::string&, Tensor& g, Shape, ParamRole role) {
-    if (role != ParamRole::Buffer) sum += sum_of_squares(g);
-  });
-  double norm = std::sqrt(sum);
+  const Tensor flat = dist::flat_tensor(c, grads);
+  const double norm = std::sqrt(sum_of_squares(flat));
   if (max_norm > 0) {
     double coef = max_norm / (norm + 1e-6);
-    if (coef < 1.0) {
-      visit_parameters(c, grads, [&](const std::string&, Tensor& g, Shape, ParamRole role) {
-        if (role != ParamRole::Buffer) scale_in_place(g, float(coef));
-      });
-    }
+    if (coef < 1.0) scale_in_place(flat, float(coef));
   }
   return norm;
 }
 
 template <class Config>
 void zero_grads(const Config& c, ParamsOf<Config>& grads) {
-  visit_parameters(c, grads, [&](const std::string&, Tensor& g, Shape, ParamRole) { zero(g); });
+  zero(dist::flat_tensor(c, grads));
+  visit_parameters(c, grads, [&](const std::string&, Tensor& g, Shape, ParamRole role) {
+    if (role == ParamRole::Buffer) zero(g);
+  });
 }
 
 #define PRECIS_INSTANTIATE(Config)                                                                    \

@@ -35,6 +35,7 @@ class AdamW {
   AdamWSettings settings_;
   Arena arena_;
   Params exp_avg_, exp_avg_sq_;
+  Tensor decay_mask_;  // dist::weight_decay_mask over the flat range, in arena_
   int64_t step_ = 0;
 };
 

@@ -1,9 +1,9 @@
 // ZeRO stage 1: AdamW whose state is split across the data-parallel ranks. The step reads
 // like the algorithm: reduce-scatter the gradients (rank r ends with the summed gradient of
 // its segment of the flat buffer), the global norm from every segment's sum of squares,
-// clip, update the segment's parameters with the segment's moments, all-gather the
-// parameters. Each rank holds 1/N of the moments; the weights are the same as with the
-// unsharded AdamW up to the summation order of the norm.
+// clip, update the segment's parameters with the segment's moments (one fused AdamW over the
+// segment), all-gather the parameters. Each rank holds 1/N of the moments; the weights are
+// the same as with the unsharded AdamW up to the summation order of the norm.
 //
 // Checkpoints gather the moments into the unsharded optimizer.safetensors (AdamW's format),
 // so a run saved on N ranks resumes on any number, sharded or not.
@@ -30,25 +30,22 @@ class ShardedAdamW {
   double step(Params& params, Params& grads, double lr, double max_grad_norm);
 
   int64_t steps_taken() const { return step_; }
-  size_t state_bytes() const { return 2 * exp_avg_.size() * sizeof(float); }
+  size_t state_bytes() const { return exp_avg_.nbytes() + exp_avg_sq_.nbytes(); }
 
   // Collective: every rank calls it; rank 0 writes the file.
   void save(const std::filesystem::path& file);
   void load(const std::filesystem::path& file);
 
  private:
-  // Calls f(tensor, first, count): the part [first, first+count) of the flat buffer that is
-  // both in this rank's segment and in `tensor`.
-  template <class F>
-  void for_each_in_segment(F f) const;
-
   Config config_;
   AdamWSettings settings_;
   dist::Communicator& comm_;
   dist::FlatLayout layout_;
   std::vector<int64_t> segments_;  // floats per rank
   int64_t begin_ = 0, end_ = 0;    // this rank's segment
-  std::vector<float> exp_avg_, exp_avg_sq_;  // the segment's moments
+  Arena state_;                                 // on the parameters' device
+  Tensor exp_avg_, exp_avg_sq_;                 // the segment's moments
+  Tensor decay_mask_;                           // dist::weight_decay_mask over the segment
   int64_t step_ = 0;
 };
 

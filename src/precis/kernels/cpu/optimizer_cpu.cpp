@@ -18,7 +18,20 @@ namespace {
     optimizer_math::adamw_step(params[i], grads[i], exp_avg[i], exp_avg_sq[i], s);
 }
 
-constexpr int64_t kOptimizerChunk = 1 << 14;
+// The same with the decay chosen per element by the mask; `first` is a multiple of 32, so
+// the chunk's bits start at a word boundary.
+[[gnu::optimize("-fno-math-errno")]] void adamw_masked_chunk(float* params, const float* grads,
+                                                             float* exp_avg, float* exp_avg_sq,
+                                                             const uint32_t* decay_mask, int64_t n,
+                                                             const AdamWScalars& s) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i) {
+    float decay_factor = optimizer_math::decays(decay_mask, i) ? s.decay_factor : 1.0f;
+    optimizer_math::adamw_step(params[i], grads[i], exp_avg[i], exp_avg_sq[i], s, decay_factor);
+  }
+}
+
+constexpr int64_t kOptimizerChunk = 1 << 14;  // a multiple of 32: chunks start at mask words
 
 }  // namespace
 
@@ -30,6 +43,17 @@ void adamw_update(float* params, const float* grads, float* exp_avg, float* exp_
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t begin = c * kOptimizerChunk, count = std::min(kOptimizerChunk, n - begin);
     adamw_chunk(params + begin, grads + begin, exp_avg + begin, exp_avg_sq + begin, count, s);
+  }
+}
+
+void adamw_update_masked(float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
+                         const uint32_t* decay_mask, int64_t n, const AdamWScalars& s) {
+  const int64_t chunks = (n + kOptimizerChunk - 1) / kOptimizerChunk;
+#pragma omp parallel for schedule(static)
+  for (int64_t c = 0; c < chunks; ++c) {
+    int64_t begin = c * kOptimizerChunk, count = std::min(kOptimizerChunk, n - begin);
+    adamw_masked_chunk(params + begin, grads + begin, exp_avg + begin, exp_avg_sq + begin,
+                       decay_mask + begin / 32, count, s);
   }
 }
 
