@@ -15,11 +15,17 @@
 #include "precis/generate/generation_config.h"
 #include "precis/model/bart/bart_config.h"
 #include "precis/generate/logits_processors.h"
-#include "precis/generate/sampling.h"
+#include "precis/kernels/cpu/logits_rows.h"
+#include "precis/kernels/decoding_math.h"
 #include "test_support.h"
 
 namespace precis::generate {
 namespace {
+
+// The CPU twin's row functions (the decoding ops run them per row) and the shared draw.
+using cpu::apply_repetition_penalty, cpu::apply_temperature, cpu::ban_bad_words,
+    cpu::ban_repeated_ngrams, cpu::keep_top_k, cpu::keep_top_p, cpu::log_softmax,
+    cpu::sample_from_scores, decoding_math::uniform;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -30,6 +36,13 @@ ResolvedGeneration resolved(const nlohmann::json& settings) {
   if (c.eos_token_id.empty()) c.eos_token_id = {2};
   if (!c.pad_token_id) c.pad_token_id = 1;
   return resolve(c, special_tokens(model));
+}
+
+// The processors of `g` on one row whose decoder tokens are `history`, through the op.
+void process(const ResolvedGeneration& g, std::vector<int32_t> history, std::vector<float>& s) {
+  Tensor scores{s.data(), Shape{1, int64_t(s.size())}, DType::F32, Device::cpu()};
+  Tensor tokens{history.data(), Shape{1, int64_t(history.size()), 1}, DType::I32, Device::cpu()};
+  next_token_scores(scores, tokens, int64_t(history.size()), logits_processing(g), Tensor{});
 }
 
 TEST(LogitsProcessors, RepetitionPenaltyDividesPositivesMultipliesNegativesOncePerId) {
@@ -71,10 +84,9 @@ TEST(LogitsProcessors, BadWordsBanSingleTokensAndCompletedPrefixes) {
 
 TEST(LogitsProcessors, BadWordEqualToEosIsDropped) {
   auto g = resolved({{"bad_words_ids", {{2}, {3}}}});
-  LogitsProcessors p(g);
   std::vector<int32_t> history = {2, 0, 5};
   std::vector<float> s(10, 1.0f);
-  p.process(history, s);
+  process(g, history, s);
   EXPECT_EQ(s[2], 1.0f);
   EXPECT_EQ(s[3], -kInf);
 }
@@ -82,15 +94,14 @@ TEST(LogitsProcessors, BadWordEqualToEosIsDropped) {
 TEST(LogitsProcessors, MinLengthAndMinNewTokensCountTheStartToken) {
   auto g = resolved({{"min_new_tokens", 2}, {"eos_token_id", {2, 3}}});
   EXPECT_EQ(g.config.min_length, 3);
-  LogitsProcessors p(g);
   std::vector<float> s(10, 1.0f);
   std::vector<int32_t> two = {2, 0};
-  p.process(two, s);
+  process(g, two, s);
   EXPECT_EQ(s[2], -kInf);
   EXPECT_EQ(s[3], -kInf);
   std::vector<float> t(10, 1.0f);
   std::vector<int32_t> three = {2, 0, 5};
-  p.process(three, t);
+  process(g, three, t);
   EXPECT_EQ(t[2], 1.0f);
 }
 
@@ -101,15 +112,14 @@ TEST(LogitsProcessors, ForcedTokensReplaceTheRowAfterBans) {
                      {"forced_eos_token_id", 2},
                      {"max_length", 5},
                      {"min_length", 9}});
-  LogitsProcessors p(g);
   std::vector<float> s(10, 1.0f);
   std::vector<int32_t> start = {2};
-  p.process(start, s);
+  process(g, start, s);
   for (int i = 0; i < 10; ++i) EXPECT_EQ(s[i], i == 4 ? 0.0f : -kInf) << i;
   // Forced EOS at length max_length - 1 wins over min_length.
   std::vector<float> t(10, 1.0f);
   std::vector<int32_t> four = {2, 4, 5, 6};
-  p.process(four, t);
+  process(g, four, t);
   for (int i = 0; i < 10; ++i) EXPECT_EQ(t[i], i == 2 ? 0.0f : -kInf) << i;
 }
 

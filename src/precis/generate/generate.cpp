@@ -1,12 +1,12 @@
 #include "precis/generate/generate.h"
 
 #include <algorithm>
-#include <cstring>
-#include <limits>
+#include <type_traits>
 
 #include "precis/generate/beam_search.h"
 #include "precis/generate/logits_processors.h"
-#include "precis/generate/sampling.h"
+#include "precis/generate/token_history.h"
+#include "precis/kernels/copy.h"
 #include "precis/model/bart/bart_incremental.h"
 #include "precis/model/t5/t5_incremental.h"
 
@@ -19,135 +19,109 @@ bool contains(const std::vector<int32_t>& ids, int32_t id) {
 }
 
 void keep_logits(const Tensor& logits, Generated& out) {
-  out.logits.insert(out.logits.end(), logits.f32(), logits.f32() + logits.numel());
+  std::vector<float> host(size_t(logits.numel()));
+  copy(logits, Tensor{host.data(), logits.shape, DType::F32, Device::cpu()});
+  out.logits.insert(out.logits.end(), host.begin(), host.end());
   ++out.steps;
 }
 
+// A host vector's view as a tensor, for copies to and from the decoding device.
+template <class T>
+Tensor host_view(std::vector<T>& v, Shape shape) {
+  return Tensor{v.data(), shape, std::is_same_v<T, float> ? DType::F32 : DType::I32, Device::cpu()};
+}
+
 // Greedy search and multinomial sampling (GenerationMixin._sample): processors on the raw
-// logits, then argmax, or warpers + softmax + a draw. `group` rows per input.
+// logits, then argmax, or warpers + softmax + a draw, on the decoding device; the chosen
+// tokens are the step's one read back to the host.
 Generated greedy_or_sample(Seq2SeqDecoder& decoder, const ResolvedGeneration& g,
                            const GenerateOptions& options) {
   const GenerationConfig& c = g.config;
   const int64_t R = decoder.rows();
-  const LogitsProcessors processors(g);
+  const LogitsProcessing processing = logits_processing(g);
+  const LogitsWarping warping = logits_warping(g);
   const bool has_eos = !g.eos_token_ids.empty();
-  std::vector<std::vector<int32_t>> history(size_t(R), {g.decoder_start_token_id});
+  TokenHistory history(R, c.max_length, g.decoder_start_token_id, current_device());
+  Arena scratch(size_t(R) * 4 + Arena::kAlignment);
+  const Tensor chosen = scratch.alloc(Shape{R}, DType::I32);
   std::vector<char> unfinished(size_t(R), 1);
   std::vector<int32_t> last(size_t(R), g.decoder_start_token_id);
   Generated out;
   out.running_rows = R;
-  int64_t cur_len = 1;
   for (;;) {
     const Tensor& logits = decoder.step(last);
-    const int64_t V = logits.size(1);
-    out.vocab = V;
+    out.vocab = logits.size(1);
     if (options.output_logits) keep_logits(logits, out);
-    float* scores = logits.f32();  // processed in place: the decoder rewrites it next step
-#pragma omp parallel for schedule(static)
+    // Processed in place: the decoder rewrites the logits next step.
+    next_token_scores(logits, history.device_tokens(), history.length(), processing, Tensor{});
+    choose_tokens(logits, c.do_sample ? &warping : nullptr, c.seed, uint64_t(history.length()),
+                  chosen);
+    copy(chosen, host_view(last, Shape{R}));
     for (int64_t r = 0; r < R; ++r) {
-      std::span<float> row(scores + r * V, size_t(V));
-      processors.process(history[size_t(r)], row);
-      int32_t next;
-      if (c.do_sample) {
-        processors.warp(row);
-        next = sample_from_scores(row, uniform(c.seed, uint64_t(r), uint64_t(cur_len)));
-        check(next >= 0, "sampling: every token of a row has probability zero");
-      } else {
-        next = int32_t(std::max_element(row.begin(), row.end()) - row.begin());  // first max
-      }
-      if (has_eos && !unfinished[size_t(r)]) next = g.pad_token_id;
-      last[size_t(r)] = next;
+      check(last[size_t(r)] >= 0, "sampling: every token of a row has probability zero");
+      if (has_eos && !unfinished[size_t(r)]) last[size_t(r)] = g.pad_token_id;
     }
-    ++cur_len;
+    history.append(last);
     bool any_unfinished = false;
     for (int64_t r = 0; r < R; ++r) {
-      history[size_t(r)].push_back(last[size_t(r)]);
-      if (contains(g.eos_token_ids, last[size_t(r)]) || cur_len >= c.max_length)
+      if (contains(g.eos_token_ids, last[size_t(r)]) || history.length() >= c.max_length)
         unfinished[size_t(r)] = 0;
       any_unfinished |= unfinished[size_t(r)] != 0;
     }
     if (!any_unfinished) break;
   }
   out.rows = R;
-  out.width = cur_len;
-  out.sequences.reserve(size_t(R * cur_len));
-  for (const auto& h : history) out.sequences.insert(out.sequences.end(), h.begin(), h.end());
+  out.width = history.length();
+  out.sequences.reserve(size_t(R * out.width));
+  for (const auto& h : history.rows()) out.sequences.insert(out.sequences.end(), h.begin(), h.end());
   return out;
 }
 
-// The best `n` of (score, flat index) in descending order; equal scores by lower index.
-struct TopN {
-  std::vector<float> scores;
-  std::vector<int64_t> indices;
-  explicit TopN(size_t n) { scores.reserve(n + 1), indices.reserve(n + 1), capacity = n; }
-  size_t capacity;
-  void offer(float s, int64_t i) {
-    if (scores.size() == capacity && !(s > scores.back())) return;  // later index loses ties
-    size_t pos = scores.size();
-    while (pos > 0 && s > scores[pos - 1]) --pos;
-    scores.insert(scores.begin() + std::ptrdiff_t(pos), s);
-    indices.insert(indices.begin() + std::ptrdiff_t(pos), i);
-    if (scores.size() > capacity) scores.pop_back(), indices.pop_back();
-  }
-};
-
-// GenerationMixin._beam_search with BeamSearchScorer (4.44).
+// GenerationMixin._beam_search with BeamSearchScorer (4.44): log-softmax, processors, the
+// running scores and the top candidates on the decoding device; the candidates are the step's
+// one read back, and the scorer's choice goes back up.
 Generated beam_search(Seq2SeqDecoder& decoder, const ResolvedGeneration& g,
                       const GenerateOptions& options) {
   const GenerationConfig& c = g.config;
   const int64_t B = decoder.batch(), K = c.num_beams, R = decoder.rows();
-  const LogitsProcessors processors(g);
+  const LogitsProcessing processing = logits_processing(g);
   BeamSearchScorer scorer(B, g);
-  std::vector<std::vector<int32_t>> history(size_t(R), {g.decoder_start_token_id});
+  TokenHistory history(R, c.max_length, g.decoder_start_token_id, current_device());
   std::vector<float> beam_scores(size_t(R), 0.0f);
   for (int64_t r = 0; r < R; ++r)
     if (r % K) beam_scores[size_t(r)] = -1e9f;  // only beam 0 is live at the first step
   std::vector<int32_t> last(size_t(R), g.decoder_start_token_id);
   const int64_t n = std::max<int64_t>(2, 1 + int64_t(g.eos_token_ids.size())) * K;
+  Arena scratch(size_t(R + 2 * B * n) * 4 + 3 * Arena::kAlignment);
+  const Tensor running = scratch.alloc(Shape{R}), values = scratch.alloc(Shape{B, n}),
+               indices = scratch.alloc(Shape{B, n}, DType::I32);
   std::vector<float> cand_scores(size_t(B * n));
-  std::vector<int32_t> cand_tokens(size_t(B * n)), cand_beams(size_t(B * n));
+  std::vector<int32_t> cand_indices(size_t(B * n)), cand_tokens(size_t(B * n)),
+      cand_beams(size_t(B * n));
   Generated out;
   out.running_rows = R;
-  int64_t cur_len = 1;
   for (;;) {
     const Tensor& logits = decoder.step(last);
     const int64_t V = logits.size(1);
     out.vocab = V;
     if (options.output_logits) keep_logits(logits, out);
-    float* scores = logits.f32();
-#pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < R; ++r) {
-      std::span<float> row(scores + r * V, size_t(V));
-      log_softmax(row);
-      processors.process(history[size_t(r)], row);
-      const float running = beam_scores[size_t(r)];
-      for (float& x : row) x = x + running;
+    copy(host_view(beam_scores, Shape{R}), running);
+    next_token_scores(logits, history.device_tokens(), history.length(), processing, running);
+    top_candidates(logits, K, n, values, indices);
+    copy(values, host_view(cand_scores, Shape{B, n}));
+    copy(indices, host_view(cand_indices, Shape{B, n}));
+    for (size_t j = 0; j < cand_indices.size(); ++j) {
+      cand_tokens[j] = int32_t(cand_indices[j] % V);
+      cand_beams[j] = int32_t(cand_indices[j] / V);
     }
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < B; ++i) {
-      TopN top(static_cast<size_t>(n));
-      const float* item = scores + i * K * V;
-      for (int64_t j = 0; j < K * V; ++j) top.offer(item[j], j);
-      for (int64_t k = 0; k < n; ++k) {
-        cand_scores[size_t(i * n + k)] = top.scores[size_t(k)];
-        cand_tokens[size_t(i * n + k)] = int32_t(top.indices[size_t(k)] % V);
-        cand_beams[size_t(i * n + k)] = int32_t(top.indices[size_t(k)] / V);
-      }
-    }
-    BeamStep step = scorer.process(history, cand_scores, cand_tokens, cand_beams, n);
-    std::vector<std::vector<int32_t>> next(static_cast<size_t>(R));
-    for (int64_t r = 0; r < R; ++r) {
-      next[size_t(r)] = history[size_t(step.source_rows[size_t(r)])];
-      next[size_t(r)].push_back(step.tokens[size_t(r)]);
-    }
-    history = std::move(next);
+    BeamStep step = scorer.process(history.rows(), cand_scores, cand_tokens, cand_beams, n);
+    history.reorder_and_append(step.source_rows, step.tokens);
     beam_scores = step.scores;
     last = step.tokens;
     decoder.reorder(step.source_rows);
-    ++cur_len;
-    if (scorer.is_done() || cur_len >= c.max_length) break;
+    if (scorer.is_done() || history.length() >= c.max_length) break;
   }
-  BeamSearchScorer::Output final = scorer.finalize(history, beam_scores);
+  BeamSearchScorer::Output final = scorer.finalize(history.rows(), beam_scores);
   out.rows = final.rows;
   out.width = final.width;
   out.sequences = std::move(final.sequences);

@@ -1,143 +1,33 @@
 #include "precis/generate/logits_processors.h"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
-#include <numeric>
-#include <unordered_set>
 
 namespace precis::generate {
 
-namespace {
-constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
-}
-
-void apply_repetition_penalty(std::span<const int32_t> history, float penalty, std::span<float> s) {
-  // torch gathers every position, transforms, and scatters back: a repeated id is penalised
-  // once, from its original score.
-  std::unordered_set<int32_t> seen;
-  for (int32_t id : history) {
-    if (id < 0 || size_t(id) >= s.size() || !seen.insert(id).second) continue;
-    float x = s[size_t(id)];
-    s[size_t(id)] = x < 0 ? x * penalty : x / penalty;
+LogitsProcessing logits_processing(const ResolvedGeneration& g) {
+  const GenerationConfig& c = g.config;
+  LogitsProcessing p;
+  p.repetition_penalty = float(c.repetition_penalty);
+  p.no_repeat_ngram_size = c.no_repeat_ngram_size;
+  p.eos_token_ids = g.eos_token_ids;
+  for (const auto& word : c.bad_words_ids) {
+    const auto& eos = p.eos_token_ids;
+    bool is_eos = word.size() == 1 && std::find(eos.begin(), eos.end(), word[0]) != eos.end();
+    if (!is_eos && std::find(p.bad_words.begin(), p.bad_words.end(), word) == p.bad_words.end())
+      p.bad_words.push_back(word);
   }
+  p.min_length = c.min_length;
+  p.min_new_tokens = c.min_new_tokens.value_or(0);
+  p.prompt_length = g.prompt_length;
+  p.forced_bos_token_id = c.forced_bos_token_id;
+  p.forced_eos_token_ids = c.forced_eos_token_id;
+  p.max_length = c.max_length;
+  return p;
 }
 
-void ban_repeated_ngrams(std::span<const int32_t> history, int64_t n, std::span<float> s) {
-  const int64_t len = int64_t(history.size());
-  if (n <= 0 || len + 1 < n) return;
-  // The n-1 tokens the next token would complete an n-gram with.
-  std::span<const int32_t> prefix = history.subspan(size_t(len - (n - 1)));
-  for (int64_t start = 0; start + n <= len; ++start) {
-    if (std::equal(prefix.begin(), prefix.end(), history.begin() + start)) {
-      int32_t banned = history[size_t(start + n - 1)];
-      if (banned >= 0 && size_t(banned) < s.size()) s[size_t(banned)] = kMinusInf;
-    }
-  }
-}
-
-void ban_bad_words(std::span<const int32_t> history, const std::vector<std::vector<int32_t>>& words,
-                   std::span<float> s) {
-  for (const auto& word : words) {
-    if (word.empty() || word.size() > history.size()) continue;
-    size_t prefix = word.size() - 1;
-    if (std::equal(word.begin(), word.begin() + std::ptrdiff_t(prefix),
-                   history.end() - std::ptrdiff_t(prefix)))
-      s[size_t(word.back())] = kMinusInf;  // score + (-inf)
-  }
-}
-
-void ban_eos_below(int64_t length, int64_t minimum, std::span<const int32_t> eos_ids,
-                   std::span<float> s) {
-  if (length >= minimum) return;
-  for (int32_t id : eos_ids)
-    if (id >= 0 && size_t(id) < s.size()) s[size_t(id)] = kMinusInf;
-}
-
-void force_tokens(std::span<const int32_t> ids, std::span<float> s) {
-  std::fill(s.begin(), s.end(), kMinusInf);
-  for (int32_t id : ids)
-    if (id >= 0 && size_t(id) < s.size()) s[size_t(id)] = 0.0f;
-}
-
-void apply_temperature(float temperature, std::span<float> s) {
-  for (float& x : s) x = x / temperature;
-}
-
-void keep_top_k(int64_t k, int64_t min_keep, std::span<float> s) {
-  int64_t keep = std::min<int64_t>(std::max(k, min_keep), int64_t(s.size()));
-  if (keep <= 0 || keep >= int64_t(s.size())) return;
-  std::vector<float> sorted(s.begin(), s.end());
-  std::nth_element(sorted.begin(), sorted.begin() + (keep - 1), sorted.end(),
-                   std::greater<float>());
-  float threshold = sorted[size_t(keep - 1)];
-  for (float& x : s)
-    if (x < threshold) x = kMinusInf;
-}
-
-void keep_top_p(double top_p, int64_t min_keep, std::span<float> s) {
-  const size_t n = s.size();
-  if (n == 0) return;
-  std::vector<int32_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return s[size_t(a)] < s[size_t(b)]; });
-  // softmax of the sorted scores, accumulated from the lowest
-  float max = s[size_t(order.back())];
-  if (max == kMinusInf) return;
-  double total = 0;
-  for (float x : s) total += std::exp(double(x) - double(max));
-  const float threshold = float(1.0 - top_p);
-  double cumulative = 0;
-  const size_t protected_from = n - std::min(n, size_t(std::max<int64_t>(min_keep, 0)));
-  std::vector<int32_t> removed;
-  for (size_t i = 0; i < n; ++i) {
-    cumulative += std::exp(double(s[size_t(order[i])]) - double(max)) / total;
-    if (i < protected_from && float(cumulative) <= threshold) removed.push_back(order[i]);
-  }
-  for (int32_t id : removed) s[size_t(id)] = kMinusInf;
-}
-
-void log_softmax(std::span<float> s) {
-  float max = kMinusInf;
-  for (float x : s) max = std::max(max, x);
-  if (max == kMinusInf) return;
-  double sum = 0;
-  for (float x : s) sum += std::exp(double(x - max));
-  const float log_sum = float(std::log(sum));
-  for (float& x : s) x = (x - max) - log_sum;
-}
-
-LogitsProcessors::LogitsProcessors(const ResolvedGeneration& g)
-    : c_(g.config), eos_(g.eos_token_ids), prompt_length_(g.prompt_length) {
-  for (const auto& word : c_.bad_words_ids) {
-    bool is_eos = word.size() == 1 && std::find(eos_.begin(), eos_.end(), word[0]) != eos_.end();
-    if (!is_eos && std::find(bad_words_.begin(), bad_words_.end(), word) == bad_words_.end())
-      bad_words_.push_back(word);
-  }
-}
-
-void LogitsProcessors::process(std::span<const int32_t> history, std::span<float> s) const {
-  const int64_t len = int64_t(history.size());
-  if (c_.repetition_penalty != 1.0)
-    apply_repetition_penalty(history, float(c_.repetition_penalty), s);
-  if (c_.no_repeat_ngram_size > 0) ban_repeated_ngrams(history, c_.no_repeat_ngram_size, s);
-  if (!bad_words_.empty()) ban_bad_words(history, bad_words_, s);
-  if (c_.min_length > 0 && !eos_.empty()) ban_eos_below(len, c_.min_length, eos_, s);
-  if (c_.min_new_tokens && *c_.min_new_tokens > 0 && !eos_.empty())
-    ban_eos_below(len - prompt_length_, *c_.min_new_tokens, eos_, s);
-  if (c_.forced_bos_token_id && len == 1) {
-    int32_t bos = *c_.forced_bos_token_id;
-    force_tokens(std::span<const int32_t>(&bos, 1), s);
-  }
-  if (!c_.forced_eos_token_id.empty() && len == c_.max_length - 1)
-    force_tokens(c_.forced_eos_token_id, s);
-}
-
-void LogitsProcessors::warp(std::span<float> s, int64_t min_keep) const {
-  if (c_.temperature != 1.0) apply_temperature(float(c_.temperature), s);
-  if (c_.top_k != 0) keep_top_k(c_.top_k, min_keep, s);
-  if (c_.top_p < 1.0) keep_top_p(c_.top_p, min_keep, s);
+LogitsWarping logits_warping(const ResolvedGeneration& g, int64_t min_keep) {
+  const GenerationConfig& c = g.config;
+  return {float(c.temperature), c.top_k, c.top_p, min_keep};
 }
 
 }  // namespace precis::generate

@@ -1,68 +1,20 @@
-// Logits processors and sampling warpers with transformers 4.44's semantics
-// (generation/logits_process.py; built and ordered by generation/utils.py,
-// GenerationMixin._get_logits_processor and _get_logits_warper). Every one works on one row of
-// scores (V floats) given that row's decoder tokens so far (`history`, the start token
-// included), so rows are processed independently. Banned tokens get -inf; forced tokens get
-// exactly 0 with every other -inf.
+// The logits processors and sampling warpers of a resolved GenerationConfig, as the decoding
+// ops' parameters (kernels/decoding.h): what transformers 4.44's
+// GenerationMixin._get_logits_processor and _get_logits_warper build (generation/utils.py).
 #pragma once
 
 #include <cstdint>
-#include <span>
-#include <vector>
 
 #include "precis/generate/generation_config.h"
+#include "precis/kernels/decoding.h"
 
 namespace precis::generate {
 
-// RepetitionPenaltyLogitsProcessor: once per distinct id x in history,
-// s[x] = s[x] < 0 ? s[x] * penalty : s[x] / penalty (in float, as torch computes it).
-void apply_repetition_penalty(std::span<const int32_t> history, float penalty, std::span<float> s);
+// Repetition penalty, no-repeat n-gram, bad words (without the words equal to [eos]), min
+// length, min new tokens, forced BOS, forced EOS.
+LogitsProcessing logits_processing(const ResolvedGeneration& generation);
 
-// NoRepeatNGramLogitsProcessor: bans every w such that (last n-1 tokens, w) already occurs in
-// history. Nothing is banned while len(history) + 1 < n.
-void ban_repeated_ngrams(std::span<const int32_t> history, int64_t n, std::span<float> s);
-
-// NoBadWordsLogitsProcessor (a SequenceBias of -inf): a one-token word is always banned; a
-// longer word bans its last token when history ends with the word's other tokens (words
-// longer than history are ignored). `words` must already exclude the words equal to [eos].
-void ban_bad_words(std::span<const int32_t> history, const std::vector<std::vector<int32_t>>& words,
-                   std::span<float> s);
-
-// MinLength / MinNewTokensLength: every EOS id -inf while `length` < `minimum`.
-void ban_eos_below(int64_t length, int64_t minimum, std::span<const int32_t> eos_ids,
-                   std::span<float> s);
-
-// ForcedBOS / ForcedEOS: every score -inf, then s[id] = 0 for each forced id.
-void force_tokens(std::span<const int32_t> ids, std::span<float> s);
-
-// Sampling warpers (TemperatureLogitsWarper, TopKLogitsWarper, TopPLogitsWarper).
-void apply_temperature(float temperature, std::span<float> s);
-// Keeps the scores >= the k-th largest (ties at the threshold survive), k = max(k, min_keep).
-void keep_top_k(int64_t k, int64_t min_keep, std::span<float> s);
-// Sorts ascending, removes tokens whose cumulative probability (softmax of the sorted scores,
-// summed from the lowest) is <= 1 - top_p, always keeping the `min_keep` highest.
-void keep_top_p(double top_p, int64_t min_keep, std::span<float> s);
-
-// log_softmax over one row, in place (beam search runs the processors on log-probabilities).
-void log_softmax(std::span<float> s);
-
-// The processor list _get_logits_processor builds for a resolved configuration, in its order:
-// repetition penalty, no-repeat n-gram, bad words, min length, min new tokens, forced BOS,
-// forced EOS; the warpers (_get_logits_warper) are separate.
-class LogitsProcessors {
- public:
-  explicit LogitsProcessors(const ResolvedGeneration& generation);
-
-  // One row: history = that row's decoder tokens (start token included), s = its V scores.
-  void process(std::span<const int32_t> history, std::span<float> s) const;
-  // Temperature, top-k, top-p (only when sampling); min_keep is 1 without beams.
-  void warp(std::span<float> s, int64_t min_keep = 1) const;
-
- private:
-  GenerationConfig c_;
-  std::vector<int32_t> eos_;
-  std::vector<std::vector<int32_t>> bad_words_;  // without the words equal to [eos]
-  int64_t prompt_length_;
-};
+// Temperature, top-k, top-p; min_keep is 1 without beams.
+LogitsWarping logits_warping(const ResolvedGeneration& generation, int64_t min_keep = 1);
 
 }  // namespace precis::generate

@@ -7,6 +7,7 @@
 
 #include "precis/kernels/activation.h"
 #include "precis/kernels/attention.h"
+#include "precis/kernels/decoding.h"
 #include "precis/kernels/optimizer_math.h"
 #include "precis/kernels/relative_position.h"
 
@@ -81,6 +82,15 @@ void adamw_update_masked(float* params, const float* grads, float* exp_avg, floa
                          const uint32_t* decay_mask, int64_t n, const AdamWScalars& scalars);
 
 double sum_of_squares(const float* x, int64_t n);
+
+// decoding.h's ops; history rows hold history_capacity ids each.
+void next_token_scores(float* scores, int64_t rows, int64_t vocab, const int32_t* history,
+                       int64_t history_capacity, int64_t length, const LogitsProcessing& p,
+                       const float* beam_scores);
+void choose_tokens(float* scores, int64_t rows, int64_t vocab, const LogitsWarping* sampling,
+                   uint64_t seed, uint64_t counter, int32_t* tokens);
+void top_candidates(const float* scores, int64_t inputs, int64_t width, int64_t n, float* values,
+                    int32_t* indices);
 
 void relative_position_bias_forward(const float* table, const RelativePositionBuckets& b,
                                     int64_t first_query, float* bias, int64_t heads, int64_t tq,

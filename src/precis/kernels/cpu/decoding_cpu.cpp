@@ -1,0 +1,74 @@
+#include <algorithm>
+#include <span>
+#include <vector>
+
+#include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cpu/logits_rows.h"
+#include "precis/kernels/decoding_math.h"
+
+namespace precis::cpu {
+
+namespace {
+
+// The best `n` of (score, flat index) in descending order; equal scores by lower index.
+struct TopN {
+  std::vector<float> scores;
+  std::vector<int64_t> indices;
+  size_t capacity;
+  explicit TopN(size_t n) : capacity(n) { scores.reserve(n + 1), indices.reserve(n + 1); }
+  void offer(float s, int64_t i) {
+    if (scores.size() == capacity && !(s > scores.back())) return;  // later index loses ties
+    size_t pos = scores.size();
+    while (pos > 0 && s > scores[pos - 1]) --pos;
+    scores.insert(scores.begin() + std::ptrdiff_t(pos), s);
+    indices.insert(indices.begin() + std::ptrdiff_t(pos), i);
+    if (scores.size() > capacity) scores.pop_back(), indices.pop_back();
+  }
+};
+
+}  // namespace
+
+void next_token_scores(float* scores, int64_t rows, int64_t vocab, const int32_t* history,
+                       int64_t history_capacity, int64_t length, const LogitsProcessing& p,
+                       const float* beam_scores) {
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < rows; ++r) {
+    std::span<float> row(scores + r * vocab, size_t(vocab));
+    if (beam_scores) log_softmax(row);
+    process_row(p, std::span<const int32_t>(history + r * history_capacity, size_t(length)), row);
+    if (beam_scores) {
+      const float running = beam_scores[r];
+      for (float& x : row) x = x + running;
+    }
+  }
+}
+
+void choose_tokens(float* scores, int64_t rows, int64_t vocab, const LogitsWarping* sampling,
+                   uint64_t seed, uint64_t counter, int32_t* tokens) {
+#pragma omp parallel for schedule(static)
+  for (int64_t r = 0; r < rows; ++r) {
+    std::span<float> row(scores + r * vocab, size_t(vocab));
+    if (sampling) {
+      warp_row(*sampling, row);
+      tokens[r] = sample_from_scores(row, decoding_math::uniform(seed, uint64_t(r), counter));
+    } else {
+      tokens[r] = int32_t(std::max_element(row.begin(), row.end()) - row.begin());  // first max
+    }
+  }
+}
+
+void top_candidates(const float* scores, int64_t inputs, int64_t width, int64_t n, float* values,
+                    int32_t* indices) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < inputs; ++i) {
+    TopN top(static_cast<size_t>(n));
+    const float* item = scores + i * width;
+    for (int64_t j = 0; j < width; ++j) top.offer(item[j], j);
+    for (int64_t k = 0; k < n; ++k) {
+      values[i * n + k] = top.scores[size_t(k)];
+      indices[i * n + k] = int32_t(top.indices[size_t(k)]);
+    }
+  }
+}
+
+}  // namespace precis::cpu

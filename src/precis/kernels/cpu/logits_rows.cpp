@@ -1,0 +1,153 @@
+#include "precis/kernels/cpu/logits_rows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <unordered_set>
+
+namespace precis::cpu {
+
+namespace {
+constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+}
+
+void apply_repetition_penalty(std::span<const int32_t> history, float penalty, std::span<float> s) {
+  // torch gathers every position, transforms, and scatters back: a repeated id is penalised
+  // once, from its original score.
+  std::unordered_set<int32_t> seen;
+  for (int32_t id : history) {
+    if (id < 0 || size_t(id) >= s.size() || !seen.insert(id).second) continue;
+    float x = s[size_t(id)];
+    s[size_t(id)] = x < 0 ? x * penalty : x / penalty;
+  }
+}
+
+void ban_repeated_ngrams(std::span<const int32_t> history, int64_t n, std::span<float> s) {
+  const int64_t len = int64_t(history.size());
+  if (n <= 0 || len + 1 < n) return;
+  // The n-1 tokens the next token would complete an n-gram with.
+  std::span<const int32_t> prefix = history.subspan(size_t(len - (n - 1)));
+  for (int64_t start = 0; start + n <= len; ++start) {
+    if (std::equal(prefix.begin(), prefix.end(), history.begin() + start)) {
+      int32_t banned = history[size_t(start + n - 1)];
+      if (banned >= 0 && size_t(banned) < s.size()) s[size_t(banned)] = kMinusInf;
+    }
+  }
+}
+
+void ban_bad_words(std::span<const int32_t> history, const std::vector<std::vector<int32_t>>& words,
+                   std::span<float> s) {
+  for (const auto& word : words) {
+    if (word.empty() || word.size() > history.size()) continue;
+    size_t prefix = word.size() - 1;
+    if (std::equal(word.begin(), word.begin() + std::ptrdiff_t(prefix),
+                   history.end() - std::ptrdiff_t(prefix)))
+      s[size_t(word.back())] = kMinusInf;  // score + (-inf)
+  }
+}
+
+void ban_eos_below(int64_t length, int64_t minimum, std::span<const int32_t> eos_ids,
+                   std::span<float> s) {
+  if (length >= minimum) return;
+  for (int32_t id : eos_ids)
+    if (id >= 0 && size_t(id) < s.size()) s[size_t(id)] = kMinusInf;
+}
+
+void force_tokens(std::span<const int32_t> ids, std::span<float> s) {
+  std::fill(s.begin(), s.end(), kMinusInf);
+  for (int32_t id : ids)
+    if (id >= 0 && size_t(id) < s.size()) s[size_t(id)] = 0.0f;
+}
+
+void apply_temperature(float temperature, std::span<float> s) {
+  for (float& x : s) x = x / temperature;
+}
+
+void keep_top_k(int64_t k, int64_t min_keep, std::span<float> s) {
+  int64_t keep = std::min<int64_t>(std::max(k, min_keep), int64_t(s.size()));
+  if (keep <= 0 || keep >= int64_t(s.size())) return;
+  std::vector<float> sorted(s.begin(), s.end());
+  std::nth_element(sorted.begin(), sorted.begin() + (keep - 1), sorted.end(),
+                   std::greater<float>());
+  float threshold = sorted[size_t(keep - 1)];
+  for (float& x : s)
+    if (x < threshold) x = kMinusInf;
+}
+
+void keep_top_p(double top_p, int64_t min_keep, std::span<float> s) {
+  const size_t n = s.size();
+  if (n == 0) return;
+  std::vector<int32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int32_t a, int32_t b) { return s[size_t(a)] < s[size_t(b)]; });
+  // softmax of the sorted scores, accumulated from the lowest
+  float max = s[size_t(order.back())];
+  if (max == kMinusInf) return;
+  double total = 0;
+  for (float x : s) total += std::exp(double(x) - double(max));
+  const float threshold = float(1.0 - top_p);
+  double cumulative = 0;
+  const size_t protected_from = n - std::min(n, size_t(std::max<int64_t>(min_keep, 0)));
+  std::vector<int32_t> removed;
+  for (size_t i = 0; i < n; ++i) {
+    cumulative += std::exp(double(s[size_t(order[i])]) - double(max)) / total;
+    if (i < protected_from && float(cumulative) <= threshold) removed.push_back(order[i]);
+  }
+  for (int32_t id : removed) s[size_t(id)] = kMinusInf;
+}
+
+void log_softmax(std::span<float> s) {
+  float max = kMinusInf;
+  for (float x : s) max = std::max(max, x);
+  if (max == kMinusInf) return;
+  double sum = 0;
+  for (float x : s) sum += std::exp(double(x - max));
+  const float log_sum = float(std::log(sum));
+  for (float& x : s) x = (x - max) - log_sum;
+}
+
+void process_row(const LogitsProcessing& p, std::span<const int32_t> history, std::span<float> s) {
+  const int64_t len = int64_t(history.size());
+  if (p.repetition_penalty != 1.0f) apply_repetition_penalty(history, p.repetition_penalty, s);
+  if (p.no_repeat_ngram_size > 0) ban_repeated_ngrams(history, p.no_repeat_ngram_size, s);
+  if (!p.bad_words.empty()) ban_bad_words(history, p.bad_words, s);
+  if (p.min_length > 0 && !p.eos_token_ids.empty()) ban_eos_below(len, p.min_length, p.eos_token_ids, s);
+  if (p.min_new_tokens > 0 && !p.eos_token_ids.empty())
+    ban_eos_below(len - p.prompt_length, p.min_new_tokens, p.eos_token_ids, s);
+  if (p.forced_bos_token_id && len == 1) {
+    int32_t bos = *p.forced_bos_token_id;
+    force_tokens(std::span<const int32_t>(&bos, 1), s);
+  }
+  if (!p.forced_eos_token_ids.empty() && len == p.max_length - 1) force_tokens(p.forced_eos_token_ids, s);
+}
+
+void warp_row(const LogitsWarping& w, std::span<float> s) {
+  if (w.temperature != 1.0f) apply_temperature(w.temperature, s);
+  if (w.top_k != 0) keep_top_k(w.top_k, w.min_keep, s);
+  if (w.top_p < 1.0) keep_top_p(w.top_p, w.min_keep, s);
+}
+
+int32_t sample_from_scores(std::span<const float> scores, double u) {
+  float max = -std::numeric_limits<float>::infinity();
+  for (float x : scores) max = std::max(max, x);
+  if (max == -std::numeric_limits<float>::infinity()) return -1;
+  double total = 0;
+  for (float x : scores)
+    if (x != -std::numeric_limits<float>::infinity()) total += std::exp(double(x) - double(max));
+  const double target = u * total;
+  double cumulative = 0;
+  int32_t last = -1;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (scores[i] == -std::numeric_limits<float>::infinity()) continue;
+    double p = std::exp(double(scores[i]) - double(max));
+    if (p <= 0) continue;
+    cumulative += p;
+    last = int32_t(i);
+    if (cumulative > target) return last;
+  }
+  return last;  // rounding left target at the very end
+}
+
+}  // namespace precis::cpu

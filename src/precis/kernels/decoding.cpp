@@ -1,0 +1,80 @@
+#include "precis/kernels/decoding.h"
+
+#include <string>
+
+#include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/dispatch.h"
+
+namespace precis {
+
+namespace {
+
+void check_scores(const char* op, const Tensor& scores) {
+  check(scores.rank() == 2 && scores.dtype == DType::F32 && scores.size(1) > 0,
+        std::string(op) + ": scores must be (rows, vocabulary) F32, found " + scores.describe());
+}
+
+}  // namespace
+
+void next_token_scores(const Tensor& scores, const Tensor& history, int64_t length,
+                       const LogitsProcessing& processing, const Tensor& beam_scores) {
+  check_scores("next_token_scores", scores);
+  check(history.rank() == 3 && history.dtype == DType::I32 && history.size(0) == scores.size(0) &&
+            history.size(2) == 1 && length >= 1 && length <= history.size(1),
+        "next_token_scores: history " + history.describe() + " with length " +
+            std::to_string(length) + " for scores " + scores.describe());
+  const bool beam = beam_scores.ptr != nullptr;
+  check(!beam || (beam_scores.dtype == DType::F32 && beam_scores.numel() == scores.size(0)),
+        "next_token_scores: beam scores " + beam_scores.describe() + " for " + scores.describe());
+  const Device d = beam ? op_device("next_token_scores", {&scores, &history, &beam_scores})
+                        : op_device("next_token_scores", {&scores, &history});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::next_token_scores(scores.f32(), scores.size(0), scores.size(1), history.i32(),
+                                    history.size(1), length, processing,
+                                    beam ? beam_scores.f32() : nullptr);
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("next_token_scores", d);
+}
+
+void choose_tokens(const Tensor& scores, const LogitsWarping* sampling, uint64_t seed,
+                   uint64_t counter, const Tensor& tokens) {
+  check_scores("choose_tokens", scores);
+  check(tokens.dtype == DType::I32 && tokens.numel() == scores.size(0),
+        "choose_tokens: tokens " + tokens.describe() + " for scores " + scores.describe());
+  const Device d = op_device("choose_tokens", {&scores, &tokens});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::choose_tokens(scores.f32(), scores.size(0), scores.size(1), sampling, seed,
+                                counter, tokens.i32());
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("choose_tokens", d);
+}
+
+void top_candidates(const Tensor& scores, int64_t group, int64_t n, const Tensor& values,
+                    const Tensor& indices) {
+  check_scores("top_candidates", scores);
+  check(group >= 1 && scores.size(0) % group == 0 && n >= 1 && n <= group * scores.size(1),
+        "top_candidates: " + std::to_string(n) + " of groups of " + std::to_string(group) +
+            " rows of " + scores.describe());
+  const int64_t inputs = scores.size(0) / group;
+  check(values.dtype == DType::F32 && values.numel() == inputs * n && indices.dtype == DType::I32 &&
+            indices.numel() == inputs * n,
+        "top_candidates: values " + values.describe() + " and indices " + indices.describe() +
+            " for " + std::to_string(inputs) + " x " + std::to_string(n));
+  const Device d = op_device("top_candidates", {&scores, &values, &indices});
+  switch (d.kind) {
+    case DeviceKind::CPU:
+      return cpu::top_candidates(scores.f32(), inputs, group * scores.size(1), n, values.f32(),
+                                 indices.i32());
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("top_candidates", d);
+}
+
+}  // namespace precis
