@@ -5,6 +5,7 @@
 #include "precis/kernels/activation_math.h"
 #include "precis/kernels/attention_math.h"
 #include "precis/kernels/cross_entropy_math.h"
+#include "precis/kernels/decoding_math.h"
 #include "precis/kernels/dropout_math.h"
 #include "precis/kernels/layernorm_math.h"
 #include "precis/kernels/optimizer_math.h"
@@ -31,6 +32,9 @@ __global__ void every_shared_function(float* x, int32_t* mask, int64_t n, AdamWS
   v = dropout_math::apply(v, bits, 429496730u, 1.1111112f);
   float m = 0.0f, sq = 0.0f;
   optimizer_math::adamw_step(v, 0.1f, m, sq, s);
+  uint32_t words[1] = {bits};
+  optimizer_math::adamw_step(v, 0.1f, m, sq, s, optimizer_math::decays(words, i % 32) ? 0.5f : 1.0f);
+  v += float(decoding_math::uniform(42, uint64_t(i), 7));
   x[i] = v;
   if (i == 0) attention_math::masked_softmax_row(x, n, mask, n - 1);
 }

@@ -23,6 +23,7 @@
 #include "precis/kernels/activation_math.h"
 #include "precis/kernels/attention_math.h"
 #include "precis/kernels/cross_entropy_math.h"
+#include "precis/kernels/decoding_math.h"
 #include "precis/kernels/dropout_math.h"
 #include "precis/kernels/layernorm_math.h"
 #include "precis/kernels/optimizer_math.h"
@@ -32,12 +33,12 @@ using namespace precis;
 
 namespace {
 
-constexpr int kFunctions = 14;
+constexpr int kFunctions = 16;
 const char* const kNames[kFunctions] = {
     "gelu_exact",     "gelu_exact_derivative", "gelu_tanh",      "gelu_fast",
     "tanh_gelu_deriv", "quick_gelu",           "quick_gelu_deriv", "layernorm_out_and_dx",
     "rms_norm_out_and_dx", "smoothed_loss_ce_grad", "adamw_param",  "adamw_moments",
-    "philox_dropout",  "masked_softmax_row"};
+    "philox_dropout",  "masked_softmax_row", "sampling_uniform", "adamw_masked_decay"};
 #if defined(PRECIS_FMAD_CONTRACTED)
 constexpr bool kContracted = true;
 #else
@@ -46,7 +47,7 @@ constexpr bool kContracted = false;
 // Must be bit-identical: Philox always; the functions of + - * / sqrt without contraction.
 constexpr bool kExact[kFunctions] = {false, false, false, false, false, false, false,
                                      !kContracted, !kContracted, false, !kContracted,
-                                     !kContracted, true, false};
+                                     !kContracted, true, false, true, !kContracted};
 constexpr int kRow = 37;  // softmax row length: odd, so no vector width hides an off-by-one
 
 AdamWScalars adamw_scalars() {
@@ -85,6 +86,12 @@ PRECIS_HOST_DEVICE void evaluate(const float* x, float* out, int64_t n, int64_t 
   out[11 * n + i] = m + sq;
   uint32_t bits = philox::random_bits(42, 7, uint64_t(i));
   out[12 * n + i] = dropout_math::apply(v, bits, 429496730u, 1.0f / 0.9f) + float(bits >> 8);
+  out[14 * n + i] = float(decoding_math::uniform(42, uint64_t(i), 7));
+  uint32_t mask[2] = {bits, ~bits};
+  float masked = v, m2 = 0.1f * w, sq2 = 0.01f * w * w;
+  optimizer_math::adamw_step(masked, 0.5f * w, m2, sq2, s,
+                             optimizer_math::decays(mask, i % 64) ? s.decay_factor : 1.0f);
+  out[15 * n + i] = masked;
 }
 
 __global__ void evaluate_all(const float* x, float* out, int64_t n, AdamWScalars s) {
