@@ -18,6 +18,11 @@ using precis::dist::ReduceOp;
 
 namespace {
 
+// A host vector as the flat buffer the collectives take.
+precis::Tensor host(std::vector<float>& v) {
+  return precis::Tensor{v.data(), precis::Shape{int64_t(v.size())}, precis::DType::F32, precis::Device::cpu()};
+}
+
 int failures = 0;
 
 void expect(bool ok, const std::string& what, int rank) {
@@ -40,7 +45,7 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(std::chrono::hours(1));
     }
     std::vector<float> x(10, 1.0f);
-    comm.all_reduce(std::span<float>(x), ReduceOp::Sum);
+    comm.all_reduce(host(x), ReduceOp::Sum, {});
     return 0;
   }
   const int64_t size = 1003;  // not a multiple of the world size
@@ -51,8 +56,22 @@ int main(int argc, char** argv) {
   };
   std::vector<float> x(size);
   for (int64_t i = 0; i < size; ++i) x[size_t(i)] = contribution(rank, i);
-  comm.all_reduce(std::span<float>(x), ReduceOp::Sum);
+  comm.all_reduce(host(x), ReduceOp::Sum, {});
   for (int64_t i = 0; i < size; ++i) expect(x[size_t(i)] == sum_over_ranks(i), "all_reduce sum at " + std::to_string(i), rank);
+
+  // Device memory and 16-bit buffers are refused by name, before any rank communicates.
+  for (precis::Tensor wrong : {precis::Tensor{x.data(), precis::Shape{size}, precis::DType::F32, precis::Device::cuda(0)},
+                               precis::Tensor{x.data(), precis::Shape{size}, precis::DType::BF16, precis::Device::cpu()}}) {
+    std::string message;
+    try {
+      comm.all_reduce(wrong, ReduceOp::Sum, {});
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    expect(message.find("all_reduce: the MPI communicator") != std::string::npos &&
+               message.find(wrong.describe()) != std::string::npos,
+           "refusing " + wrong.describe() + ": got '" + message + "'", rank);
+  }
 
   std::vector<double> d = {double(rank), 1.0};
   comm.all_reduce(std::span<double>(d), ReduceOp::Average);
@@ -60,7 +79,7 @@ int main(int argc, char** argv) {
 
   auto counts = precis::dist::even_segments(size, n);
   for (int64_t i = 0; i < size; ++i) x[size_t(i)] = contribution(rank, i);
-  comm.reduce_scatter(std::span<float>(x), counts, ReduceOp::Sum);
+  comm.reduce_scatter(host(x), counts, ReduceOp::Sum, {});
   int64_t begin = 0;
   for (int r = 0; r < rank; ++r) begin += counts[size_t(r)];
   for (int64_t i = begin; i < begin + counts[size_t(rank)]; ++i)
@@ -68,7 +87,7 @@ int main(int argc, char** argv) {
 
   // all_gather: each rank's segment holds its own contribution.
   for (int64_t i = begin; i < begin + counts[size_t(rank)]; ++i) x[size_t(i)] = contribution(rank, i);
-  comm.all_gather(std::span<float>(x), counts);
+  comm.all_gather(host(x), counts, {});
   int64_t at = 0;
   for (int r = 0; r < n; ++r)
     for (int64_t k = 0; k < counts[size_t(r)]; ++k, ++at)
@@ -86,7 +105,7 @@ int main(int argc, char** argv) {
   std::vector<MpiCommunicator::Handle> handles;
   for (size_t b = 0; b < buckets.size(); ++b) {
     for (int64_t i = 0; i < 257; ++i) buckets[b][size_t(i)] = contribution(rank, i + int64_t(b));
-    handles.push_back(comm.all_reduce_async(std::span<float>(buckets[b]), b == 1 ? ReduceOp::Average : ReduceOp::Sum));
+    handles.push_back(comm.all_reduce_async(host(buckets[b]), b == 1 ? ReduceOp::Average : ReduceOp::Sum, {}));
     comm.progress();
   }
   for (size_t b = buckets.size(); b-- > 0;) comm.wait(handles[b]);

@@ -49,7 +49,8 @@ void expect_gradients_final_at_their_stage(const Config& c) {
   Model model = Model::allocate(c);
   initialize(model, 7);
   Model grads = Model::allocate(c);
-  std::span<float> flat = dist::flat_span(c, grads.params);
+  const Tensor flat_grads = dist::flat_tensor(c, grads.params);
+  std::span<float> flat(flat_grads.f32(), size_t(flat_grads.numel()));
   std::fill(flat.begin(), flat.end(), 0.0f);
   const dist::FlatLayout layout = dist::flat_layout(c, grads.params);
 

@@ -138,11 +138,12 @@ TEST(DataParallel, RanksSharingAHostShareItsCores) {
 TEST(DataParallel, SingleProcessCollectivesLeaveDataAlone) {
   dist::SingleProcessCommunicator comm;
   std::vector<float> x = {1, 2, 3};
-  comm.all_reduce(std::span<float>(x), dist::ReduceOp::Average);
+  const Tensor flat{x.data(), Shape{3}, DType::F32, Device::cpu()};
+  comm.all_reduce(flat, dist::ReduceOp::Average, {});
   std::vector<int64_t> counts = {3};
-  comm.reduce_scatter(std::span<float>(x), counts, dist::ReduceOp::Sum);
-  comm.all_gather(std::span<float>(x), counts);
-  comm.wait(comm.all_reduce_async(std::span<float>(x), dist::ReduceOp::Sum));
+  comm.reduce_scatter(flat, counts, dist::ReduceOp::Sum, {});
+  comm.all_gather(flat, counts, {});
+  comm.wait(comm.all_reduce_async(flat, dist::ReduceOp::Sum, {}));
   EXPECT_EQ(x, (std::vector<float>{1, 2, 3}));
   EXPECT_EQ(comm.all_gather_bytes("abc"), std::vector<std::string>{"abc"});
   EXPECT_EQ(dist::even_segments(10, 3), (std::vector<int64_t>{4, 3, 3}));

@@ -1,7 +1,10 @@
 // The collectives data-parallel training needs, behind one small interface (Marian's
 // communicator idea): a single-process implementation (every collective is the identity),
-// MPI on CPU, and later NCCL on GPU. Buffers are spans of the caller's memory; every
-// collective works in place. All ranks must call the same collectives in the same order.
+// MPI on CPU, and later NCCL on GPU. The model's buffers (gradients, parameters, optimizer
+// state) are flat tensors: a pointer, a count, a dtype and a device (dist/flat_parameters.h),
+// with the stream to order the collective on (unused on the CPU; NCCL's communication
+// stream). Host values (loss sums, counters, flags) go as spans of doubles. Every collective
+// works in place. All ranks must call the same collectives in the same order.
 #pragma once
 
 #include <cstddef>
@@ -10,6 +13,9 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#include "precis/core/device.h"
+#include "precis/core/tensor.h"
 
 namespace precis::dist {
 
@@ -26,14 +32,16 @@ class Communicator {
   virtual int hosts() const = 0;       // distinct hosts in the job (for instance-seconds)
   bool is_main() const { return rank() == 0; }
 
-  // data = op over ranks of data.
-  virtual void all_reduce(std::span<float> data, ReduceOp op) = 0;
+  // data = op over ranks of data (all of its elements, whatever its shape).
+  virtual void all_reduce(const Tensor& data, ReduceOp op, Stream stream) = 0;
+  // Host values.
   virtual void all_reduce(std::span<double> data, ReduceOp op) = 0;
   // data is world_size() consecutive segments of counts[r] elements; afterwards rank r's
   // segment holds op over ranks of that segment (the other segments are left undefined).
-  virtual void reduce_scatter(std::span<float> data, std::span<const int64_t> counts, ReduceOp op) = 0;
+  virtual void reduce_scatter(const Tensor& data, std::span<const int64_t> counts, ReduceOp op,
+                              Stream stream) = 0;
   // Same segments: afterwards every rank holds every rank's segment.
-  virtual void all_gather(std::span<float> data, std::span<const int64_t> counts) = 0;
+  virtual void all_gather(const Tensor& data, std::span<const int64_t> counts, Stream stream) = 0;
   // Every rank's bytes, in rank order (variable sizes: strings, token rows, host names).
   virtual std::vector<std::string> all_gather_bytes(const std::string& mine) = 0;
   // data = root's data.
@@ -43,7 +51,7 @@ class Communicator {
   // Overlap: start an all-reduce and return at once; wait() completes it. Calling
   // progress() now and then (between layers of the backward) lets MPI advance it.
   using Handle = int64_t;
-  virtual Handle all_reduce_async(std::span<float> data, ReduceOp op) = 0;
+  virtual Handle all_reduce_async(const Tensor& data, ReduceOp op, Stream stream) = 0;
   virtual void progress() = 0;
   // Returns the seconds spent blocked in this call (the part of the collective not hidden).
   virtual double wait(Handle handle) = 0;

@@ -24,25 +24,14 @@ FlatLayout flat_layout(const Config& config, ParamsOf<Config>& params) {
 }
 
 template <class Config>
-std::span<float> flat_span(const Config& config, ParamsOf<Config>& params) {
-  FlatLayout layout = flat_layout(config, params);
-  float* first = nullptr;
-  visit_parameters(config, params, [&](const std::string&, Tensor& t, Shape, ParamRole role) {
-    if (role != ParamRole::Buffer && !first) first = t.f32();
-  });
-  return {first, size_t(layout.size)};
-}
-
-template <class Config>
 Tensor flat_tensor(const Config& config, ParamsOf<Config>& params) {
-  const std::span<float> range = flat_span(config, params);
-  Tensor t;
-  visit_parameters(config, params, [&](const std::string&, Tensor& p, Shape, ParamRole role) {
-    if (role != ParamRole::Buffer && !t.ptr) t = p;
+  const FlatLayout layout = flat_layout(config, params);
+  Tensor flat;
+  visit_parameters(config, params, [&](const std::string&, Tensor& t, Shape, ParamRole role) {
+    if (role != ParamRole::Buffer && !flat.ptr) flat = t;  // the first: where the range starts
   });
-  t.ptr = range.data();
-  t.shape = Shape{int64_t(range.size())};
-  return t;
+  flat.shape = Shape{layout.size};
+  return flat;
 }
 
 namespace {
@@ -67,8 +56,6 @@ std::vector<uint32_t> weight_decay_mask(const FlatLayout& layout, int64_t begin,
 
 template FlatLayout flat_layout<BartConfig>(const BartConfig&, BartParams&);
 template FlatLayout flat_layout<T5Config>(const T5Config&, T5Params&);
-template std::span<float> flat_span<BartConfig>(const BartConfig&, BartParams&);
-template std::span<float> flat_span<T5Config>(const T5Config&, T5Params&);
 template Tensor flat_tensor<BartConfig>(const BartConfig&, BartParams&);
 template Tensor flat_tensor<T5Config>(const T5Config&, T5Params&);
 

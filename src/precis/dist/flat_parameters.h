@@ -32,13 +32,10 @@ struct FlatLayout {
 template <class Config>
 FlatLayout flat_layout(const Config& config, ParamsOf<Config>& params);
 
-// The range itself.
-template <class Config>
-std::span<float> flat_span(const Config& config, ParamsOf<Config>& params);
-
-// The range as one 1-D tensor (its dtype and device are the parameters'): what the optimizer,
-// the gradient norm and zeroing run on, once per step instead of once per tensor. The
-// alignment gaps are zeros (Arena::zeros) and stay zeros through every one of them.
+// The range as one 1-D tensor, a typed flat buffer (pointer, count, dtype and device are the
+// parameters'): what the collectives, the optimizer, the gradient norm and zeroing run on,
+// once per step instead of once per tensor. The alignment gaps are zeros (Arena::zeros) and
+// stay zeros through every one of them.
 template <class Config>
 Tensor flat_tensor(const Config& config, ParamsOf<Config>& params);
 

@@ -39,7 +39,7 @@ std::vector<GradientBucket> plan_buckets(const FlatLayout& layout, int64_t bucke
 template <class Config>
 GradientAllReduce::GradientAllReduce(const Config& config, ParamsOf<Config>& grads, Communicator& comm,
                                      int64_t bucket_bytes, int64_t first_bucket_bytes)
-    : comm_(comm), flat_(flat_span(config, grads)), final_stage_(precis::final_backward_stage(config)) {
+    : comm_(comm), flat_(flat_tensor(config, grads)), final_stage_(precis::final_backward_stage(config)) {
   buckets_ = plan_buckets(flat_layout(config, grads), std::max<int64_t>(1, bucket_bytes / 4),
                           std::max<int64_t>(1, first_bucket_bytes / 4));
 }
@@ -51,7 +51,7 @@ void GradientAllReduce::stage_done(int stage) {
   const auto start = std::chrono::steady_clock::now();
   while (started_ < buckets_.size() && buckets_[started_].ready_stage <= stage) {
     const GradientBucket& b = buckets_[started_++];
-    handles_.push_back(comm_.all_reduce_async(flat_.subspan(size_t(b.begin), size_t(b.end - b.begin)), ReduceOp::Sum));
+    handles_.push_back(comm_.all_reduce_async(flat_.slice(b.begin, b.end), ReduceOp::Sum, current_stream()));
   }
   comm_.progress();
   in_calls_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -41,11 +41,11 @@ class GradientAllReduce {
   double finish();
 
   const std::vector<GradientBucket>& buckets() const { return buckets_; }
-  std::span<float> flat() const { return flat_; }
+  const Tensor& flat() const { return flat_; }
 
  private:
   Communicator& comm_;
-  std::span<float> flat_;
+  Tensor flat_;  // the flat gradient (flat_parameters.h)
   std::vector<GradientBucket> buckets_;  // in start order
   std::vector<Communicator::Handle> handles_;
   size_t started_ = 0;

@@ -39,6 +39,16 @@ void scale(std::span<T> data, double factor) {
   for (T& x : data) x = T(x * factor);
 }
 
+// The host floats of a buffer: MPI moves host memory, and precis all-reduces fp32 (gradients
+// and master weights are fp32 also when the compute copy is 16-bit).
+std::span<float> host_floats(const Tensor& data, const char* what) {
+  check(data.device.is_cpu(), std::string(what) + ": the MPI communicator moves host memory; " +
+                                  data.describe() + " needs the GPU's communicator (NCCL)");
+  check(data.dtype == DType::F32,
+        std::string(what) + ": the MPI communicator reduces F32 buffers, not " + data.describe());
+  return {data.f32(), size_t(data.numel())};
+}
+
 }  // namespace
 
 MpiCommunicator::MpiCommunicator(double timeout_s) : timeout_s_(timeout_s) {
@@ -116,7 +126,8 @@ void MpiCommunicator::complete(MPI_Request& request, const char* what) {
   }
 }
 
-void MpiCommunicator::all_reduce(std::span<float> data, ReduceOp op) {
+void MpiCommunicator::all_reduce(const Tensor& buffer, ReduceOp op, Stream) {
+  std::span<float> data = host_floats(buffer, "all_reduce");
   MPI_Request r;
   checked(MPI_Iallreduce(MPI_IN_PLACE, data.data(), count_of(data.size(), "all_reduce"), MPI_FLOAT, MPI_SUM,
                          comm_, &r), "all_reduce");
@@ -132,7 +143,9 @@ void MpiCommunicator::all_reduce(std::span<double> data, ReduceOp op) {
   if (op == ReduceOp::Average) scale(data, 1.0 / size_);
 }
 
-void MpiCommunicator::reduce_scatter(std::span<float> data, std::span<const int64_t> counts, ReduceOp op) {
+void MpiCommunicator::reduce_scatter(const Tensor& buffer, std::span<const int64_t> counts, ReduceOp op,
+                                     Stream) {
+  std::span<float> data = host_floats(buffer, "reduce_scatter");
   check(int(counts.size()) == size_, "reduce_scatter: one count per rank");
   std::vector<int> sizes;
   std::vector<int> displ = displacements(counts, sizes);
@@ -146,7 +159,8 @@ void MpiCommunicator::reduce_scatter(std::span<float> data, std::span<const int6
   std::copy(mine.begin(), mine.end(), data.begin() + displ[size_t(rank_)]);
 }
 
-void MpiCommunicator::all_gather(std::span<float> data, std::span<const int64_t> counts) {
+void MpiCommunicator::all_gather(const Tensor& buffer, std::span<const int64_t> counts, Stream) {
+  std::span<float> data = host_floats(buffer, "all_gather");
   check(int(counts.size()) == size_, "all_gather: one count per rank");
   std::vector<int> sizes;
   std::vector<int> displ = displacements(counts, sizes);
@@ -185,7 +199,8 @@ void MpiCommunicator::barrier() {
   complete(r, "barrier");
 }
 
-Communicator::Handle MpiCommunicator::all_reduce_async(std::span<float> data, ReduceOp op) {
+Communicator::Handle MpiCommunicator::all_reduce_async(const Tensor& buffer, ReduceOp op, Stream) {
+  std::span<float> data = host_floats(buffer, "all_reduce");
   Pending p{MPI_REQUEST_NULL, data, op};
   checked(MPI_Iallreduce(MPI_IN_PLACE, data.data(), count_of(data.size(), "all_reduce"), MPI_FLOAT, MPI_SUM,
                          comm_, &p.request), "all_reduce");

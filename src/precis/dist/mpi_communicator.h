@@ -24,14 +24,16 @@ class MpiCommunicator final : public Communicator {
   int local_rank() const override { return local_rank_; }
   int local_size() const override { return local_size_; }
   int hosts() const override { return hosts_; }
-  void all_reduce(std::span<float> data, ReduceOp op) override;
+  // Host memory in fp32 (the device's buffers travel through the NCCL communicator).
+  void all_reduce(const Tensor& data, ReduceOp op, Stream stream) override;
   void all_reduce(std::span<double> data, ReduceOp op) override;
-  void reduce_scatter(std::span<float> data, std::span<const int64_t> counts, ReduceOp op) override;
-  void all_gather(std::span<float> data, std::span<const int64_t> counts) override;
+  void reduce_scatter(const Tensor& data, std::span<const int64_t> counts, ReduceOp op,
+                      Stream stream) override;
+  void all_gather(const Tensor& data, std::span<const int64_t> counts, Stream stream) override;
   std::vector<std::string> all_gather_bytes(const std::string& mine) override;
   void broadcast(std::span<std::byte> data, int root) override;
   void barrier() override;
-  Handle all_reduce_async(std::span<float> data, ReduceOp op) override;
+  Handle all_reduce_async(const Tensor& data, ReduceOp op, Stream stream) override;
   void progress() override;
   double wait(Handle handle) override;
   [[noreturn]] void abort(int code) override;

@@ -32,7 +32,7 @@ double ShardedAdamW<Config>::step(Params& params, Params& grads, double lr, doub
   const Tensor g = dist::flat_tensor(config_, grads), p = dist::flat_tensor(config_, params);
   check(g.numel() == layout_.size && p.numel() == layout_.size,
         "ZeRO-1: gradients and parameters have different layouts");
-  comm_.reduce_scatter(dist::flat_span(config_, grads), segments_, dist::ReduceOp::Sum);
+  comm_.reduce_scatter(g, segments_, dist::ReduceOp::Sum, current_stream());
   const Tensor g_segment = g.slice(begin_, end_), p_segment = p.slice(begin_, end_);
   double sum = sum_of_squares(g_segment);
   comm_.all_reduce(std::span<double>(&sum, 1), dist::ReduceOp::Sum);
@@ -42,7 +42,7 @@ double ShardedAdamW<Config>::step(Params& params, Params& grads, double lr, doub
   adamw_update_masked(p_segment, g_segment, exp_avg_, exp_avg_sq_, decay_mask_, lr,
                       settings_.beta1, settings_.beta2, settings_.epsilon, settings_.weight_decay,
                       step_);
-  comm_.all_gather(dist::flat_span(config_, params), segments_);
+  comm_.all_gather(p, segments_, current_stream());
   return norm;
 }
 
@@ -55,8 +55,8 @@ void ShardedAdamW<Config>::save(const std::filesystem::path& file) {
   allocate_parameters(config_, v, arena);
   copy(exp_avg_, dist::flat_tensor(config_, m).slice(begin_, end_));
   copy(exp_avg_sq_, dist::flat_tensor(config_, v).slice(begin_, end_));
-  comm_.all_gather(dist::flat_span(config_, m), segments_);
-  comm_.all_gather(dist::flat_span(config_, v), segments_);
+  comm_.all_gather(dist::flat_tensor(config_, m), segments_, current_stream());
+  comm_.all_gather(dist::flat_tensor(config_, v), segments_, current_stream());
   if (comm_.is_main()) save_adamw_state(file, config_, m, v, step_);
 }
 

@@ -22,13 +22,14 @@ namespace {
 
 // A blocking all-reduce of the whole gradient buffer (zeros), the median of a few: what the
 // bucketed all-reduce would cost if nothing hid it.
-double blocking_allreduce_seconds(dist::Communicator& comm, std::span<float> flat) {
-  std::vector<float> zeros(flat.size(), 0.0f);
+double blocking_allreduce_seconds(dist::Communicator& comm, const Tensor& flat) {
+  Arena arena(flat.nbytes() + Arena::kAlignment, flat.device);
+  const Tensor zeros = arena.zeros(flat.shape, flat.dtype);
   std::vector<double> t;
   for (int i = 0; i < 3; ++i) {
     comm.barrier();
     auto start = JobClock::now();
-    comm.all_reduce(std::span<float>(zeros), dist::ReduceOp::Sum);
+    comm.all_reduce(zeros, dist::ReduceOp::Sum, current_stream());
     t.push_back(seconds_since(start));
   }
   std::sort(t.begin(), t.end());
