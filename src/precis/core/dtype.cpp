@@ -12,6 +12,7 @@ std::string dtype_name(DType t) {
     case DType::F16: return "F16";
     case DType::I32: return "I32";
     case DType::I64: return "I64";
+    case DType::F64: return "F64";
   }
   return "?";
 }

@@ -7,7 +7,8 @@
 
 namespace precis {
 
-enum class DType : uint8_t { F32, BF16, F16, I32, I64 };
+// F64: scalars that accumulate on a device (the step's loss), as the host sums them in double.
+enum class DType : uint8_t { F32, BF16, F16, I32, I64, F64 };
 
 constexpr size_t dtype_size(DType t) {
   switch (t) {
@@ -16,6 +17,7 @@ constexpr size_t dtype_size(DType t) {
     case DType::F16: return 2;
     case DType::I32: return 4;
     case DType::I64: return 8;
+    case DType::F64: return 8;
   }
   return 0;
 }

@@ -36,6 +36,30 @@ CrossEntropyResult cross_entropy_forward(const Tensor& logits, const Tensor& lab
   no_backend("cross entropy", d);
 }
 
+void cross_entropy_forward_into(const Tensor& logits, const Tensor& labels, const Tensor& losses,
+                                float label_smoothing, double global_tokens,
+                                double accumulation_steps, const Tensor& total) {
+  int64_t vocab = logits.shape[-1], n = logits.numel() / vocab;
+  check(labels.numel() == n && losses.numel() == n && total.numel() == 1 &&
+            total.dtype == DType::F64,
+        "cross entropy: logits " + logits.describe() + ", labels " + labels.describe() +
+            ", total " + total.describe() + " (one F64)");
+  check_labels(labels, vocab);
+  const Device d = op_device("cross entropy", {&logits, &labels, &losses, &total});
+  switch (d.kind) {
+    case DeviceKind::CPU: {
+      int64_t counted = 0;
+      const double sum = cpu::cross_entropy_forward(logits.f32(), labels.i32(), losses.f32(), n,
+                                                    vocab, label_smoothing, &counted);
+      total.data<double>()[0] += sum / global_tokens / accumulation_steps;
+      return;
+    }
+    case DeviceKind::CUDA:
+      break;
+  }
+  no_backend("cross entropy", d);
+}
+
 void cross_entropy_backward(const Tensor& logits, const Tensor& labels, float label_smoothing,
                             float loss_scale, const Tensor& dlogits) {
   int64_t vocab = logits.shape[-1], n = logits.numel() / vocab;

@@ -18,6 +18,14 @@ struct CrossEntropyResult {
 CrossEntropyResult cross_entropy_forward(const Tensor& logits, const Tensor& labels,
                                          const Tensor& losses, float label_smoothing = 0.0f);
 
+// Training's form: the same per-position losses, and the micro-batch's share of the step's
+// loss added where it was computed, to total (1) F64:
+//   total += Σ_counted loss_i / global_tokens / accumulation_steps
+// (in double, as the host form's loss_sum). Nothing is read back to the host.
+void cross_entropy_forward_into(const Tensor& logits, const Tensor& labels, const Tensor& losses,
+                                float label_smoothing, double global_tokens,
+                                double accumulation_steps, const Tensor& total);
+
 // dlogits = d(loss_scale * Σ_counted loss_i) / d logits (=). With p = softmax(logits_i), the
 // per-position loss (1-ε)·(-log p[y]) + ε·mean_v(-log p[v]) has gradient
 //   p[v] - (1-ε)·[v == y] - ε/V.

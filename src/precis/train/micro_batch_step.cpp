@@ -9,21 +9,19 @@ MicroBatchResult micro_batch_step(const Config& config, const ParamsOf<Config>& 
                                   ParamsOf<Config>& grads, const MicroBatchShard& shard,
                                   const LossNormaliser& normaliser, float label_smoothing,
                                   bool several_ranks, dist::GradientAllReduce* grad_sync,
-                                  Arena& arena) {
+                                  const Tensor& step_loss, Arena& arena) {
   const Seq2SeqBatch& batch = shard.batch;
   const int64_t B = batch.batch_size(), S = batch.input_ids.size(1), T = batch.labels.size(1);
   auto acts = allocate_activations(config, arena, B, S, T, true);
   auto scratch = allocate_grad_scratch(config, arena, B, S, T);
   if (grad_sync) scratch.stage_done = [grad_sync](int stage) { grad_sync->stage_done(stage); };
   model_forward(config, params, batch, acts, shard.dropout);
-  // LabelSmoother or the model's mean cross-entropy.
-  CrossEntropyResult ce = model_loss(batch, acts, label_smoothing);
-  check(ce.counted > 0 || several_ranks, "a training batch has no label tokens (all -100)");
-  check(ce.counted == shard.label_tokens, "internal: label tokens counted differently");
+  // LabelSmoother or the model's mean cross-entropy, over the global batch's label tokens.
+  check(shard.label_tokens > 0 || several_ranks, "a training batch has no label tokens (all -100)");
   const double global_tokens = double(normaliser.global_label_tokens);
   const double accumulation = double(normaliser.accumulation_steps);
+  accumulate_model_loss(batch, acts, label_smoothing, global_tokens, accumulation, step_loss);
   MicroBatchResult result;
-  result.loss = ce.loss_sum / global_tokens / accumulation;
   model_backward(config, params, batch, acts, shard.dropout, label_smoothing,
                  float(1.0 / (global_tokens * accumulation)), grads, scratch);
   result.samples = B;
@@ -35,7 +33,7 @@ MicroBatchResult micro_batch_step(const Config& config, const ParamsOf<Config>& 
 #define PRECIS_INSTANTIATE(Config)                                                       \
   template MicroBatchResult micro_batch_step<Config>(                                    \
       const Config&, const ParamsOf<Config>&, ParamsOf<Config>&, const MicroBatchShard&, \
-      const LossNormaliser&, float, bool, dist::GradientAllReduce*, Arena&);
+      const LossNormaliser&, float, bool, dist::GradientAllReduce*, const Tensor&, Arena&);
 PRECIS_INSTANTIATE(BartConfig)
 PRECIS_INSTANTIATE(T5Config)
 #undef PRECIS_INSTANTIATE

@@ -21,18 +21,18 @@ struct LossNormaliser {
 };
 
 struct MicroBatchResult {
-  double loss = 0;  // this shard's share of the step's loss
   int64_t samples = 0, tokens = 0;
 };
 
 // Config: BartConfig or T5Config. `grad_sync`: the all-reduce to start as stages end, on the
 // step's last micro-batch with several ranks; else null. `several_ranks`: another rank may hold
-// every label token of the global batch.
+// every label token of the global batch. The shard's share of the step's loss is added to
+// step_loss (1) F64 where the loss is computed; the training loop reads it once per step.
 template <class Config>
 MicroBatchResult micro_batch_step(const Config& config, const ParamsOf<Config>& params,
                                   ParamsOf<Config>& grads, const MicroBatchShard& shard,
                                   const LossNormaliser& normaliser, float label_smoothing,
                                   bool several_ranks, dist::GradientAllReduce* grad_sync,
-                                  Arena& arena);
+                                  const Tensor& step_loss, Arena& arena);
 
 }  // namespace precis::train

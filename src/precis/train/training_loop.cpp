@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "precis/core/error.h"
+#include "precis/kernels/copy.h"
+#include "precis/kernels/fill.h"
 #include "precis/train/interrupt.h"
 #include "precis/train/lr_schedule.h"
 #include "precis/train/micro_batch_shard.h"
@@ -92,6 +94,8 @@ TrainingLoop<Model>::TrainingLoop(const TrainingArguments& a, dist::Communicator
       horizon_(a, plan, position_.first_step, job_start, train_start_),
       stop_policy_(a, comm, job_start),
       micro_batches_done_(position_.micro_batches_done),
+      loss_arena_(Arena::kAlignment),
+      step_loss_(loss_arena_.zeros(Shape{1}, DType::F64)),
       last_logged_step_(position_.first_step) {
   stop_policy_.watch_for_interrupts();
 }
@@ -146,8 +150,7 @@ void TrainingLoop<Model>::micro_batch(const GlobalBatch& global, bool update) {
     const MicroBatchResult r = micro_batch_step(
         run_.model.config, run_.model.params, run_.grads, shard,
         LossNormaliser{global_tokens, plan_.accumulation}, float(args_.label_smoothing_factor),
-        world > 1, update ? grad_sync_.get() : nullptr, arena_);
-    step_loss_ += r.loss;
+        world > 1, update ? grad_sync_.get() : nullptr, step_loss_, arena_);
     samples_seen_ += r.samples;
     tokens_seen_ += r.tokens;
   }
@@ -162,14 +165,16 @@ void TrainingLoop<Model>::end_step(double epoch_progress) {
   const double lr = learning_rate_at(args_, state.global_step, plan_.total_steps, plan_.warmup);
   const OptimizerStepResult update = run_.optimizer_step(lr, grad_sync_.get());
   exposed_allreduce_s_ += update.exposed_allreduce_s;
+  // The step's one read of the loss, from where the micro-batches added it up.
+  double step_loss = 0.0;
+  copy(step_loss_, Tensor{&step_loss, step_loss_.shape, DType::F64, Device::cpu()});
+  zero(step_loss_);
   if (comm_.world_size() > 1)
-    comm_.all_reduce(std::span<double>(&step_loss_, 1), dist::ReduceOp::Sum);
+    comm_.all_reduce(std::span<double>(&step_loss, 1), dist::ReduceOp::Sum);
   state.global_step += 1;
   state.epoch = epoch_progress;
-  logged_loss_sum_ += step_loss_;
-  run_loss_sum_ += step_loss_;
-  const double step_loss = step_loss_;
-  step_loss_ = 0.0;
+  logged_loss_sum_ += step_loss;
+  run_loss_sum_ += step_loss;
   micro_in_step_ = 0;
 
   const int64_t step = state.global_step;

@@ -75,7 +75,9 @@ class TrainingLoop {
   StopDecision decision_;
   int64_t micro_batches_done_;  // over all epochs, as HF counts them for accumulation
   int64_t micro_in_step_ = 0;
-  double step_loss_ = 0;        // this step's, summed over its micro-batches
+  Arena loss_arena_;            // on the training device
+  Tensor step_loss_;            // (1) F64: this step's loss, summed over its micro-batches
+
   double logged_loss_sum_ = 0;  // step losses since the last logging step
   int64_t last_logged_step_;
   double run_loss_sum_ = 0;  // this run's step losses

@@ -7,6 +7,7 @@
 
 #include "precis/model/bart/bart.h"
 #include "precis/model/bart/bart_model.h"
+#include "precis/model/common/teacher_forcing.h"
 #include "precis/model/t5/t5.h"
 #include "precis/model/t5/t5_model.h"
 
@@ -59,6 +60,15 @@ inline CrossEntropyResult model_loss(const Seq2SeqBatch& batch, BartActivations&
 }
 inline CrossEntropyResult model_loss(const Seq2SeqBatch& batch, T5Activations& acts, float label_smoothing = 0.0f) {
   return t5_loss(batch, acts, label_smoothing);
+}
+
+// Training's loss, kept on the device: `total` (1) F64 += this batch's loss over
+// global_tokens x accumulation_steps. Both families' activations end in logits and losses.
+template <class Activations>
+void accumulate_model_loss(const Seq2SeqBatch& batch, Activations& acts, float label_smoothing,
+                           double global_tokens, double accumulation_steps, const Tensor& total) {
+  accumulate_teacher_forced_loss(batch, acts.logits, acts.losses, label_smoothing, global_tokens,
+                                 accumulation_steps, total);
 }
 
 }  // namespace precis

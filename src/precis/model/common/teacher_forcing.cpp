@@ -25,4 +25,14 @@ CrossEntropyResult teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& 
                                losses, label_smoothing);
 }
 
+void accumulate_teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& logits,
+                                    const Tensor& losses, float label_smoothing,
+                                    double global_tokens, double accumulation_steps,
+                                    const Tensor& total) {
+  check(batch.labels.ptr != nullptr, "the loss needs labels");
+  const int64_t tokens = logits.size(0) * logits.size(1);
+  cross_entropy_forward_into(logits.view({tokens, logits.size(2)}), batch.labels.view({tokens}),
+                             losses, label_smoothing, global_tokens, accumulation_steps, total);
+}
+
 }  // namespace precis

@@ -20,4 +20,11 @@ void check_batch_fits(const Seq2SeqBatch& batch, int64_t batch_size, int64_t sou
 CrossEntropyResult teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& logits,
                                        const Tensor& losses, float label_smoothing);
 
+// Training's form: the loss over global_tokens x accumulation_steps added to `total` (1) F64 on
+// the device (cross_entropy_forward_into); nothing read back.
+void accumulate_teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& logits,
+                                    const Tensor& losses, float label_smoothing,
+                                    double global_tokens, double accumulation_steps,
+                                    const Tensor& total);
+
 }  // namespace precis
