@@ -37,4 +37,5 @@ __global__ void every_shared_function(float* x, int32_t* mask, int64_t n, AdamWS
   v += float(decoding_math::uniform(42, uint64_t(i), 7));
   x[i] = v;
   if (i == 0) attention_math::masked_softmax_row(x, n, mask, n - 1);
+  if (i == 1) attention_math::softmax_row_from_lse(x, n, mask, n - 2, attention_math::masked_softmax_row_lse(x, n, mask, n - 1));
 }

@@ -1,5 +1,7 @@
 #include "precis/kernels/attention.h"
 
+#include <string>
+
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/dispatch.h"
 
@@ -30,33 +32,52 @@ DropoutRange dropout_range(const DropoutSpec& d, const AttentionShape& s) {
           d.rows ? d.first_row * (uint64_t(s.batch * s.heads * s.q_len * s.k_len) / d.rows) : 0};
 }
 
-}  // namespace
 
-void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_t heads,
-                       float scale, const AttentionMask& mask, const Tensor& out,
-                       const Tensor& probs, const DropoutSpec& dropout) {
-  AttentionShape s = attention_shape(q, k, v, heads, out);
-  if (probs.ptr)
-    check(probs.shape == Shape({s.batch, heads, s.q_len, s.k_len}),
-          "attention: probs " + probs.describe());
+cpu::AttentionMaskView mask_view(const AttentionMask& m) {
+  return {m.key_padding.ptr ? m.key_padding.i32() : nullptr, m.causal, m.past,
+          m.position_bias.ptr ? m.position_bias.f32() : nullptr};
+}
+
+void check_mask(const AttentionMask& mask, const AttentionShape& s, const Tensor& q,
+                const Tensor& k) {
   if (mask.key_padding.ptr)
     check(
         mask.key_padding.shape == Shape({s.batch, s.k_len}),
         "attention: key padding mask " + mask.key_padding.describe() + " for keys " + k.describe());
   if (mask.position_bias.ptr)
-    check(mask.position_bias.shape == Shape({heads, s.q_len, s.k_len}),
+    check(mask.position_bias.shape == Shape({s.heads, s.q_len, s.k_len}),
           "attention: position bias " + mask.position_bias.describe() + " for " +
-              std::to_string(heads) + " heads, queries " + q.describe() + ", keys " + k.describe());
+              std::to_string(s.heads) + " heads, queries " + q.describe() + ", keys " + k.describe());
+}
+
+void check_saved(const AttentionSaved& saved, const AttentionShape& s, const char* op) {
+  if (saved.probs.ptr)
+    check(saved.probs.shape == Shape({s.batch, s.heads, s.q_len, s.k_len}),
+          std::string(op) + ": probs " + saved.probs.describe());
+  if (saved.log_sum_exp.ptr)
+    check(saved.log_sum_exp.shape == Shape({s.batch, s.heads, s.q_len}),
+          std::string(op) + ": log_sum_exp " + saved.log_sum_exp.describe());
+}
+
+}  // namespace
+
+bool attention_saves_probs(Device device) { return device.is_cpu(); }
+
+void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_t heads,
+                       float scale, const AttentionMask& mask, const Tensor& out,
+                       const AttentionSaved& saved, const DropoutSpec& dropout) {
+  AttentionShape s = attention_shape(q, k, v, heads, out);
+  check_saved(saved, s, "attention");
+  check_mask(mask, s, q, k);
   if (q.numel() == 0) return;
-  const Device d =
-      op_device("attention", {&q, &k, &v, &mask.key_padding, &mask.position_bias, &out, &probs});
+  const Device d = op_device("attention", {&q, &k, &v, &mask.key_padding, &mask.position_bias,
+                                           &out, &saved.probs, &saved.log_sum_exp});
   switch (d.kind) {
     case DeviceKind::CPU:
-      return cpu::attention_forward(
-          s, q.f32(), k.f32(), v.f32(), mask.key_padding.ptr ? mask.key_padding.i32() : nullptr,
-          mask.causal, mask.past, scale,
-          mask.position_bias.ptr ? mask.position_bias.f32() : nullptr, out.f32(),
-          probs.ptr ? probs.f32() : nullptr, dropout_range(dropout, s));
+      return cpu::attention_forward(s, q.f32(), k.f32(), v.f32(), mask_view(mask), scale,
+                                    out.f32(), saved.probs.ptr ? saved.probs.f32() : nullptr,
+                                    saved.log_sum_exp.ptr ? saved.log_sum_exp.f32() : nullptr,
+                                    dropout_range(dropout, s));
     case DeviceKind::CUDA:
       break;
   }
@@ -64,26 +85,30 @@ void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_
 }
 
 void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v,
-                        const Tensor& probs, int64_t heads, float scale, const DropoutSpec& dropout,
-                        const Tensor& dq, const Tensor& dk, const Tensor& dv,
-                        const Tensor& d_scores) {
+                        const AttentionSaved& saved, int64_t heads, float scale,
+                        const DropoutSpec& dropout, const Tensor& dq, const Tensor& dk,
+                        const Tensor& dv, const Tensor& d_scores, const AttentionMask& mask) {
   AttentionShape s = attention_shape(q, k, v, heads, dout);
-  check(probs.shape == Shape({s.batch, heads, s.q_len, s.k_len}),
-        "attention backward: probs " + probs.describe() + " (the forward must keep them)");
+  check(saved.defined(), "attention backward: the forward kept neither probs nor log_sum_exp");
+  check_saved(saved, s, "attention backward");
+  check_mask(mask, s, q, k);
   check(dq.shape == q.shape && dk.shape == k.shape && dv.shape == v.shape,
         "attention backward: dq " + dq.describe() + ", dk " + dk.describe() + ", dv " +
             dv.describe());
   if (d_scores.ptr)
-    check(d_scores.shape == probs.shape,
-          "attention backward: d_scores " + d_scores.describe() + " for probs " + probs.describe());
+    check(d_scores.shape == Shape({s.batch, heads, s.q_len, s.k_len}),
+          "attention backward: d_scores " + d_scores.describe());
   if (q.numel() == 0) return;
-  const Device d =
-      op_device("attention backward", {&dout, &q, &k, &v, &probs, &dq, &dk, &dv, &d_scores});
+  const Device d = op_device("attention backward",
+                             {&dout, &q, &k, &v, &saved.probs, &saved.log_sum_exp,
+                              &mask.key_padding, &mask.position_bias, &dq, &dk, &dv, &d_scores});
   switch (d.kind) {
     case DeviceKind::CPU:
-      return cpu::attention_backward(s, dout.f32(), q.f32(), k.f32(), v.f32(), probs.f32(), scale,
-                                     dropout_range(dropout, s), dq.f32(), dk.f32(), dv.f32(),
-                                     d_scores.ptr ? d_scores.f32() : nullptr);
+      return cpu::attention_backward(
+          s, dout.f32(), q.f32(), k.f32(), v.f32(), saved.probs.ptr ? saved.probs.f32() : nullptr,
+          saved.log_sum_exp.ptr ? saved.log_sum_exp.f32() : nullptr, mask_view(mask), scale,
+          dropout_range(dropout, s), dq.f32(), dk.f32(), dv.f32(),
+          d_scores.ptr ? d_scores.f32() : nullptr);
     case DeviceKind::CUDA:
       break;
   }

@@ -25,14 +25,35 @@ struct AttentionMask {
   Tensor position_bias;
 };
 
-// q (B, Tq, H*hd); k, v (B, Tk, H*hd); out (B, Tq, H*hd).
-// probs (B, H, Tq, Tk): the softmax, kept for the backward; may be undefined (inference).
-// With dropout (attention_dropout), out = dropout(probs) · v; probs keeps the softmax BEFORE
-// dropout, and the mask is element (b, h, i, j) of the flat (B, H, Tq, Tk) index space of
-// the spec's (seed, stream), so the backward redraws it.
+// What the forward keeps for the backward; neither in inference. A backend keeps one of them
+// (attention_saves_probs):
+// - probs (B, H, Tq, Tk): the softmax itself, before dropout. The CPU's choice: recomputing
+//   the scores would cost another product per head, and host memory is plentiful.
+// - log_sum_exp (B, H, Tq): each query row's log Σ exp(score) over its visible keys, from
+//   which a recomputing backend (flash-style, on a GPU) rebuilds the softmax tile by tile in
+//   the backward and never holds a (Tq, Tk) matrix. A row with no visible key is uniform.
+struct AttentionSaved {
+  Tensor probs;
+  Tensor log_sum_exp;
+  AttentionSaved() = default;
+  AttentionSaved(const Tensor& probs) : probs(probs) {}  // NOLINT: a tensor of probs is one
+  static AttentionSaved row_statistics(const Tensor& log_sum_exp) {
+    AttentionSaved s;
+    s.log_sum_exp = log_sum_exp;
+    return s;
+  }
+  bool defined() const { return probs.ptr || log_sum_exp.ptr; }
+};
+
+// Whether attention on `device` keeps the probabilities (else the rows' log-sum-exp).
+bool attention_saves_probs(Device device);
+
+// q (B, Tq, H*hd); k, v (B, Tk, H*hd); out (B, Tq, H*hd); saved as above, or undefined.
+// With dropout (attention_dropout), out = dropout(P) · v; the mask is element (b, h, i, j) of
+// the flat (B, H, Tq, Tk) index space of the spec's (seed, stream), so the backward redraws it.
 void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_t heads,
                        float scale, const AttentionMask& mask, const Tensor& out,
-                       const Tensor& probs, const DropoutSpec& dropout = {});
+                       const AttentionSaved& saved, const DropoutSpec& dropout = {});
 
 // Given dout (B, Tq, H*hd), with P = probs, D = dropout(P) and S = scale · q·kᵀ + mask:
 //   dv = Dᵀ · dout                      (=)
@@ -41,10 +62,13 @@ void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_
 //   dq = scale · dS · k,  dk = scale · dSᵀ · q   (=)
 // dq, dk, dv have the shapes of q, k, v. Each (batch, head) writes its own columns, so the
 // result does not depend on the thread count. d_scores (B, H, Tq, Tk), when defined, gets dS
-// (=): the gradient of an additive position bias, before its sum over the batch.
+// (=): the gradient of an additive position bias, before its sum over the batch. From saved
+// log-sum-exps P is recomputed, P = exp(S - lse) on the visible keys, which needs the forward's
+// mask (its padding, causality and position bias); from saved probs the mask is not read.
 void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v,
-                        const Tensor& probs, int64_t heads, float scale, const DropoutSpec& dropout,
-                        const Tensor& dq, const Tensor& dk, const Tensor& dv,
-                        const Tensor& d_scores = Tensor{});
+                        const AttentionSaved& saved, int64_t heads, float scale,
+                        const DropoutSpec& dropout, const Tensor& dq, const Tensor& dk,
+                        const Tensor& dv, const Tensor& d_scores = Tensor{},
+                        const AttentionMask& mask = {});
 
 }  // namespace precis

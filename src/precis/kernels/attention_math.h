@@ -13,9 +13,13 @@ namespace precis::attention_math {
 
 // Softmax of row[0..n) in place over the keys j with key_mask[j] != 0 (no mask: all) and
 // j <= causal_limit. The max, the exps and their sum in float, in key order.
-PRECIS_HOST_DEVICE inline void masked_softmax_row(float* row, int64_t n, const int32_t* key_mask,
-                                                  int64_t causal_limit) {
-  const float minus_inf = -INFINITY;  // <cmath>'s macro: numeric_limits is host-only in CUDA
+// Softmax of row[0..n) in place over the keys j with key_mask[j] != 0 (no mask: all) and
+// j <= causal_limit. The max, the exps and their sum in float, in key order. Returns the row's
+// log Σ exp over its visible keys (max + log sum, in float), what a recomputing backward
+// rebuilds the row from; 0 for a row with none visible.
+PRECIS_HOST_DEVICE inline float masked_softmax_row_lse(float* row, int64_t n, const int32_t* key_mask,
+                                                       int64_t causal_limit) {
+  const float minus_inf = -INFINITY;
   float max = minus_inf;
   for (int64_t j = 0; j < n; ++j) {
     bool visible = (!key_mask || key_mask[j]) && j <= causal_limit;
@@ -24,7 +28,7 @@ PRECIS_HOST_DEVICE inline void masked_softmax_row(float* row, int64_t n, const i
   }
   if (max == minus_inf) {
     for (int64_t j = 0; j < n; ++j) row[j] = 1.0f / float(n);
-    return;
+    return 0.0f;
   }
   float sum = 0.0f;
   for (int64_t j = 0; j < n; ++j) {
@@ -33,6 +37,24 @@ PRECIS_HOST_DEVICE inline void masked_softmax_row(float* row, int64_t n, const i
   }
   float inv = 1.0f / sum;
   for (int64_t j = 0; j < n; ++j) row[j] *= inv;
+  return max + std::log(sum);
+}
+
+PRECIS_HOST_DEVICE inline void masked_softmax_row(float* row, int64_t n, const int32_t* key_mask,
+                                                  int64_t causal_limit) {
+  (void)masked_softmax_row_lse(row, n, key_mask, causal_limit);
+}
+
+// Row of probabilities rebuilt from raw scores (scaled, biased) and the row's log-sum-exp:
+// exp(s - lse) on the visible keys, 0 on the others, uniform where none is visible.
+PRECIS_HOST_DEVICE inline void softmax_row_from_lse(float* row, int64_t n, const int32_t* key_mask,
+                                                    int64_t causal_limit, float log_sum_exp) {
+  bool any = false;
+  for (int64_t j = 0; j < n; ++j) any = any || ((!key_mask || key_mask[j]) && j <= causal_limit);
+  for (int64_t j = 0; j < n; ++j) {
+    bool visible = (!key_mask || key_mask[j]) && j <= causal_limit;
+    row[j] = !any ? 1.0f / float(n) : visible ? std::exp(row[j] - log_sum_exp) : 0.0f;
+  }
 }
 
 }  // namespace precis::attention_math

@@ -10,9 +10,33 @@
 
 namespace precis::cpu {
 
+namespace {
+
+// scores (Tq, Tk) of pair (b, h) = scale * q_bh · k_bhᵀ (+ the head's position bias).
+void pair_scores(const AttentionShape& s, const float* q, const float* k, const float* bias,
+                 float scale, int64_t b, int64_t h, float* scores) {
+  const float* qb = q + b * s.q_len * s.q_stride + h * s.head_dim;
+  const float* kb = k + b * s.k_len * s.k_stride + h * s.head_dim;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(s.q_len), int(s.k_len), int(s.head_dim),
+              scale, qb, int(s.q_stride), kb, int(s.k_stride), 0.0f, scores, int(s.k_len));
+  if (bias) {  // T5's relative position bias, the same for every batch row
+    const int64_t plane = s.q_len * s.k_len;
+    const float* bh = bias + h * plane;
+#pragma omp simd
+    for (int64_t ij = 0; ij < plane; ++ij) scores[ij] += bh[ij];
+  }
+}
+
+// The last visible key of query row i.
+int64_t causal_limit(const AttentionShape& s, const AttentionMaskView& m, int64_t i) {
+  return m.causal ? i + m.past : s.k_len;
+}
+
+}  // namespace
+
 void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v,
-                       const int32_t* key_mask, bool causal, int64_t past, float scale,
-                       const float* bias, float* out, float* probs, const DropoutRange& dropout) {
+                       const AttentionMaskView& m, float scale, float* out, float* probs,
+                       float* log_sum_exp, const DropoutRange& dropout) {
   const int64_t pairs = s.batch * s.heads, plane = s.q_len * s.k_len;
   // One (batch, head) pair per task; inside a parallel region OpenBLAS runs single-threaded.
 #pragma omp parallel
@@ -22,24 +46,15 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
 #pragma omp for schedule(static)
     for (int64_t p = 0; p < pairs; ++p) {
       int64_t b = p / s.heads, h = p % s.heads;
-      const float* qb = q + b * s.q_len * s.q_stride + h * s.head_dim;
-      const float* kb = k + b * s.k_len * s.k_stride + h * s.head_dim;
       const float* vb = v + b * s.k_len * s.v_stride + h * s.head_dim;
       float* ob = out + b * s.q_len * s.out_stride + h * s.head_dim;
       float* scores = probs ? probs + p * plane : scores_scratch.data();
-      // scores (Tq, Tk) = scale * q_bh · k_bhᵀ
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(s.q_len), int(s.k_len),
-                  int(s.head_dim), scale, qb, int(s.q_stride), kb, int(s.k_stride), 0.0f, scores,
-                  int(s.k_len));
-      if (bias) {  // T5's relative position bias, the same for every batch row
-        const float* bh = bias + h * plane;
-#pragma omp simd
-        for (int64_t ij = 0; ij < plane; ++ij) scores[ij] += bh[ij];
-      }
-      const int32_t* row_mask = key_mask ? key_mask + b * s.k_len : nullptr;
+      pair_scores(s, q, k, m.bias, scale, b, h, scores);
+      const int32_t* row_mask = m.key_mask ? m.key_mask + b * s.k_len : nullptr;
       for (int64_t i = 0; i < s.q_len; ++i) {
-        int64_t limit = causal ? i + past : s.k_len;
-        attention_math::masked_softmax_row(scores + i * s.k_len, s.k_len, row_mask, limit);
+        float lse = attention_math::masked_softmax_row_lse(scores + i * s.k_len, s.k_len, row_mask,
+                                                           causal_limit(s, m, i));
+        if (log_sum_exp) log_sum_exp[p * s.q_len + i] = lse;
       }
       // attention_dropout on the probabilities; `scores` keeps them undropped.
       const float* weights = scores;
@@ -57,15 +72,16 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
 }
 
 void attention_backward(const AttentionShape& s, const float* dout, const float* q, const float* k,
-                        const float* v, const float* probs, float scale,
-                        const DropoutRange& dropout, float* dq, float* dk, float* dv,
-                        float* d_scores) {
+                        const float* v, const float* probs, const float* log_sum_exp,
+                        const AttentionMaskView& m, float scale, const DropoutRange& dropout,
+                        float* dq, float* dk, float* dv, float* d_scores) {
   const int64_t pairs = s.batch * s.heads, plane = s.q_len * s.k_len;
   // dq, dk, dv have the strides of q, k, v; each pair writes only its own head's columns.
 #pragma omp parallel
   {
     std::vector<float> dprobs(static_cast<size_t>(plane));
     std::vector<float> dropped(dropout.active ? size_t(plane) : 0);
+    std::vector<float> recomputed(probs ? 0 : size_t(plane));
 #pragma omp for schedule(static)
     for (int64_t p = 0; p < pairs; ++p) {
       int64_t b = p / s.heads, h = p % s.heads;
@@ -74,7 +90,14 @@ void attention_backward(const AttentionShape& s, const float* dout, const float*
       const float* kb = k + b * s.k_len * s.k_stride + head;
       const float* vb = v + b * s.k_len * s.v_stride + head;
       const float* dob = dout + b * s.q_len * s.out_stride + head;
-      const float* pb = probs + p * plane;
+      const float* pb = probs ? probs + p * plane : recomputed.data();
+      if (!probs) {  // P = exp(S - lse) from the scores again, as a recomputing backend does
+        pair_scores(s, q, k, m.bias, scale, b, h, recomputed.data());
+        const int32_t* row_mask = m.key_mask ? m.key_mask + b * s.k_len : nullptr;
+        for (int64_t i = 0; i < s.q_len; ++i)
+          attention_math::softmax_row_from_lse(recomputed.data() + i * s.k_len, s.k_len, row_mask,
+                                               causal_limit(s, m, i), log_sum_exp[p * s.q_len + i]);
+      }
       float* dP = dprobs.data();
       // The weights the forward multiplied v by: the probabilities, dropped out.
       const float* weights = pb;

@@ -63,13 +63,23 @@ void dropout(const float* x, float* y, int64_t n, uint64_t threshold, float scal
 
 // bias: (H, Tq, Tk) added to the scaled scores, or null. d_scores: (B, H, Tq, Tk) gradient of
 // the scores written there when not null.
+// AttentionMask's pointers: key padding (B, Tk) or null, causality, position bias (H, Tq, Tk)
+// or null.
+struct AttentionMaskView {
+  const int32_t* key_mask;
+  bool causal;
+  int64_t past;
+  const float* bias;
+};
+// Saved state: probs (B, H, Tq, Tk) or log_sum_exp (B, H, Tq), either may be null.
 void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v,
-                       const int32_t* key_mask, bool causal, int64_t past, float scale,
-                       const float* bias, float* out, float* probs, const DropoutRange& dropout);
+                       const AttentionMaskView& mask, float scale, float* out, float* probs,
+                       float* log_sum_exp, const DropoutRange& dropout);
+// From probs when given, else P is recomputed from log_sum_exp and the mask.
 void attention_backward(const AttentionShape& s, const float* dout, const float* q, const float* k,
-                        const float* v, const float* probs, float scale,
-                        const DropoutRange& dropout, float* dq, float* dk, float* dv,
-                        float* d_scores);
+                        const float* v, const float* probs, const float* log_sum_exp,
+                        const AttentionMaskView& mask, float scale, const DropoutRange& dropout,
+                        float* dq, float* dk, float* dv, float* d_scores);
 
 double cross_entropy_forward(const float* logits, const int32_t* labels, float* losses, int64_t n,
                              int64_t vocab, float label_smoothing, int64_t* counted);

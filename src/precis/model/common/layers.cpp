@@ -9,17 +9,21 @@
 namespace precis {
 
 AttentionActivations allocate_attention(Arena& arena, int64_t batch, int64_t q_len, int64_t k_len,
-                                        int64_t d, int64_t heads, bool keep_probs) {
-  return allocate_attention(arena, batch, q_len, k_len, d, d, heads, keep_probs);
+                                        int64_t d, int64_t heads, bool training) {
+  return allocate_attention(arena, batch, q_len, k_len, d, d, heads, training);
 }
 
 AttentionActivations allocate_attention(Arena& arena, int64_t batch, int64_t q_len, int64_t k_len,
-                                        int64_t d, int64_t inner, int64_t heads, bool keep_probs) {
+                                        int64_t d, int64_t inner, int64_t heads, bool training) {
   AttentionActivations a;
   a.q = arena.alloc({batch, q_len, inner});
   a.k = arena.alloc({batch, k_len, inner});
   a.v = arena.alloc({batch, k_len, inner});
-  if (keep_probs) a.probs = arena.alloc({batch, heads, q_len, k_len});
+  // The current device decides, not the arena: a measuring arena sizes the real one.
+  if (training && attention_saves_probs(current_device()))
+    a.saved.probs = arena.alloc({batch, heads, q_len, k_len});
+  else if (training)
+    a.saved.log_sum_exp = arena.alloc({batch, heads, q_len});
   a.context = arena.alloc({batch, q_len, inner});
   a.out = arena.alloc({batch, q_len, d});
   return a;
@@ -54,8 +58,9 @@ void attention_block_forward(const AttentionParams& p, const Tensor& x, const Te
   linear_forward(x, p.q_proj.weight, p.q_proj.bias, a.q);
   linear_forward(kv, p.k_proj.weight, p.k_proj.bias, a.k);
   linear_forward(kv, p.v_proj.weight, p.v_proj.bias, a.v);
-  attention_forward(a.q, a.k, a.v, heads, attention_scale(x, heads, scaling), mask, a.context, a.probs,
+  attention_forward(a.q, a.k, a.v, heads, attention_scale(x, heads, scaling), mask, a.context, a.saved,
                     dropout.attention);
+  a.mask = mask;
   linear_forward(a.context, p.out_proj.weight, p.out_proj.bias, a.out);
   dropout_forward(a.out, dropout.residual, a.out);
 }
@@ -70,8 +75,8 @@ void attention_block_backward(const AttentionParams& p, const Tensor& x, const T
   // out = dropout(context · Wo + bo)
   dropout_backward(d_out, dropout.residual, d_out);
   linear_backward(d_out, a.context, p.out_proj.weight, dcontext, g.out_proj.weight, g.out_proj.bias);
-  attention_backward(dcontext, a.q, a.k, a.v, a.probs, heads, attention_scale(x, heads, scaling),
-                     dropout.attention, dq, dk, dv, d_scores);
+  attention_backward(dcontext, a.q, a.k, a.v, a.saved, heads, attention_scale(x, heads, scaling),
+                     dropout.attention, dq, dk, dv, d_scores, a.mask);
   // q = x·Wq + bq (the scale lives inside the attention op): x's share.
   linear_backward(dq, x, p.q_proj.weight, dx, g.q_proj.weight, g.q_proj.bias);
   // k and v come from kv: into dx for self-attention, into dkv for cross-attention.

@@ -14,7 +14,10 @@ namespace precis {
 
 struct AttentionActivations {
   Tensor q, k, v;  // (B, Tq, d), (B, Tk, d), (B, Tk, d): projections, heads packed
-  Tensor probs;    // (B, H, Tq, Tk) softmax before dropout, for the backward (undefined in inference)
+  // What the backward needs of the softmax: the probabilities or the rows' log-sum-exp, as the
+  // device chooses (attention_saves_probs); undefined in inference.
+  AttentionSaved saved;
+  AttentionMask mask;  // the forward's, for a backward that recomputes the softmax
   Tensor context;  // (B, Tq, d) heads concatenated: input of out_proj
   Tensor out;      // (B, Tq, d) out_proj output, after residual dropout when training
 };
@@ -42,11 +45,12 @@ struct AttentionGradScratch {
   Tensor tmp;         // (B, max(Tq, Tk), d)
 };
 
+// training: keep what the backward needs (AttentionActivations::saved) on the current device.
 AttentionActivations allocate_attention(Arena& arena, int64_t batch, int64_t q_len, int64_t k_len,
-                                        int64_t d, int64_t heads, bool keep_probs);
+                                        int64_t d, int64_t heads, bool training);
 // T5: projections of `inner` = heads * d_kv columns, which need not equal d (the output).
 AttentionActivations allocate_attention(Arena& arena, int64_t batch, int64_t q_len, int64_t k_len,
-                                        int64_t d, int64_t inner, int64_t heads, bool keep_probs);
+                                        int64_t d, int64_t inner, int64_t heads, bool training);
 LayerNormActivations allocate_layer_norm(Arena& arena, int64_t batch, int64_t len, int64_t d);
 FeedForwardActivations allocate_feed_forward(Arena& arena, int64_t batch, int64_t len, int64_t d,
                                              int64_t ffn);
