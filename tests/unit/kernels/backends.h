@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cctype>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ inline std::string backend_test_name(const ::testing::TestParamInfo<Device>& inf
 }
 
 }  // namespace precis::testing
+
+namespace precis {
+// GoogleTest names the backend of a failed test by this ("GetParam() = cpu").
+inline void PrintTo(const Device& device, std::ostream* os) { *os << device.name(); }
+}  // namespace precis
 
 // Runs the TEST_Ps of `Fixture` (a KernelTest) once per backend: Backends/Fixture.Name/cpu.
 #define INSTANTIATE_KERNEL_TEST(Fixture)                                            \

@@ -139,12 +139,7 @@ TEST_P(AttentionKernel, KeyPadding) {
 }
 
 TEST_P(AttentionKernel, CausalWithPast) {
-  AttentionCase c;
-  c.q_len = 3;
-  c.k_len = 5;
-  c.causal = true;
-  c.past = 2;
-  check(c, 12);
+  check(AttentionCase{.q_len = 3, .k_len = 5, .causal = true, .past = 2}, 12);
 }
 
 TEST_P(AttentionKernel, CausalSelfAttentionWithKeyPadding) {
@@ -156,12 +151,7 @@ TEST_P(AttentionKernel, CausalSelfAttentionWithKeyPadding) {
 }
 
 TEST_P(AttentionKernel, CrossAttentionShapes) {
-  AttentionCase c;
-  c.batch = 3;
-  c.heads = 3;
-  c.q_len = 2;
-  c.k_len = 7;
-  c.head_dim = 2;
+  AttentionCase c{.batch = 3, .heads = 3, .q_len = 2, .k_len = 7, .head_dim = 2};
   c.key_padding.assign(21, 1);
   c.key_padding[6] = c.key_padding[13] = c.key_padding[12] = 0;
   check(c, 14);
@@ -194,12 +184,7 @@ TEST_P(AttentionKernel, PositionBiasAndItsGradient) {
 
 // Query and key lengths and head widths off the multiples of 8/16/32, with every mask at once.
 TEST_P(AttentionKernel, OddShapes) {
-  AttentionCase c;
-  c.batch = 2;
-  c.heads = 3;
-  c.q_len = 5;
-  c.k_len = 37;
-  c.head_dim = 7;
+  AttentionCase c{.batch = 2, .heads = 3, .q_len = 5, .k_len = 37, .head_dim = 7};
   c.key_padding.assign(size_t(c.batch * c.k_len), 1);
   c.key_padding[36] = c.key_padding[37 + 20] = c.key_padding[37 + 35] = 0;
   check(c, 20);
@@ -208,13 +193,8 @@ TEST_P(AttentionKernel, OddShapes) {
   c.position_bias = true;
   c.dropout = {0.1f, 17, 3};
   check(c, 21);
-  AttentionCase wide;  // one head 129 wide over 3 keys
-  wide.batch = 1;
-  wide.heads = 1;
-  wide.q_len = 3;
-  wide.k_len = 3;
-  wide.head_dim = 129;
-  check(wide, 22);
+  // One head 129 wide over 3 keys.
+  check(AttentionCase{.batch = 1, .heads = 1, .q_len = 3, .k_len = 3, .head_dim = 129}, 22);
 }
 
 TEST_P(AttentionKernel, ProbsKeepTheSoftmaxBeforeDropout) {
