@@ -6,6 +6,8 @@ import shutil
 import torch
 from transformers import AutoTokenizer, BartConfig, BartForConditionalGeneration
 
+from probe_support import padded_batch
+
 # Configurations that differ in width, depth, heads, activation and scale_embedding.
 CONFIGS = {
     "narrow-gelu": dict(d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
@@ -94,19 +96,8 @@ def save_model(tokenizer_dir, out_dir, name, seed, eos_bias=4.0, **config):
 
 def random_batch(vocab_size, batch=3, source_len=11, target_len=7, seed=1):
     """Right-padded inputs of unequal lengths, labels with -100 padding, shifted decoder inputs."""
-    g = torch.Generator().manual_seed(seed)
-    input_ids = torch.randint(4, vocab_size, (batch, source_len), generator=g)
-    attention_mask = torch.ones_like(input_ids)
-    labels = torch.randint(4, vocab_size, (batch, target_len), generator=g)
-    for b in range(batch):
-        src = source_len - 3 * b if b else source_len
-        tgt = target_len - 2 * b if b else target_len
-        input_ids[b, 0] = 0
-        input_ids[b, src - 1] = 2
-        input_ids[b, src:] = 1
-        attention_mask[b, src:] = 0
-        labels[b, tgt - 1] = 2
-        labels[b, tgt:] = -100
+    input_ids, attention_mask, labels = padded_batch(vocab_size, batch, source_len, target_len, seed,
+                                                     first_id=4, bos=0, eos=2, pad=1, source_step=3)
     from transformers.models.bart.modeling_bart import shift_tokens_right
     decoder_input_ids = shift_tokens_right(labels, 1, 2)
     return dict(input_ids=input_ids, attention_mask=attention_mask,

@@ -73,6 +73,27 @@ def probe_error(tool, *args):
     return result.stderr
 
 
+def padded_batch(vocab_size, batch, source_len, target_len, seed, *, first_id, eos, pad,
+                 source_step, bos=None):
+    """Inputs and labels of unequal lengths for a family's random_batch: row b's source is
+    source_step·b shorter and its target 2·b shorter, each ending in eos (the source starting
+    with bos when given), then right-padded (pad; labels -100). Ids from [first_id, vocab)."""
+    g = torch.Generator().manual_seed(seed)
+    input_ids = torch.randint(first_id, vocab_size, (batch, source_len), generator=g)
+    attention_mask = torch.ones_like(input_ids)
+    labels = torch.randint(first_id, vocab_size, (batch, target_len), generator=g)
+    for b in range(batch):
+        src, tgt = source_len - source_step * b, target_len - 2 * b
+        if bos is not None:
+            input_ids[b, 0] = bos
+        input_ids[b, src - 1] = eos
+        input_ids[b, src:] = pad
+        attention_mask[b, src:] = 0
+        labels[b, tgt - 1] = eos
+        labels[b, tgt:] = -100
+    return input_ids, attention_mask, labels
+
+
 def save_batch(batch, path):
     save_file({k: v.contiguous() for k, v in batch.items()}, str(path))
 

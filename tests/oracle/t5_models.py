@@ -5,6 +5,8 @@ import pathlib
 import torch
 from transformers import T5Config, T5ForConditionalGeneration
 
+from probe_support import padded_batch
+
 # v1.0 (relu, tied head with the d_model^-0.5 rescale) and v1.1 / FLAN-T5 (gated-gelu,
 # untied), with d_kv * heads != d_model and few buckets so the logarithmic buckets are hit.
 CONFIGS = {
@@ -45,18 +47,8 @@ def make_t5(name, vocab_size, seed=0, dropout=0.0, scale=0.3, **overrides):
 
 def random_batch(vocab_size, batch=3, source_len=15, target_len=9, seed=1):
     """Right-padded inputs of unequal lengths ending in </s>, labels with -100 padding."""
-    g = torch.Generator().manual_seed(seed)
-    input_ids = torch.randint(2, vocab_size, (batch, source_len), generator=g)
-    attention_mask = torch.ones_like(input_ids)
-    labels = torch.randint(2, vocab_size, (batch, target_len), generator=g)
-    for b in range(batch):
-        src = source_len - 4 * b
-        tgt = target_len - 2 * b
-        input_ids[b, src - 1] = 1
-        input_ids[b, src:] = 0
-        attention_mask[b, src:] = 0
-        labels[b, tgt - 1] = 1
-        labels[b, tgt:] = -100
+    input_ids, attention_mask, labels = padded_batch(vocab_size, batch, source_len, target_len, seed,
+                                                     first_id=2, eos=1, pad=0, source_step=4)
     decoder_input_ids = torch.zeros_like(labels)
     decoder_input_ids[:, 1:] = labels[:, :-1]
     decoder_input_ids[decoder_input_ids == -100] = 0

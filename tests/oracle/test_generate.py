@@ -15,7 +15,7 @@ from safetensors.torch import load_file
 from transformers import BartForConditionalGeneration, GenerationConfig
 
 from bart_models import CNN, TEXTS, save_model
-from conftest import run_precis, train_tiny_bpe
+from conftest import run_precis
 from probe_support import OUTPUT_TOL, scaled_error
 
 # Inputs are truncated as run_summarization's max_source_length does (silu-positions has 40
@@ -31,13 +31,6 @@ MODELS = [("narrow-gelu", 0, 4.0), ("narrow-gelu", 1, 4.0), ("deep-gelunew-untie
 
 
 @pytest.fixture(scope="module")
-def tokenizer_dir(tmp_path_factory):
-    d = tmp_path_factory.mktemp("generate_tokenizer")
-    train_tiny_bpe(d)
-    return d
-
-
-@pytest.fixture(scope="module")
 def input_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("generate_inputs") / "inputs.jsonl"
     with open(path, "w") as f:
@@ -47,7 +40,7 @@ def input_file(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def cnn_model(tmp_path_factory, tokenizer_dir):
+def cnn_model(tmp_path_factory, tiny_bpe_dir):
     """cnn_model(name, seed, eos_bias) -> (directory, HF model, tokenizer): each of MODELS with
     the CNN settings, saved once for the module (the tests only read the directory)."""
     saved = {}
@@ -56,7 +49,7 @@ def cnn_model(tmp_path_factory, tokenizer_dir):
         key = (name, seed, eos_bias)
         if key not in saved:
             out_dir = tmp_path_factory.mktemp(f"{name}-{seed}")
-            saved[key] = (out_dir, *save_model(tokenizer_dir, out_dir, name, seed, eos_bias, **CNN))
+            saved[key] = (out_dir, *save_model(tiny_bpe_dir, out_dir, name, seed, eos_bias, **CNN))
         return saved[key]
     return get
 
@@ -185,9 +178,9 @@ def test_bad_words_equal_transformers(input_file, cnn_model, name, seed, eos_bia
     assert flat != base and all(frequent not in r for r in flat)
 
 
-def test_generation_config_json_wins_over_legacy_keys(tmp_path, tokenizer_dir, input_file):
+def test_generation_config_json_wins_over_legacy_keys(tmp_path, tiny_bpe_dir, input_file):
     """A generation_config.json written on purpose (not _from_model_config) overrides config.json."""
-    model, tok = save_model(tokenizer_dir, tmp_path / "model", "narrow-gelu", 0, **CNN)
+    model, tok = save_model(tiny_bpe_dir, tmp_path / "model", "narrow-gelu", 0, **CNN)
     GenerationConfig(num_beams=3, max_length=18, min_length=5, length_penalty=0.8, no_repeat_ngram_size=2,
                      bos_token_id=0, eos_token_id=2, pad_token_id=1, decoder_start_token_id=2,
                      forced_eos_token_id=2).save_pretrained(tmp_path / "model")

@@ -21,18 +21,10 @@ MAX_INPUT_TOKENS = 24
 
 
 @pytest.fixture(scope="module")
-def model(tmp_path_factory, tokenizer_dir):
+def model(tmp_path_factory, tiny_bpe_dir):
     out = tmp_path_factory.mktemp("serve_model") / "model"
-    hf, tok = save_model(tokenizer_dir, out, "narrow-gelu", 0, **CNN)
+    hf, tok = save_model(tiny_bpe_dir, out, "narrow-gelu", 0, **CNN)
     return out, hf, tok
-
-
-@pytest.fixture(scope="module")
-def tokenizer_dir(tmp_path_factory):
-    from conftest import train_tiny_bpe
-    d = tmp_path_factory.mktemp("serve_tokenizer")
-    train_tiny_bpe(d)
-    return d
 
 
 @pytest.fixture(scope="module")

@@ -14,27 +14,17 @@
 #include "precis/model/bart/bart.h"
 #include "precis/model/bart/bart_model.h"
 #include "precis/io/safetensors.h"
+#include "probe_batch.h"
 
 using namespace precis;
 
 namespace {
 
-Tensor read_ids(const SafetensorsReader& file, const std::string& name, Arena& arena) {
-  Tensor t = arena.alloc(file.shape(name), DType::I32);
-  file.read(name, t);
-  return t;
-}
-
 int forward(const std::string& model_dir, const std::string& batch_path, const std::string& out_path) {
   BartModel model = BartModel::load(model_dir);
-  SafetensorsReader file = SafetensorsReader::open(batch_path);
-  Arena inputs(64 << 20);
-  Seq2SeqBatch batch;
-  batch.input_ids = read_ids(file, "input_ids", inputs);
-  batch.attention_mask = read_ids(file, "attention_mask", inputs);
-  batch.decoder_input_ids = read_ids(file, "decoder_input_ids", inputs);
-  if (file.contains("labels")) batch.labels = read_ids(file, "labels", inputs);
-  int64_t B = batch.input_ids.size(0), S = batch.input_ids.size(1), T = batch.decoder_input_ids.size(1);
+  const probe::ProbeBatch in = probe::read_probe_batch(batch_path);
+  const Seq2SeqBatch& batch = in.batch;
+  const int64_t B = in.B, S = in.S, T = in.T;
   Arena measure = Arena::measuring();
   allocate_activations(model.config, measure, B, S, T, false);
   Arena arena(measure.used());
@@ -54,14 +44,9 @@ int forward(const std::string& model_dir, const std::string& batch_path, const s
 int grad(const std::string& model_dir, const std::string& batch_path, const std::string& out_path,
          float label_smoothing) {
   BartModel model = BartModel::load(model_dir);
-  SafetensorsReader file = SafetensorsReader::open(batch_path);
-  Arena inputs(64 << 20);
-  Seq2SeqBatch batch;
-  batch.input_ids = read_ids(file, "input_ids", inputs);
-  batch.attention_mask = read_ids(file, "attention_mask", inputs);
-  batch.decoder_input_ids = read_ids(file, "decoder_input_ids", inputs);
-  batch.labels = read_ids(file, "labels", inputs);
-  int64_t B = batch.input_ids.size(0), S = batch.input_ids.size(1), T = batch.decoder_input_ids.size(1);
+  const probe::ProbeBatch in = probe::read_probe_batch(batch_path, /*need_labels=*/true);
+  const Seq2SeqBatch& batch = in.batch;
+  const int64_t B = in.B, S = in.S, T = in.T;
   Arena measure = Arena::measuring();
   allocate_activations(model.config, measure, B, S, T, true);
   allocate_grad_scratch(model.config, measure, B, S, T);

@@ -19,35 +19,21 @@
 
 #include "precis/generate/generate.h"
 #include "precis/io/safetensors.h"
+#include "probe_batch.h"
 #include "precis/model/t5/t5.h"
 #include "precis/model/t5/t5_model.h"
 
 using namespace precis;
+using precis::probe::read_ids;
 
 namespace {
-
-Tensor read_ids(const SafetensorsReader& file, const std::string& name, Arena& arena) {
-  Tensor t = arena.alloc(file.shape(name), DType::I32);
-  file.read(name, t);
-  return t;
-}
-
-Seq2SeqBatch read_batch(const SafetensorsReader& file, Arena& arena) {
-  Seq2SeqBatch batch;
-  batch.input_ids = read_ids(file, "input_ids", arena);
-  batch.attention_mask = read_ids(file, "attention_mask", arena);
-  batch.decoder_input_ids = read_ids(file, "decoder_input_ids", arena);
-  if (file.contains("labels")) batch.labels = read_ids(file, "labels", arena);
-  return batch;
-}
 
 int run(const std::string& model_dir, const std::string& batch_path, const std::string& out_path,
         bool gradients, float label_smoothing) {
   T5Model model = T5Model::load(model_dir);
-  SafetensorsReader file = SafetensorsReader::open(batch_path);
-  Arena inputs(64 << 20);
-  Seq2SeqBatch batch = read_batch(file, inputs);
-  int64_t B = batch.input_ids.size(0), S = batch.input_ids.size(1), T = batch.decoder_input_ids.size(1);
+  const probe::ProbeBatch in = probe::read_probe_batch(batch_path);
+  const Seq2SeqBatch& batch = in.batch;
+  const int64_t B = in.B, S = in.S, T = in.T;
   Arena measure = Arena::measuring();
   allocate_activations(model.config, measure, B, S, T, gradients);
   if (gradients) allocate_grad_scratch(model.config, measure, B, S, T);

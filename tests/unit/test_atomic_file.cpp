@@ -22,18 +22,9 @@
 
 using namespace precis;
 namespace fs = std::filesystem;
+using namespace precis::testing;
 
 namespace {
-
-using precis::testing::read_all;
-using precis::testing::write_all;
-
-using precis::testing::TempDir;
-
-
-using precis::testing::files_in;
-
-using precis::testing::error_of;
 
 // Lowers this process's file-size limit for its lifetime; writes past it fail with EFBIG
 // (SIGXFSZ, which would kill the process, is ignored meanwhile).

@@ -15,18 +15,9 @@
 
 using namespace precis;
 namespace fs = std::filesystem;
+using namespace precis::testing;
 
 namespace {
-
-using precis::testing::read_all;
-using precis::testing::write_all;
-
-using precis::testing::TempDir;
-
-
-using precis::testing::error_of;
-
-using precis::testing::files_in;
 
 // Tensors of the given sizes in bytes (F32, so sizes are multiples of 4), named t0, t1, ...
 std::vector<NamedTensor> tensors_of_sizes(Arena& arena, const std::vector<int64_t>& bytes) {

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "precis/dist/flat_parameters.h"
 #include "precis/dist/gradient_buckets.h"
 #include "precis/dist/host_threads.h"
 #include "precis/dist/single_process_communicator.h"
@@ -148,6 +149,23 @@ TEST(DataParallel, SingleProcessCollectivesLeaveDataAlone) {
   EXPECT_EQ(comm.all_gather_bytes("abc"), std::vector<std::string>{"abc"});
   EXPECT_EQ(dist::even_segments(10, 3), (std::vector<int64_t>{4, 3, 3}));
   EXPECT_EQ(dist::even_segments(2, 3), (std::vector<int64_t>{1, 1, 0}));
+}
+
+// A rank's segment of the mask starts at its first element, wherever that falls in a word.
+TEST(WeightDecayMask, OfASegment) {
+  dist::FlatLayout layout;
+  layout.tensors = {dist::FlatTensor{"w", 0, 40, ParamRole::Trainable, 0},
+                    dist::FlatTensor{"b", 40, 30, ParamRole::TrainableNoDecay, 0},
+                    dist::FlatTensor{"w2", 70, 50, ParamRole::Trainable, 0}};
+  layout.size = 120;
+  std::vector<uint32_t> bits = dist::weight_decay_mask(layout, 35, 100);  // 65 elements
+  ASSERT_EQ(bits.size(), 3u);
+  for (int64_t j = 0; j < 65; ++j) {
+    int64_t i = 35 + j;
+    bool expected = i < 40 || i >= 70;
+    EXPECT_EQ(bool((bits[size_t(j / 32)] >> (j % 32)) & 1u), expected) << "element " << i;
+  }
+  EXPECT_EQ(bits[2] >> 1, 0u) << "no bits past the segment's end";
 }
 
 }  // namespace

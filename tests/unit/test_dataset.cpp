@@ -18,14 +18,6 @@ namespace {
 
 class DatasetFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::path(::testing::TempDir()) /
-           ("precis_dataset_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   std::filesystem::path write(const std::string& name, const std::string& bytes) {
     auto path = dir_ / name;
@@ -43,7 +35,8 @@ class DatasetFiles : public ::testing::Test {
     return "";
   }
 
-  std::filesystem::path dir_;
+  precis::testing::TempDir temp_{"precis-dataset"};  // unique, removed with its files
+  const std::filesystem::path& dir_ = temp_.path();
 };
 
 }  // namespace

@@ -36,14 +36,9 @@ using precis::testing::read_all;
 class DebianLists : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = std::filesystem::path(::testing::TempDir()) /
-            ("precis_debian_" +
-             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    std::filesystem::remove_all(root_);
     lists_ = root_ / "lists";
     std::filesystem::create_directories(lists_);
   }
-  void TearDown() override { std::filesystem::remove_all(root_); }
 
   void write(const std::string& name, const std::string& bytes) {
     std::ofstream(lists_ / name, std::ios::binary) << bytes;
@@ -117,7 +112,9 @@ class DebianLists : public ::testing::Test {
     return o;
   }
 
-  std::filesystem::path root_, lists_;
+  precis::testing::TempDir temp_{"precis-debian"};  // unique, removed with its files
+  const std::filesystem::path& root_ = temp_.path();
+  std::filesystem::path lists_;
 };
 
 }  // namespace

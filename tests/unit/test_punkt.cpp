@@ -73,23 +73,19 @@ TEST(Punkt, SentencesAreSlicesOfTheText) {
 
 TEST(Punkt, MalformedTablesNameTheFileAndLine) {
   TempDir dir("precis-punkt");
-  EXPECT_CONTAINS(error_of([&] { SentenceSplitter::punkt(dir.path()); }),
-                  "abbrev_types.txt: cannot open");
+  auto load_error = [&] { return error_of([&] { SentenceSplitter::punkt(dir.path()); }); };
+  EXPECT_CONTAINS(load_error(), "abbrev_types.txt: cannot open");
   write_tiny_punkt_tab(dir);
   dir.write("ortho_context.tab", "smith\t6\nthe\t34\napple\tlower\n");
-  EXPECT_CONTAINS(error_of([&] { SentenceSplitter::punkt(dir.path()); }),
-                  "ortho_context.tab:3: 'lower' is not an integer");
+  EXPECT_CONTAINS(load_error(), "ortho_context.tab:3: 'lower' is not an integer");
   dir.write("ortho_context.tab", "smith\t6\r\nthe 34\r\n");
-  EXPECT_CONTAINS(error_of([&] { SentenceSplitter::punkt(dir.path()); }),
-                  "ortho_context.tab:2: expected TYPE<TAB>INTEGER, found 1 tab-separated fields");
+  EXPECT_CONTAINS(load_error(), "ortho_context.tab:2: expected TYPE<TAB>INTEGER, found 1 tab-separated fields");
   write_tiny_punkt_tab(dir);
   dir.write("collocations.tab", "s\tbach\ndr\tno\tx\n");
-  EXPECT_CONTAINS(error_of([&] { SentenceSplitter::punkt(dir.path()); }),
-                  "collocations.tab:2: expected TYPE<TAB>TYPE, found 3 tab-separated fields");
+  EXPECT_CONTAINS(load_error(), "collocations.tab:2: expected TYPE<TAB>TYPE, found 3 tab-separated fields");
   write_tiny_punkt_tab(dir);
   dir.write("sent_starters.txt", "the\nhe\xff\n");
-  EXPECT_CONTAINS(error_of([&] { SentenceSplitter::punkt(dir.path()); }),
-                  "sent_starters.txt:2: not UTF-8");
+  EXPECT_CONTAINS(load_error(), "sent_starters.txt:2: not UTF-8");
 }
 
 // nltk.data.path's order, and the first tokenizers/punkt_tab/english directory on it.

@@ -16,14 +16,9 @@
 
 using namespace precis;
 namespace fs = std::filesystem;
+using namespace precis::testing;
 
 namespace {
-
-using precis::testing::read_all;
-using precis::testing::write_all;
-
-using precis::testing::TempDir;
-
 
 std::string le64(uint64_t n) {
   std::string s(8, '\0');

@@ -66,6 +66,13 @@ std::string vocab_json_with(const std::vector<std::string>& extra) {
   return out + "}";
 }
 
+// The byte-level tokenizer of vocab_json_with({}) and no merges, saved in `dir`.
+Tokenizer bytes_only_tokenizer(const TempDir& dir) {
+  dir.write("vocab.json", vocab_json_with({}));
+  dir.write("merges.txt", "#version: 0.2\n");
+  return Tokenizer::from_directory(dir.path());
+}
+
 EncodeOptions encode_options(bool specials, std::optional<size_t> max_length = std::nullopt) {
   EncodeOptions o;
   o.add_special_tokens = specials;
@@ -273,9 +280,7 @@ TEST(TokenizerBpe, MergesByRankAndFormats) {
 
 TEST(TokenizerSpecials, MaskLstripAndTruncation) {
   TempDir dir;
-  dir.write("vocab.json", vocab_json_with({}));
-  dir.write("merges.txt", "#version: 0.2\n");
-  Tokenizer t = Tokenizer::from_directory(dir.path());
+  Tokenizer t = bytes_only_tokenizer(dir);
   auto v = byte_vocab();
   int32_t mask = t.mask_token_id();
   EXPECT_EQ(t.encode("a <mask>", encode_options(false)),
@@ -298,9 +303,7 @@ TEST(TokenizerSpecials, MaskLstripAndTruncation) {
 
 TEST(TokenizerDecode, InvalidUtf8AndCleanUp) {
   TempDir dir;
-  dir.write("vocab.json", vocab_json_with({}));
-  dir.write("merges.txt", "#version: 0.2\n");
-  Tokenizer t = Tokenizer::from_directory(dir.path());
+  Tokenizer t = bytes_only_tokenizer(dir);
   auto v = byte_vocab();
   std::vector<int32_t> ids = {byte_id(v, 'x'),
                               byte_id(v, '\xE2'),

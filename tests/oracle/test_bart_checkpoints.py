@@ -1,53 +1,17 @@
-"""BART forward: logits and loss against transformers on tiny random checkpoints."""
-from functools import partial
-
+"""BART checkpoints: sharded and bf16 checkpoints and BartModel's prefix load, bad configs and
+tensors are clear errors. (Logits and loss of every configuration, and saved checkpoints reloaded
+in transformers: test_forward.py.)"""
 import pytest
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 from transformers import BartForConditionalGeneration
 
-import probe_support
-from bart_models import CONFIGS, make_bart, random_batch
-from probe_support import assert_loss_close, assert_output_close
+from bart_models import make_bart, random_batch
+from model_families import BART
+from probe_support import assert_output_close
 
-VOCAB = 97
-
-probe = partial(probe_support.probe, "bart_probe")
-run_forward = partial(probe_support.run_forward, "bart_probe")
-probe_error = partial(probe_support.probe_error, "bart_probe")
-
-
-@pytest.mark.parametrize("name", sorted(CONFIGS))
-def test_logits_and_loss_match_transformers(name, tmp_path):
-    model = make_bart(name, VOCAB)
-    model.save_pretrained(tmp_path / "model")
-    batch = random_batch(VOCAB, source_len=min(11, model.config.max_position_embeddings))
-    with torch.no_grad():
-        ref = model(**batch)
-    ours = run_forward(tmp_path / "model", batch, tmp_path)
-    assert_output_close(ours["logits"], ref.logits, "logits")
-    assert_output_close(ours["encoder_output"], ref.encoder_last_hidden_state, "encoder output")
-    assert_loss_close(ours["loss"].item(), ref.loss.item())
-
-
-def test_saved_checkpoint_reloads_in_transformers(tmp_path):
-    model = make_bart("deep-gelunew-untied", VOCAB)
-    model.save_pretrained(tmp_path / "model")
-    probe("resave", tmp_path / "model", tmp_path / "ours")
-    reloaded = BartForConditionalGeneration.from_pretrained(tmp_path / "ours").eval()
-    batch = random_batch(VOCAB)
-    with torch.no_grad():
-        assert torch.equal(reloaded(**batch).logits, model(**batch).logits)
-    # Tied models: only model.shared.weight is written for the tied group, as HF does.
-    tied = make_bart("narrow-gelu", VOCAB)
-    tied.save_pretrained(tmp_path / "tied")
-    probe("resave", tmp_path / "tied", tmp_path / "tied-ours")
-    names = set(load_file(str(tmp_path / "tied-ours" / "model.safetensors")))
-    assert "model.shared.weight" in names and "final_logits_bias" in names
-    assert not names & {"lm_head.weight", "model.encoder.embed_tokens.weight", "model.decoder.embed_tokens.weight"}
-    reloaded = BartForConditionalGeneration.from_pretrained(tmp_path / "tied-ours").eval()
-    with torch.no_grad():
-        assert torch.equal(reloaded(**batch).logits, tied(**batch).logits)
+VOCAB = BART.vocab
+probe, run_forward, probe_error = BART.probe, BART.run_forward, BART.probe_error
 
 
 def test_sharded_and_half_precision_checkpoints(tmp_path):

@@ -1,0 +1,94 @@
+// cross_entropy (kernels/cross_entropy.h): the per-position loss (ignore_index, label
+// smoothing as HF's LabelSmoother) against a double reference, and its gradient against
+// central differences of that reference, on every backend; dlogits may alias logits.
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "precis/kernels/cross_entropy.h"
+
+#include "kernel_test.h"
+
+using namespace precis;
+using namespace precis::testing;
+
+namespace {
+
+// Σ over counted positions of (1-ε)·(log Z - logit[y]) + ε·(log Z - mean(logits)), in double.
+double cross_entropy_reference(const RefVec& logits, const std::vector<int32_t>& labels,
+                               int64_t vocab, double eps) {
+  double total = 0;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i] == kIgnoreIndex) continue;
+    const double* row = logits.data() + i * vocab;
+    double max = *std::max_element(row, row + vocab), z = 0, mean = 0;
+    for (int64_t j = 0; j < vocab; ++j) {
+      z += std::exp(row[j] - max);
+      mean += row[j] / vocab;
+    }
+    double log_z = std::log(z) + max;
+    total += (1 - eps) * (log_z - row[labels[i]]) + eps * (log_z - mean);
+  }
+  return total;
+}
+
+class CrossEntropyKernel : public KernelTest {
+ protected:
+  void check(const std::vector<int32_t>& labels, int64_t V, float eps, uint32_t seed) {
+    std::mt19937 rng(seed);
+    const int64_t N = int64_t(labels.size());
+    int64_t counted = 0;
+    for (int32_t l : labels) counted += l != kIgnoreIndex;
+    std::vector<float> logits = random_floats(N * V, rng, -3.0f, 3.0f);
+    const float loss_scale = 1.0f / float(counted);
+    Tensor logits_t = on_device(logits, {N, V}), labels_t = on_device(labels, {N});
+    Tensor dlogits = filled({N, V}, 4.0f);
+    cross_entropy_backward(logits_t, labels_t, eps, loss_scale, dlogits);
+    RefVec expected = finite_difference_gradient(
+        [&](const RefVec& l) { return loss_scale * cross_entropy_reference(l, labels, V, eps); },
+        to_double(logits));
+    std::vector<float> d = to_host(dlogits);
+    expect_near_reference(d, expected, "dlogits");
+    for (int64_t i = 0; i < N; ++i) {
+      if (labels[i] != kIgnoreIndex) continue;
+      for (int64_t j = 0; j < V; ++j) EXPECT_EQ(d[i * V + j], 0.0f) << "ignored row " << i;
+    }
+    // The forward's per-position loss agrees with the same reference.
+    Tensor losses = filled({N}, 8.0f);
+    CrossEntropyResult r = cross_entropy_forward(logits_t, labels_t, losses, eps);
+    EXPECT_EQ(r.counted, counted);
+    EXPECT_NEAR(r.loss_sum, cross_entropy_reference(to_double(logits), labels, V, eps), 1e-5);
+    std::vector<float> per_position = to_host(losses);
+    for (int64_t i = 0; i < N; ++i) {
+      std::vector<int32_t> one(labels.size(), kIgnoreIndex);
+      one[i] = labels[i];
+      const double expected_i = cross_entropy_reference(to_double(logits), one, V, eps);
+      EXPECT_NEAR(per_position[i], expected_i, kFp32Tolerance * std::max(1.0, expected_i))
+          << "loss of position " << i;
+    }
+    // In place: dlogits aliasing logits.
+    Tensor inplace = on_device(logits, {N, V});
+    cross_entropy_backward(inplace, labels_t, eps, loss_scale, inplace);
+    EXPECT_EQ(to_host(inplace), d);
+  }
+};
+
+}  // namespace
+
+TEST_P(CrossEntropyKernel, IgnoreIndex) { check({3, -100, 0, 6, -100, 2}, 7, 0.0f, 20); }
+TEST_P(CrossEntropyKernel, LabelSmoothing) { check({3, -100, 0, 6, -100, 2}, 7, 0.1f, 21); }
+
+// Vocabularies of 37 and 129 (off the multiples of 8/16/32), a first and a last label.
+TEST_P(CrossEntropyKernel, OddShapes) {
+  check({36, 0, -100}, 37, 0.0f, 22);
+  check({128, -100, 5, 0, 77}, 129, 0.1f, 23);
+}
+
+TEST_P(CrossEntropyKernel, RejectsLabelsOutsideTheVocabulary) {
+  Tensor logits = filled({2, 3}), d = filled({2, 3});
+  Tensor labels = on_device(std::vector<int32_t>{1, 3}, {2});
+  EXPECT_THROW(cross_entropy_backward(logits, labels, 0.0f, 1.0f, d), Error);
+}
+
+INSTANTIATE_KERNEL_TEST(CrossEntropyKernel);

@@ -1,0 +1,122 @@
+// embedding (kernels/embedding.h): token embeddings (scaled), learned positions, and their
+// backward, on every backend against loops in double. Both forwards are linear in the table,
+// so the gradients are checked exactly against the sums they are; the CPU gives the same bits
+// for any thread count.
+#include <random>
+#include <vector>
+
+#include "precis/kernels/embedding.h"
+
+#include "kernel_test.h"
+
+using namespace precis;
+using namespace precis::testing;
+
+namespace {
+
+class EmbeddingKernel : public KernelTest {};
+
+}  // namespace
+
+TEST_P(EmbeddingKernel, BackwardScalesSkipsPaddingAndAddsRepeats) {
+  std::mt19937 rng(4);
+  const int64_t V = 6, d = 5, B = 2, T = 4, pad = 1;
+  std::vector<int32_t> ids{0, 3, 1, 3, 5, 1, 3, 2};
+  std::vector<float> G = random_floats(B * T * d, rng);
+  Tensor idt = on_device(ids, {B, T}), Gt = on_device(G, {B, T, d});
+  const float scale = 1.5f;
+  Tensor dtable = filled({V, d}, 0.125f);
+  embedding_backward(Gt, idt, scale, pad, dtable);
+  // out = table[ids]·scale is linear in the table: the gradient is exact, check it directly.
+  RefVec expected(size_t(V * d), 0.0);
+  for (int64_t i = 0; i < B * T; ++i)
+    if (ids[i] != pad)
+      for (int64_t c = 0; c < d; ++c) expected[ids[i] * d + c] += G[i * d + c] * scale;
+  std::vector<float> got = to_host(dtable);
+  expect_near_reference(got, expected, "dtable (+=)", 0.125);
+  for (int64_t c = 0; c < d; ++c) EXPECT_EQ(got[pad * d + c], 0.125f) << "pad row";
+
+  // padding_idx < 0: every row gets its gradient.
+  Tensor all = filled({V, d});
+  embedding_backward(Gt, idt, 1.0f, -1, all);
+  EXPECT_NE(to_host(all)[pad * d], 0.0f);
+
+  Tensor bad = on_device(std::vector<int32_t>{0, 6}, {1, 2}), G2 = filled({1, 2, d});
+  EXPECT_THROW(embedding_backward(G2, bad, 1.0f, -1, dtable), Error);
+}
+
+TEST_P(EmbeddingKernel, PositionsSumOverTheBatch) {
+  std::mt19937 rng(5);
+  const int64_t B = 3, T = 4, d = 5, P = 9, first = 2;
+  std::vector<float> G = random_floats(B * T * d, rng);
+  Tensor Gt = on_device(G, {B, T, d}), dpos = filled({P, d}, 1.0f);
+  position_embeddings_backward(Gt, first, dpos);
+  RefVec expected(size_t(P * d), 0.0);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t c = 0; c < d; ++c) expected[(first + t) * d + c] += G[(b * T + t) * d + c];
+  expect_near_reference(to_host(dpos), expected, "dpositions (+=)", 1.0);
+  EXPECT_THROW(position_embeddings_backward(Gt, 6, dpos), Error);
+}
+
+// Forward and backward of both embeddings on tables 37 and 129 wide, batch 3 x 5 tokens with
+// repeats and padding, positions from row 2 of 11.
+TEST_P(EmbeddingKernel, OddShapesForwardAndBackward) {
+  std::mt19937 rng(41);
+  const int64_t B = 3, T = 5, V = 13, P = 11, first = 2, pad = 1;
+  const float scale = 0.75f;
+  for (int64_t d : {int64_t(37), int64_t(129), int64_t(1)}) {
+    SCOPED_TRACE(::testing::Message() << "width " << d);
+    std::vector<int32_t> ids(size_t(B * T));
+    for (int32_t& id : ids) id = int32_t(rng() % V);
+    ids[3] = ids[9] = int32_t(pad);
+    std::vector<float> table = random_floats(V * d, rng), positions = random_floats(P * d, rng),
+                       G = random_floats(B * T * d, rng);
+    Tensor idt = on_device(ids, {B, T}), out = filled({B, T, d}, 9.0f);
+    embedding_forward(idt, on_device(table, {V, d}), scale, out);
+    // scale·v is one rounding, then + position another, as float would do them.
+    std::vector<float> tokens(size_t(B * T * d)), with_positions(tokens.size());
+    for (int64_t i = 0; i < B * T; ++i)
+      for (int64_t c = 0; c < d; ++c) {
+        tokens[i * d + c] = float(double(table[ids[i] * d + c]) * scale);
+        with_positions[i * d + c] =
+            float(double(tokens[i * d + c]) + positions[(first + i % T) * d + c]);
+      }
+    EXPECT_EQ(to_host(out), tokens) << "embedding_forward";
+    add_position_embeddings(out, on_device(positions, {P, d}), first);
+    EXPECT_EQ(to_host(out), with_positions) << "add_position_embeddings";
+
+    Tensor Gt = on_device(G, {B, T, d}), dtable = filled({V, d}, -0.5f), dpos = filled({P, d}, 0.25f);
+    embedding_backward(Gt, idt, scale, pad, dtable);
+    position_embeddings_backward(Gt, first, dpos);
+    RefVec dtable_ref(size_t(V * d), 0.0), dpos_ref(size_t(P * d), 0.0);
+    for (int64_t i = 0; i < B * T; ++i)
+      for (int64_t c = 0; c < d; ++c) {
+        if (ids[i] != pad) dtable_ref[ids[i] * d + c] += double(G[i * d + c]) * scale;
+        dpos_ref[(first + i % T) * d + c] += G[i * d + c];
+      }
+    expect_near_reference(to_host(dtable), dtable_ref, "dtable (+=)", -0.5);
+    expect_near_reference(to_host(dpos), dpos_ref, "dpositions (+=)", 0.25);
+  }
+}
+
+INSTANTIATE_KERNEL_TEST(EmbeddingKernel);
+
+// Repeated ids and positions sum in token order whatever the thread count.
+TEST(EmbeddingCpu, SameBitsForAnyThreadCount) {
+  std::mt19937 rng(33);
+  const int64_t n = 1517, d = 300, V = 40;
+  std::vector<float> G = random_floats(n * d, rng);
+  std::vector<int32_t> ids(static_cast<size_t>(n));
+  for (auto& id : ids) id = int32_t(rng() % V);
+  auto run = [&] {
+    std::vector<float> dtable(size_t(V * d)), dpos(size_t((n + 2) * d));
+    Tensor Gt{G.data(), Shape{1, n, d}, DType::F32, Device::cpu()};
+    embedding_backward(Gt, Tensor{ids.data(), Shape{1, n}, DType::I32, Device::cpu()}, 2.0f, 1,
+                       Tensor{dtable.data(), Shape{V, d}, DType::F32, Device::cpu()});
+    position_embeddings_backward(Gt, 2, Tensor{dpos.data(), Shape{n + 2, d}, DType::F32, Device::cpu()});
+    return std::vector<std::vector<float>>{dtable, dpos};
+  };
+  auto one = with_omp_threads(1, run);
+  for (int threads : {2, 3, 7}) EXPECT_EQ(with_omp_threads(threads, run), one) << threads << " threads";
+}

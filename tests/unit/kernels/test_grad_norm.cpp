@@ -1,0 +1,57 @@
+// grad_norm (kernels/grad_norm.h): Σ x² in double on every backend, on a ragged length and
+// odd shapes; the same value for any thread count on the CPU.
+#include <random>
+#include <vector>
+
+#include "precis/kernels/grad_norm.h"
+
+#include "kernel_test.h"
+
+using namespace precis;
+using namespace precis::testing;
+
+namespace {
+
+class GradNormKernel : public KernelTest {};
+
+double sum_of_squares_reference(const std::vector<float>& x) {
+  double s = 0;
+  for (float v : x) s += double(v) * v;
+  return s;
+}
+
+}  // namespace
+
+// Double accumulation: 300001 squares of floats sum to within 1e-12 relative of the exact
+// sum (the blocks' order changes only the last bits of a double).
+TEST_P(GradNormKernel, SumOfSquaresInDouble) {
+  std::mt19937 rng(4);
+  std::vector<float> x = random_floats(300001, rng);  // several blocks and a ragged tail
+  const double expected = sum_of_squares_reference(x);
+  EXPECT_NEAR(sum_of_squares(on_device(x, {int64_t(x.size())})), expected, 1e-12 * expected);
+  EXPECT_EQ(sum_of_squares(filled({0})), 0.0);
+  std::vector<float> big{3e20f, 4e20f};  // squares overflow float, not double
+  EXPECT_DOUBLE_EQ(sum_of_squares(on_device(big, {2})),
+                   double(3e20f) * 3e20f + double(4e20f) * 4e20f);
+}
+
+TEST_P(GradNormKernel, OddShapes) {
+  std::mt19937 rng(42);
+  for (OddShape s : odd_shapes()) {
+    std::vector<float> x = random_floats(s.rows * s.cols, rng, -5.0f, 5.0f);
+    const double expected = sum_of_squares_reference(x);
+    EXPECT_NEAR(sum_of_squares(on_device(x, {s.rows, s.cols})), expected, 1e-12 * expected)
+        << s.rows << "x" << s.cols;
+  }
+}
+
+INSTANTIATE_KERNEL_TEST(GradNormKernel);
+
+TEST(GradNormCpu, SameValueForAnyThreadCount) {
+  std::mt19937 rng(4);
+  std::vector<float> x = random_floats(300001, rng);
+  Tensor t{x.data(), Shape{int64_t(x.size())}, DType::F32, Device::cpu()};
+  auto run = [&] { return sum_of_squares(t); };
+  const double one = with_omp_threads(1, run);
+  for (int threads : {2, 3, 8}) EXPECT_EQ(with_omp_threads(threads, run), one) << threads << " threads";
+}

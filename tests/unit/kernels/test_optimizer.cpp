@@ -1,0 +1,135 @@
+// optimizer (kernels/optimizer.h): AdamW on every backend against a double-precision
+// transcription of torch.optim.AdamW (torch 1.13, _single_tensor_adamw), over a flat range and
+// odd shapes; the masked update over a flat buffer of several parameters equals their own
+// updates bit for bit.
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "precis/dist/flat_parameters.h"
+#include "precis/kernels/optimizer.h"
+
+#include "kernel_test.h"
+
+using namespace precis;
+using namespace precis::testing;
+
+namespace {
+
+struct AdamWReference {
+  std::vector<double> p, m, v;
+  void step(const std::vector<float>& g, double lr, double b1, double b2, double eps, double wd,
+            int64_t t) {
+    for (size_t i = 0; i < p.size(); ++i) {
+      p[i] *= 1 - lr * wd;
+      m[i] = b1 * m[i] + (1 - b1) * g[i];
+      v[i] = b2 * v[i] + (1 - b2) * double(g[i]) * g[i];
+      double denom = std::sqrt(v[i]) / std::sqrt(1 - std::pow(b2, double(t))) + eps;
+      p[i] -= lr / (1 - std::pow(b1, double(t))) * m[i] / denom;
+    }
+  }
+};
+
+class OptimizerKernel : public KernelTest {
+ protected:
+  // Five steps on `shape` from normal weights against the reference.
+  void check_against_torch_formula(Shape shape, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    const int64_t n = shape.numel();
+    std::vector<float> p(static_cast<size_t>(n)), g(static_cast<size_t>(n));
+    for (float& x : p) x = normal(rng);
+    AdamWReference ref{std::vector<double>(p.begin(), p.end()), std::vector<double>(size_t(n), 0.0),
+                       std::vector<double>(size_t(n), 0.0)};
+    Tensor pt = on_device(p, shape), m = filled(shape), v = filled(shape);
+    const double lr = 1e-3, b1 = 0.9, b2 = 0.999, eps = 1e-8, wd = 0.01;  // Python floats, as torch gets them
+    for (int64_t t = 1; t <= 5; ++t) {
+      for (float& x : g) x = 0.1f * normal(rng);
+      g[0] = 0.0f;  // a parameter with no gradient still decays
+      adamw_update(pt, on_device(g, shape), m, v, lr, b1, b2, eps, wd, t);
+      ref.step(g, lr, b1, b2, eps, wd, t);
+    }
+    std::vector<float> ph = to_host(pt), mh = to_host(m);
+    for (int64_t i = 0; i < n; ++i) {
+      EXPECT_NEAR(ph[i], ref.p[i], 1e-6 * std::max(1.0, std::abs(ref.p[i]))) << i;
+      // m sums terms (1-β1)·g ~ 0.01 that partly cancel: float rounds relative to that scale.
+      EXPECT_NEAR(mh[i], ref.m[i], 1e-6 * std::max(1e-2, std::abs(ref.m[i]))) << i;
+    }
+  }
+};
+
+}  // namespace
+
+TEST_P(OptimizerKernel, AdamWMatchesTheTorchFormulaOverSeveralSteps) {
+  check_against_torch_formula({1000}, 3);
+}
+
+TEST_P(OptimizerKernel, AdamWOnOddShapes) {
+  for (OddShape s : odd_shapes()) {
+    SCOPED_TRACE(::testing::Message() << s.rows << "x" << s.cols);
+    check_against_torch_formula({s.rows, s.cols}, uint32_t(s.cols));
+  }
+}
+
+TEST_P(OptimizerKernel, AdamWFirstStepMovesEachWeightByAboutLr) {
+  // m̂ = g and v̂ = g² at step 1, so the update is lr·g/(|g| + eps) ≈ lr·sign(g).
+  Tensor p = on_device(std::vector<float>{1.0f, -2.0f, 0.5f}, {3}),
+         g = on_device(std::vector<float>{0.3f, -4.0f, 1e-3f}, {3}), m = filled({3}), v = filled({3});
+  adamw_update(p, g, m, v, 0.01f, 0.9f, 0.999f, 1e-8f, 0.0f, 1);
+  std::vector<float> ph = to_host(p);
+  EXPECT_NEAR(ph[0], 0.99f, 1e-6);
+  EXPECT_NEAR(ph[1], -1.99f, 1e-6);
+  EXPECT_NEAR(ph[2], 0.49f, 1e-6);
+  EXPECT_THROW(adamw_update(p, g, m, v, 0.01f, 0.9f, 0.999f, 1e-8f, 0.0f, 0), Error);
+  Tensor short_grads = filled({2});
+  EXPECT_THROW(adamw_update(p, short_grads, m, v, 0.01f, 0.9f, 0.999f, 1e-8f, 0.0f, 1), Error);
+}
+
+// The fused update over a flat buffer of several parameters equals each parameter's own update
+// bit for bit: the mask's bits pick the weight decay per element, across mask words, across the
+// kernel's 16384-element chunks and at a ragged end; a gap between tensors stays zero.
+TEST_P(OptimizerKernel, MaskedFlatUpdateEqualsPerParameterUpdates) {
+  using dist::FlatTensor;
+  dist::FlatLayout layout;
+  layout.tensors = {FlatTensor{"a.weight", 0, 37, ParamRole::Trainable, 0},
+                    FlatTensor{"a.bias", 37, 5, ParamRole::TrainableNoDecay, 0},
+                    FlatTensor{"b.weight", 53, 20000, ParamRole::Trainable, 0},  // gap 42..53
+                    FlatTensor{"b.layer_norm.weight", 20053, 70, ParamRole::TrainableNoDecay, 0}};
+  layout.size = 20123;  // not a multiple of 32
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int64_t n = layout.size;
+  std::vector<float> p(size_t(n), 0.0f), g(size_t(n), 0.0f);
+  for (const FlatTensor& t : layout.tensors)
+    for (int64_t i = t.offset; i < t.offset + t.numel; ++i) p[size_t(i)] = normal(rng);
+  Tensor pt = on_device(p, {n}), m = filled({n}), v = filled({n});
+  Tensor p_ref = on_device(p, {n}), m_ref = filled({n}), v_ref = filled({n});
+  std::vector<uint32_t> bits = dist::weight_decay_mask(layout, 0, layout.size);
+  ASSERT_EQ(bits.size(), size_t(n + 31) / 32);
+  Tensor mask = on_device(bits, {int64_t(bits.size())});
+  const double lr = 1e-3, wd = 0.1;  // a decay large enough to move every weight
+  for (int64_t step = 1; step <= 3; ++step) {
+    for (const FlatTensor& t : layout.tensors)
+      for (int64_t i = t.offset; i < t.offset + t.numel; ++i) g[size_t(i)] = 0.1f * normal(rng);
+    Tensor gt = on_device(g, {n});
+    adamw_update_masked(pt, gt, m, v, mask, lr, 0.9, 0.999, 1e-8, wd, step);
+    for (const FlatTensor& t : layout.tensors) {
+      auto part = [&](const Tensor& x) { return x.slice(t.offset, t.offset + t.numel); };
+      adamw_update(part(p_ref), part(gt), part(m_ref), part(v_ref), lr, 0.9, 0.999, 1e-8,
+                   t.role == ParamRole::Trainable ? wd : 0.0, step);
+    }
+  }
+  std::vector<float> ph = to_host(pt), mh = to_host(m), vh = to_host(v), p_refh = to_host(p_ref),
+                     m_refh = to_host(m_ref), v_refh = to_host(v_ref);
+  for (int64_t i = 0; i < n; ++i) {
+    ASSERT_EQ(ph[i], p_refh[i]) << i;
+    ASSERT_EQ(mh[i], m_refh[i]) << i;
+    ASSERT_EQ(vh[i], v_refh[i]) << i;
+  }
+  for (size_t i = 42; i < 53; ++i) EXPECT_EQ(ph[i], 0.0f) << "gap " << i;
+  Tensor short_mask = on_device(std::vector<uint32_t>(bits.size() - 1), {int64_t(bits.size()) - 1});
+  EXPECT_THROW(adamw_update_masked(pt, on_device(g, {n}), m, v, short_mask, lr, 0.9, 0.999, 1e-8, wd, 4),
+               Error);
+}
+
+INSTANTIATE_KERNEL_TEST(OptimizerKernel);

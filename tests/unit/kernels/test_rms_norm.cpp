@@ -1,0 +1,107 @@
+// rms_norm (kernels/rms_norm.h), T5's LayerNorm: forward and backward on every backend against
+// a double reference of T5LayerNorm and central differences of it; dweight accumulates, dx
+// overwrites and may alias dy; the same bits for any thread count on the CPU.
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "precis/kernels/rms_norm.h"
+
+#include "kernel_test.h"
+
+using namespace precis;
+using namespace precis::testing;
+
+namespace {
+
+// y = w ⊙ x / sqrt(mean(x²) + eps) per row, in double.
+RefVec rms_norm_reference(const RefVec& x, const RefVec& w, int64_t rows, int64_t cols, double eps) {
+  RefVec y(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    double squares = 0;
+    for (int64_t c = 0; c < cols; ++c) squares += x[r * cols + c] * x[r * cols + c];
+    const double s = 1 / std::sqrt(squares / cols + eps);
+    for (int64_t c = 0; c < cols; ++c) y[r * cols + c] = w[c] * (x[r * cols + c] * s);
+  }
+  return y;
+}
+
+class RmsNormKernel : public KernelTest {
+ protected:
+  // T5's eps, 1e-6. dx starts at 3 (overwritten), dweight at 1 (added to).
+  void check(int64_t rows, int64_t cols, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<float> x = random_floats(rows * cols, rng, -2.0f, 3.0f),
+                       w = random_floats(cols, rng, 0.5f, 1.5f), G = random_floats(rows * cols, rng);
+    for (int64_t c = 0; c < cols; ++c) x[c] = 0.01f * x[c];  // a row of small values: rstd ~ 60
+    const float eps = 1e-6f;
+    const Shape shape{rows, cols};
+    Tensor xt = on_device(x, shape), wt = on_device(w, {cols}), y = filled(shape),
+           rstd = filled({rows});
+    rms_norm_forward(xt, wt, eps, y, rstd);
+    const RefVec xd = to_double(x), wd = to_double(w), g = to_double(G);
+    expect_near_reference(to_host(y), rms_norm_reference(xd, wd, rows, cols, eps), "forward");
+    std::vector<float> rstd_host = to_host(rstd);
+    for (int64_t r = 0; r < rows; ++r) {
+      double squares = 0;
+      for (int64_t c = 0; c < cols; ++c) squares += xd[r * cols + c] * xd[r * cols + c];
+      const double expected = 1 / std::sqrt(squares / cols + eps);
+      EXPECT_NEAR(rstd_host[r], expected, kFp32Tolerance * expected) << "rstd of row " << r;
+    }
+
+    Tensor Gt = on_device(G, shape), dx = filled(shape, 3.0f), dw = filled({cols}, 1.0f);
+    rms_norm_backward(Gt, xt, wt, rstd, dx, dw);
+    auto loss_x = [&](const RefVec& v) { return dot_product(g, rms_norm_reference(v, wd, rows, cols, eps)); };
+    auto loss_w = [&](const RefVec& v) { return dot_product(g, rms_norm_reference(xd, v, rows, cols, eps)); };
+    // The small row's dx is ~60 times its dy: the bound is relative to that, as everywhere.
+    expect_near_reference(to_host(dx), finite_difference_gradient(loss_x, xd), "dx (=)");
+    expect_near_reference(to_host(dw), finite_difference_gradient(loss_w, wd), "dweight (+=)", 1.0);
+
+    // dx may alias dy; dweight adds the same amount again.
+    Tensor inplace = on_device(G, shape);
+    rms_norm_backward(inplace, xt, wt, rstd, inplace, dw);
+    EXPECT_EQ(to_host(inplace), to_host(dx));
+    std::vector<float> twice = to_host(dw);
+    for (size_t c = 0; c < twice.size(); ++c) twice[c] = (twice[c] - 1.0f) / 2.0f;
+    expect_near_reference(twice, finite_difference_gradient(loss_w, wd), "dweight, half of two");
+  }
+};
+
+}  // namespace
+
+TEST_P(RmsNormKernel, ForwardAndBackwardMatchTheReference) { check(2 * 3, 8, 7); }
+
+TEST_P(RmsNormKernel, OddShapes) {
+  for (OddShape s : odd_shapes()) {
+    SCOPED_TRACE(::testing::Message() << s.rows << "x" << s.cols);
+    check(s.rows, s.cols, uint32_t(s.rows * 1000 + s.cols));
+  }
+}
+
+TEST_P(RmsNormKernel, RejectsMismatchedShapes) {
+  Tensor x = filled({3, 37}, 1.0f), w = filled({36}, 1.0f), y = filled({3, 37}), rstd = filled({3});
+  EXPECT_THROW(rms_norm_forward(x, w, 1e-6f, y, rstd), Error);
+  Tensor w37 = filled({37}, 1.0f), short_rstd = filled({2});
+  EXPECT_THROW(rms_norm_forward(x, w37, 1e-6f, y, short_rstd), Error);
+  Tensor dx = filled({3, 36}), dw = filled({37});
+  EXPECT_THROW(rms_norm_backward(x, x, w37, rstd, dx, dw), Error);
+}
+
+INSTANTIATE_KERNEL_TEST(RmsNormKernel);
+
+TEST(RmsNormCpu, SameBitsForAnyThreadCount) {
+  std::mt19937 rng(32);
+  const int64_t n = 1517, cols = 300;
+  std::vector<float> x = random_floats(n * cols, rng), G = random_floats(n * cols, rng),
+                     w = random_floats(cols, rng), rstd(static_cast<size_t>(n)), y(size_t(n * cols));
+  auto host = [](std::vector<float>& v, Shape s) { return Tensor{v.data(), s, DType::F32, Device::cpu()}; };
+  rms_norm_forward(host(x, {n, cols}), host(w, {cols}), 1e-6f, host(y, {n, cols}), host(rstd, {n}));
+  auto run = [&] {
+    std::vector<float> dx(size_t(n * cols)), dw(static_cast<size_t>(cols));
+    rms_norm_backward(host(G, {n, cols}), host(x, {n, cols}), host(w, {cols}), host(rstd, {n}),
+                      host(dx, {n, cols}), host(dw, {cols}));
+    return std::vector<std::vector<float>>{dx, dw};
+  };
+  auto one = with_omp_threads(1, run);
+  for (int threads : {2, 3, 7}) EXPECT_EQ(with_omp_threads(threads, run), one) << threads << " threads";
+}
