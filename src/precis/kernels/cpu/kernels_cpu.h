@@ -114,6 +114,9 @@ int64_t first_invalid_id(const int32_t* ids, int64_t n, int64_t limit, bool has_
                          int32_t allowed);
 
 void copy(const void* src, void* dst, size_t bytes);
+// convert.h: fp32 to 16 bits (bf16 or fp16, nearest even) and back.
+void convert_to_16(const float* src, uint16_t* dst, int64_t n, bool bf16);
+void convert_from_16(const uint16_t* src, float* dst, int64_t n, bool bf16);
 // dst row r (dst_row_bytes apart) starts with src row rows[r] (src_row_bytes, packed); rows
 // null: row r.
 void gather_rows(const char* src, const int32_t* rows, char* dst, int64_t dst_rows,

@@ -14,23 +14,25 @@
 namespace precis {
 
 // Params: BartParams or T5Params; Config: its config. Pass Arena::measuring() to size it.
+// dtype: F32 for the master weights, gradients and optimizer state; BF16 or F16 for a 16-bit
+// compute copy (compute_copy.h), laid out the same way.
 template <class Config, class Params>
-void lay_out_parameters(const Config& c, Params& p, Arena& arena) {
+void lay_out_parameters(const Config& c, Params& p, Arena& arena, DType dtype = DType::F32) {
   visit_parameters(c, p, [&](const std::string&, Tensor& slot, Shape shape, ParamRole role) {
-    if (role != ParamRole::Buffer) slot = arena.zeros(shape);
+    if (role != ParamRole::Buffer) slot = arena.zeros(shape, dtype);
   });
   visit_parameters(c, p, [&](const std::string&, Tensor& slot, Shape shape, ParamRole role) {
-    if (role == ParamRole::Buffer) slot = arena.zeros(shape);
+    if (role == ParamRole::Buffer) slot = arena.zeros(shape, dtype);
   });
   if (c.tie_word_embeddings) p.lm_head = p.shared;
 }
 
 // Bytes lay_out_parameters needs.
 template <class Params, class Config>
-size_t measure_parameter_bytes(const Config& c) {
+size_t measure_parameter_bytes(const Config& c, DType dtype = DType::F32) {
   Arena measure = Arena::measuring();
   Params p;
-  lay_out_parameters(c, p, measure);
+  lay_out_parameters(c, p, measure, dtype);
   return measure.used();
 }
 

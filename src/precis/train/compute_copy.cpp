@@ -1,0 +1,59 @@
+#include "precis/train/compute_copy.h"
+
+#include <string>
+#include <vector>
+
+#include "precis/kernels/convert.h"
+
+namespace precis::train {
+
+namespace {
+
+// The buffers (not trainable) of a parameter struct, in visit order.
+template <class Config>
+std::vector<Tensor*> buffers_of(const Config& config, ParamsOf<Config>& p) {
+  std::vector<Tensor*> out;
+  visit_parameters(config, p, [&](const std::string&, Tensor& t, Shape, ParamRole role) {
+    if (role == ParamRole::Buffer) out.push_back(&t);
+  });
+  return out;
+}
+
+}  // namespace
+
+template <class Config>
+ComputeCopy<Config>::ComputeCopy(const Config& config, Params& master, DType dtype)
+    : config_(config) {
+  check(dtype == DType::BF16 || dtype == DType::F16,
+        "compute copy: 16-bit weights are BF16 or F16, not " + dtype_name(dtype));
+  const dist::FlatLayout layout = dist::flat_layout(config, master);
+  const Device device = dist::flat_tensor(config, master).device;
+  size_t buffer_bytes = 0;
+  for (Tensor* b : buffers_of(config, master)) buffer_bytes += b->numel() * 2 + Arena::kAlignment;
+  arena_ = Arena(size_t(layout.size) * 2 + Arena::kAlignment + buffer_bytes, device);
+  flat_ = arena_.zeros(Shape{layout.size}, dtype);
+  size_t next = 0;
+  visit_parameters(config_, params_, [&](const std::string& name, Tensor& slot, Shape shape,
+                                         ParamRole role) {
+    if (role == ParamRole::Buffer) {
+      slot = arena_.zeros(shape, dtype);
+      return;
+    }
+    const dist::FlatTensor& at = layout.tensors[next++];
+    check(at.name == name && at.numel == shape.numel(), "compute copy: " + name + " out of place");
+    slot = flat_.slice(at.offset, at.offset + at.numel).view(shape);
+  });
+  if (config_.tie_word_embeddings) params_.lm_head = params_.shared;
+}
+
+template <class Config>
+void ComputeCopy<Config>::refresh(Params& master) {
+  convert(dist::flat_tensor(config_, master), flat_);
+  std::vector<Tensor*> from = buffers_of(config_, master), to = buffers_of(config_, params_);
+  for (size_t i = 0; i < from.size(); ++i) convert(*from[i], *to[i]);
+}
+
+template class ComputeCopy<BartConfig>;
+template class ComputeCopy<T5Config>;
+
+}  // namespace precis::train

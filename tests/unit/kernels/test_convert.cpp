@@ -1,0 +1,104 @@
+// convert (kernels/convert.h) on every backend: fp32 to bf16 and fp16 rounds to nearest even as
+// torch's .to() does, keeps infinities and NaN, overflows fp16 to infinity, and widening back
+// is exact. The expected bits are worked out from the formats (bf16: fp32's top 16 bits;
+// fp16: 1 sign, 5 exponent, 10 mantissa bits).
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "precis/kernels/convert.h"
+
+#include "kernel_test.h"
+
+using namespace precis;
+using namespace precis::testing;
+
+namespace {
+
+class ConvertKernel : public KernelTest {
+ protected:
+  // src (F32, on the backend) converted to `dtype`, the 16-bit words back on the host.
+  std::vector<uint16_t> narrow(const std::vector<float>& values, DType dtype) {
+    const Shape shape{int64_t(values.size())};
+    Tensor src = on_device(values, shape);
+    Arena arena(values.size() * 2 + Arena::kAlignment, device());
+    Tensor dst = arena.alloc(shape, dtype);
+    convert(src, dst);
+    std::vector<uint16_t> bits(values.size());
+    copy(dst, Tensor{bits.data(), shape, dtype, Device::cpu()});
+    // And back to fp32, exactly: the widened values are the 16-bit values.
+    Tensor wide = filled(shape, -7.0f);
+    convert(dst, wide);
+    std::vector<float> back = to_host(wide);
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint32_t word = dtype == DType::BF16 ? uint32_t(bits[i]) << 16 : 0;
+      if (dtype == DType::BF16 && !std::isnan(back[i])) {
+        float expected;
+        std::memcpy(&expected, &word, 4);
+        EXPECT_EQ(back[i], expected) << i;
+      }
+    }
+    return bits;
+  }
+};
+
+}  // namespace
+
+TEST_P(ConvertKernel, Bf16RoundsToNearestEven) {
+  const float inf = std::numeric_limits<float>::infinity();
+  // 1 + 2^-8 is halfway between bf16's 1 and 1 + 2^-7: even (1) wins; 1 + 3·2^-8 is halfway
+  // between 1 + 2^-7 and 1 + 2^-6: even (1 + 2^-6) wins; just above halfway rounds up.
+  std::vector<float> x = {1.0f, 1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, 1.0f + 0x1p-8f + 0x1p-20f,
+                          -2.5f, 0.0f, -0.0f, inf, -inf, 3.0e38f};
+  std::vector<uint16_t> b = narrow(x, DType::BF16);
+  EXPECT_EQ(b[0], 0x3F80);
+  EXPECT_EQ(b[1], 0x3F80);
+  EXPECT_EQ(b[2], 0x3F82);
+  EXPECT_EQ(b[3], 0x3F81);
+  EXPECT_EQ(b[4], 0xC020);
+  EXPECT_EQ(b[5], 0x0000);
+  EXPECT_EQ(b[6], 0x8000);
+  EXPECT_EQ(b[7], 0x7F80);
+  EXPECT_EQ(b[8], 0xFF80);
+  EXPECT_EQ(b[9], 0x7F62);  // 3e38 = 1.7635 · 2^127, to 7 mantissa bits
+  std::vector<uint16_t> nan = narrow({std::numeric_limits<float>::quiet_NaN()}, DType::BF16);
+  EXPECT_EQ(nan[0] & 0x7F80, 0x7F80);
+  EXPECT_NE(nan[0] & 0x007F, 0) << "a NaN stays a NaN";
+}
+
+TEST_P(ConvertKernel, Fp16RoundsOverflowsAndKeepsSubnormals) {
+  // 1 + 2^-11 is halfway between fp16's 1 and 1 + 2^-10: even (1) wins. 65520 is halfway
+  // between the largest fp16, 65504, and 2^16: it overflows to infinity, as torch gives.
+  std::vector<float> x = {1.0f, 1.0f + 0x1p-11f, 1.0f + 0x1p-10f, 65504.0f, 65520.0f,
+                          -0x1p-24f, 0x1p-14f, 1e-9f};
+  std::vector<uint16_t> h = narrow(x, DType::F16);
+  EXPECT_EQ(h[0], 0x3C00);
+  EXPECT_EQ(h[1], 0x3C00);
+  EXPECT_EQ(h[2], 0x3C01);
+  EXPECT_EQ(h[3], 0x7BFF);
+  EXPECT_EQ(h[4], 0x7C00);
+  EXPECT_EQ(h[5], 0x8001);  // the smallest subnormal
+  EXPECT_EQ(h[6], 0x0400);  // the smallest normal
+  EXPECT_EQ(h[7], 0x0000);  // below half the smallest subnormal
+  Tensor wide = filled({8});
+  Arena arena(64, device());
+  Tensor half = arena.alloc({8}, DType::F16);
+  copy(Tensor{h.data(), Shape{8}, DType::F16, Device::cpu()}, half);
+  convert(half, wide);
+  std::vector<float> back = to_host(wide);
+  EXPECT_EQ(back[3], 65504.0f);
+  EXPECT_EQ(back[5], -0x1p-24f);
+  EXPECT_TRUE(std::isinf(back[4]));
+}
+
+TEST_P(ConvertKernel, OnlyBetweenFp32AndSixteenBits) {
+  Tensor a = filled({4});
+  Arena arena(256, device());
+  Tensor ints = arena.alloc({4}, DType::I32), short_half = arena.alloc({3}, DType::BF16);
+  EXPECT_THROW(convert(a, ints), Error);
+  EXPECT_THROW(convert(a, short_half), Error);
+}
+
+INSTANTIATE_KERNEL_TEST(ConvertKernel);

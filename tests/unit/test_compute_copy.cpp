@@ -1,0 +1,108 @@
+// The 16-bit compute copy of the weights (train/compute_copy.h): every tensor of the fp32
+// master rounded to bf16 or fp16 as torch's .to() rounds (core/dtype.h's conversions, checked
+// against torch in test_core), the trainable ones at the master's element offsets in one flat
+// buffer, refreshed by one conversion after the master changes.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "precis/kernels/elementwise.h"
+#include "precis/kernels/fill.h"
+#include "precis/model/bart/bart_init.h"
+#include "precis/model/t5/t5_init.h"
+#include "precis/train/compute_copy.h"
+
+namespace precis {
+namespace {
+
+// Every tensor, the buffers (BART's final_logits_bias starts at zero) included, drawn anew.
+template <class Config>
+void randomise_every_tensor(const Config& c, ParamsOf<Config>& p) {
+  uint64_t stream = 0;
+  visit_parameters(c, p, [&](const std::string&, Tensor& t, Shape, ParamRole) {
+    fill_normal(t, 0.5, 3, stream++);
+  });
+}
+
+// Each tensor of `copy` against the master's elements rounded to `dtype`; returns how many
+// elements were compared.
+template <class Config>
+int64_t expect_rounded_master(const Config& c, ParamsOf<Config>& master, ParamsOf<Config>& copy,
+                              DType dtype) {
+  std::vector<Tensor> wanted;
+  visit_parameters(c, master, [&](const std::string&, Tensor& t, Shape, ParamRole) { wanted.push_back(t); });
+  size_t i = 0;
+  int64_t compared = 0;
+  visit_parameters(c, copy, [&](const std::string& name, Tensor& t, Shape shape, ParamRole) {
+    const Tensor& m = wanted[i++];
+    ASSERT_EQ(t.dtype, dtype) << name;
+    ASSERT_EQ(t.shape, shape) << name;
+    const uint16_t* bits = t.data<const uint16_t>();
+    for (int64_t e = 0; e < t.numel(); ++e, ++compared) {
+      const float x = m.f32()[e];
+      const uint16_t want = dtype == DType::BF16 ? float_to_bf16(x) : float_to_f16(x);
+      ASSERT_EQ(bits[e], want) << name << "[" << e << "] of " << x;
+    }
+  });
+  return compared;
+}
+
+template <class Config>
+void check_compute_copy(const Config& c, DType dtype) {
+  using Model = typename ModelFamily<Config>::Model;
+  Model model = Model::allocate(c);
+  randomise_every_tensor(c, model.params);
+  train::ComputeCopy<Config> copy(c, model.params, dtype);
+  copy.refresh(model.params);
+  const int64_t compared = expect_rounded_master(c, model.params, copy.params(), dtype);
+  EXPECT_GT(compared, 0);
+  // The trainable tensors sit at the master's element offsets of one flat range.
+  const dist::FlatLayout layout = dist::flat_layout(c, model.params);
+  EXPECT_EQ(copy.flat().numel(), layout.size);
+  size_t next = 0;
+  visit_parameters(c, copy.params(), [&](const std::string& name, Tensor& t, Shape, ParamRole role) {
+    if (role == ParamRole::Buffer) return;
+    const int64_t offset = (static_cast<const char*>(t.ptr) - static_cast<const char*>(copy.flat().ptr)) / 2;
+    EXPECT_EQ(offset, layout.tensors[next++].offset) << name;
+  });
+  if (c.tie_word_embeddings) {
+    EXPECT_EQ(copy.params().lm_head.ptr, copy.params().shared.ptr);
+  }
+  // A changed master (an optimizer step) reaches the copy at the next refresh.
+  visit_parameters(c, model.params, [&](const std::string&, Tensor& t, Shape, ParamRole) {
+    scale_in_place(t, -1.5f);
+  });
+  copy.refresh(model.params);
+  expect_rounded_master(c, model.params, copy.params(), dtype);
+}
+
+TEST(ComputeCopy, BartInBf16AndFp16WithItsBufferAndTiedHead) {
+  BartConfig c = bart_config_from("bart-tiny");
+  c.vocab_size = 301;  // tensors whose sizes are not multiples of the alignment
+  for (DType dtype : {DType::BF16, DType::F16}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    check_compute_copy(c, dtype);
+  }
+}
+
+TEST(ComputeCopy, T5UntiedInBf16) {
+  T5Config c = t5_config_from("t5-v1_1-small");
+  c.vocab_size = 301;
+  c.d_model = 40;
+  c.d_ff = 72;
+  c.d_kv = 10;
+  c.num_heads = 4;
+  c.num_layers = 2;
+  c.num_decoder_layers = 1;
+  check_compute_copy(c, DType::BF16);
+}
+
+TEST(ComputeCopy, OnlySixteenBitTypes) {
+  BartConfig c = bart_config_from("bart-tiny");
+  BartModel model = BartModel::allocate(c);
+  EXPECT_THROW(train::ComputeCopy<BartConfig>(c, model.params, DType::F32), Error);
+}
+
+}  // namespace
+}  // namespace precis
