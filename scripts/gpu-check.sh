@@ -3,7 +3,8 @@
 # its own timeout, logs in $OUT (the device tool's output folder; out/gpu-check elsewhere):
 #   1 probe      the GPU, driver, toolkit, OS and Python packages
 #   2 build      the device tests, with nvcc, from what that machine has (no Debian libraries)
-#   3 device     the shared math on the GPU against the same functions on the host
+#   3 device     the shared math on the GPU against the same functions on the host, and the
+#                CUDA twins' kernels (kernels/cuda/*.cuh) against the CPU kernels' arithmetic
 #   4 sanitizer  compute-sanitizer memcheck, racecheck, synccheck on the device test
 #   5 carried    the CPU engine built here (scripts/gpu/bundle.sh) runs there and reproduces
 #                the smoke job's loss; tiny BART/T5 on CUDA come with the CUDA backend (issue 18)
@@ -47,8 +48,11 @@ timeout 180 "$nvcc" -std=c++20 -O2 -Isrc $arch --fmad=false -Werror all-warnings
   tests/cuda/shared_math_on_device.cu -o "$work/shared_math_fmad_false" >> "$out/build.log" 2>&1 || built=failed
 timeout 180 "$nvcc" -std=c++20 -O2 -Isrc $arch --fmad=true -DPRECIS_FMAD_CONTRACTED -Werror all-warnings \
   tests/cuda/shared_math_on_device.cu -o "$work/shared_math_fmad_true" >> "$out/build.log" 2>&1 || built=failed
+timeout 180 "$nvcc" -std=c++20 -O2 -Isrc $arch --fmad=false -Xcompiler -ffp-contract=off -lineinfo \
+  -Werror all-warnings -Xptxas -warn-spills,-warn-lmem-usage \
+  tests/cuda/kernels_on_device.cu -o "$work/kernels_on_device" >> "$out/build.log" 2>&1 || built=failed
 cat "$out/build.log"
-row build "$built" "tests/cuda/shared_math_on_device.cu, --fmad=true and false"
+row build "$built" "tests/cuda/shared_math_on_device.cu (--fmad=true and false), kernels_on_device.cu"
 
 if [ -z "$gpu" ]; then
   echo "gpu-check: no GPU is present on this machine (nvidia-smi found none): stopping before the first GPU call"
@@ -65,20 +69,26 @@ for fmad in false true; do
   detail="philox, dropout$([ $fmad = false ] && echo ", LayerNorm, RMSNorm, AdamW") bit-identical; GELUs, softmax, CE within 1e-5 rel + 1e-6"
   row "device (--fmad=$fmad)" "$([ $rc = 0 ] && echo ok || echo "FAIL rc=$rc")$([ $fmad = true ] && echo ", for information")" "$detail"
 done
+echo "--- kernels" >> "$out/device_tests.txt"
+timeout 120 "$work/kernels_on_device" >> "$out/device_tests.txt" 2>&1
+rc=$?
+row "device kernels" "$([ $rc = 0 ] && echo ok || echo "FAIL rc=$rc")" "adamw_kernel bit-identical to the CPU step; sum_of_squares_partials within n·2^-53"
 cat "$out/device_tests.txt"
 
 phase "4 sanitizer"
 if command -v compute-sanitizer > /dev/null; then
-  for tool in memcheck racecheck synccheck; do
-    # --error-exitcode 9: tell a sanitizer finding from the test's own verdict (phase 3).
-    timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$work/shared_math_fmad_false" > "$work/san.log" 2>&1
-    rc=$?
-    sed -n '/========/p' "$work/san.log" | tail -3 | sed "s/^/$tool: /" >> "$out/sanitizer.txt"
-    if grep -q "Device not supported\|error 999" "$work/san.log"; then
-      row "sanitizer $tool" skipped "the runtime refuses compute-sanitizer"
-    else
-      row "sanitizer $tool" "$([ $rc != 9 ] && [ $rc -lt 124 ] && echo clean || echo "FAIL rc=$rc")" "$(grep -m1 'SUMMARY' "$work/san.log" | sed 's/=* *//')"
-    fi
+  for binary in shared_math_fmad_false kernels_on_device; do
+    for tool in memcheck racecheck synccheck; do
+      # --error-exitcode 9: tell a sanitizer finding from the test's own verdict (phase 3).
+      timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$work/$binary" > "$work/san.log" 2>&1
+      rc=$?
+      sed -n '/========/p' "$work/san.log" | tail -3 | sed "s/^/$binary $tool: /" >> "$out/sanitizer.txt"
+      if grep -q "Device not supported\|error 999" "$work/san.log"; then
+        row "sanitizer $tool" skipped "the runtime refuses compute-sanitizer"
+      else
+        row "sanitizer $tool ($binary)" "$([ $rc != 9 ] && [ $rc -lt 124 ] && echo clean || echo "FAIL rc=$rc")" "$(grep -m1 'SUMMARY' "$work/san.log" | sed 's/=* *//')"
+      fi
+    done
   done
   cat "$out/sanitizer.txt"
 else

@@ -1,0 +1,26 @@
+// The CUDA twin's kernels of the fused AdamW (kernels/optimizer.h): one thread per element in a
+// grid-stride loop, each running optimizer_math.h's step, so with --fmad=false the result is
+// the CPU's bit for bit. Included by the CUDA backend and by the kernel emulator's tests
+// (tests/unit/cuda_emulation/), which run these very bodies on the host.
+#pragma once
+
+#include <cstdint>
+
+#include "precis/core/host_device.h"
+#include "precis/kernels/optimizer_math.h"
+
+namespace precis::cuda {
+
+// Over n elements of a flat buffer; decay_mask null: every element decays with s.decay_factor
+// (adamw_update), else bit i decides (adamw_update_masked).
+PRECIS_KERNEL void adamw_kernel(float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
+                                const uint32_t* decay_mask, int64_t n, AdamWScalars s) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const float decay_factor =
+        !decay_mask || optimizer_math::decays(decay_mask, i) ? s.decay_factor : 1.0f;
+    optimizer_math::adamw_step(params[i], grads[i], exp_avg[i], exp_avg_sq[i], s, decay_factor);
+  }
+}
+
+}  // namespace precis::cuda

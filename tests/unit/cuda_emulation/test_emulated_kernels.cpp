@@ -1,0 +1,119 @@
+// The CUDA twins' kernel bodies (src/precis/kernels/cuda/*.cuh) run in the kernel emulator
+// against the CPU kernels: the fused AdamW bit for bit (the same optimizer_math.h step, no
+// contraction on the host), sum_of_squares to the rounding of its other order of additions.
+// And the emulator itself: a divergent __syncthreads ends the run with the kernel's name.
+#include "emulator.h"  // first: it defines what the kernel bodies use
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "precis/dist/flat_parameters.h"
+#include "precis/kernels/cuda/grad_norm_kernels.cuh"
+#include "precis/kernels/cuda/optimizer_kernels.cuh"
+#include "precis/kernels/grad_norm.h"
+#include "precis/kernels/optimizer.h"
+
+using namespace precis;
+using precis::cuda_emulation::dim3;
+
+namespace {
+
+Tensor host_tensor(std::vector<float>& v) {
+  return Tensor{v.data(), Shape{int64_t(v.size())}, DType::F32, Device::cpu()};
+}
+
+// The scalars adamw_update forms for (lr 1e-3, betas 0.9/0.999, eps 1e-8, wd 0.1, step t).
+AdamWScalars scalars_at(int64_t t) {
+  const double lr = 1e-3, b1 = 0.9, b2 = 0.999, wd = 0.1;
+  return {float(1.0 - lr * wd), float(b1), float(1.0 - b1), float(b2), float(1.0 - b2),
+          float(-(lr / (1.0 - std::pow(b1, double(t))))),
+          float(std::sqrt(1.0 - std::pow(b2, double(t)))), float(1e-8)};
+}
+
+}  // namespace
+
+TEST(EmulatedAdamW, MaskedAndUnmaskedEqualTheCpuKernelBitForBit) {
+  dist::FlatLayout layout;
+  layout.tensors = {dist::FlatTensor{"w", 0, 3001, ParamRole::Trainable, 0},
+                    dist::FlatTensor{"b", 3008, 77, ParamRole::TrainableNoDecay, 0},
+                    dist::FlatTensor{"w2", 3085, 1000, ParamRole::Trainable, 0}};
+  layout.size = 4085;
+  std::vector<uint32_t> mask = dist::weight_decay_mask(layout, 0, layout.size);
+  Tensor mask_tensor{mask.data(), Shape{int64_t(mask.size())}, DType::I32, Device::cpu()};
+  std::mt19937 rng(7);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const size_t n = size_t(layout.size);
+  std::vector<float> p(n), g(n), m(n, 0.0f), v(n, 0.0f);
+  for (float& x : p) x = normal(rng);
+  for (bool masked : {true, false}) {
+    std::vector<float> pc = p, mc = m, vc = v, pe = p, me = m, ve = v;
+    for (int64_t t = 1; t <= 3; ++t) {
+      for (float& x : g) x = 0.1f * normal(rng);
+      if (masked)
+        adamw_update_masked(host_tensor(pc), host_tensor(g), host_tensor(mc), host_tensor(vc),
+                            mask_tensor, 1e-3, 0.9, 0.999, 1e-8, 0.1, t);
+      else
+        adamw_update(host_tensor(pc), host_tensor(g), host_tensor(mc), host_tensor(vc), 1e-3, 0.9,
+                     0.999, 1e-8, 0.1, t);
+      // 3 blocks of 64 threads: the grid-stride loop covers 4085 elements in 22 rounds.
+      EMULATE(cuda::adamw_kernel, dim3{3}, dim3{64}, pe.data(), g.data(), me.data(), ve.data(),
+              masked ? mask.data() : nullptr, int64_t(n), scalars_at(t));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(pe[i], pc[i]) << (masked ? "masked " : "") << i;
+      ASSERT_EQ(me[i], mc[i]) << i;
+      ASSERT_EQ(ve[i], vc[i]) << i;
+    }
+  }
+}
+
+TEST(EmulatedSumOfSquares, BlockPartialsAddUpToTheCpuSum) {
+  std::mt19937 rng(8);
+  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+  std::vector<float> x(3 * cuda::kSumChunk + 4321);  // four blocks, the last one ragged
+  for (float& e : x) e = u(rng);
+  const int64_t n = int64_t(x.size()), blocks = cuda::sum_of_squares_blocks(n);
+  std::vector<double> partials(size_t(blocks), -1.0);
+  EMULATE(cuda::sum_of_squares_partials, dim3{unsigned(blocks)}, dim3{unsigned(cuda::kSumThreads)},
+          x.data(), n, partials.data());
+  double total = 0.0;
+  for (double s : partials) total += s;
+  // Each square is exact in double; n additions of positive terms err by at most n·2^-53 of
+  // the sum (2.3e-11 for these 2e5), whatever their order. The reference sums in long double.
+  long double exact = 0.0L;
+  for (float e : x) exact += (long double)e * e;
+  const double cpu = sum_of_squares(host_tensor(x));
+  const double bound = double(n) * 0x1p-53;
+  std::printf("  emulated vs long double: %.1e, vs the CPU kernel: %.1e (bound %.1e)\n",
+              std::abs(total - double(exact)) / double(exact), std::abs(total - cpu) / cpu, bound);
+  EXPECT_NEAR(total, double(exact), bound * double(exact));
+  EXPECT_NEAR(total, cpu, 2 * bound * cpu);
+  for (int64_t b = 0; b < blocks; ++b) {
+    double block = 0.0;
+    for (int64_t i = b * cuda::kSumChunk; i < std::min(n, (b + 1) * cuda::kSumChunk); ++i)
+      block += double(x[size_t(i)]) * double(x[size_t(i)]);
+    EXPECT_NEAR(partials[size_t(b)], block, double(cuda::kSumChunk) * 0x1p-53 * block) << "block " << b;
+  }
+}
+
+namespace {
+
+// Thread 0 leaves before the barrier the others wait at.
+void divergent_kernel(int* out) {
+  if (threadIdx.x == 0) return;
+  __syncthreads();
+  out[threadIdx.x] = 1;
+}
+
+}  // namespace
+
+TEST(CudaEmulator, ADivergentSyncthreadsEndsTheRunWithTheKernelsName) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::vector<int> out(8, 0);
+  EXPECT_DEATH(EMULATE(divergent_kernel, dim3{1}, dim3{8}, out.data()),
+               "divergent_kernel: divergent __syncthreads");
+}
