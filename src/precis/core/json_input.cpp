@@ -1,10 +1,10 @@
 #include "precis/core/json_input.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+#include <optional>
 
 #include "precis/core/error.h"
+#include "precis/core/file_bytes.h"
 
 namespace precis {
 
@@ -45,12 +45,24 @@ nlohmann::json parse_json(std::string_view text, const std::string& where) {
 }
 
 nlohmann::json read_json_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  check(bool(in), path.string() + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  check(!in.bad(), path.string() + ": read error");
-  return parse_json(text.str(), path.string());
+  return parse_json(read_existing_file(path, path.string() + ": cannot open"), path.string());
+}
+
+nlohmann::json peek_json_file(const std::filesystem::path& path) {
+  std::optional<std::string> text;
+  try {
+    text = read_file_bytes(path);
+  } catch (const Error&) {
+    // A file that cannot be read is, for a peek, one that is not there.
+  }
+  if (!text) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(*text, nullptr, false);
+}
+
+std::string string_field_or_empty(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 std::string json_quoted(std::string_view s) {

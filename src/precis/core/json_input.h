@@ -30,4 +30,11 @@ std::string json_quoted(std::string_view s);
 // Reads and parses a file (errors name the file): "<path>: cannot open" when it cannot be read.
 nlohmann::json read_json_file(const std::filesystem::path& path);
 
+// A JSON file looked at without insisting on it (which model family or tokenizer a directory
+// holds): the parsed value, or a discarded value when the file is missing or not JSON.
+nlohmann::json peek_json_file(const std::filesystem::path& path);
+
+// j[key] when j is an object with a string there, else "".
+std::string string_field_or_empty(const nlohmann::json& j, const char* key);
+
 }  // namespace precis

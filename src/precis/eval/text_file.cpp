@@ -5,20 +5,17 @@
 #include <sstream>
 
 #include "precis/core/error.h"
+#include "precis/core/text_lines.h"
 
 namespace precis::eval {
 namespace {
 
+// Lines without their "\n" or "\r\n" endings.
 std::vector<std::string_view> split_lines(std::string_view content) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start < content.size()) {
-    size_t end = content.find('\n', start);
-    if (end == std::string_view::npos) end = content.size();
-    std::string_view line = content.substr(start, end - start);
+  std::vector<std::string_view> lines = lines_with_endings(content);
+  for (std::string_view& line : lines) {
+    if (!line.empty() && line.back() == '\n') line.remove_suffix(1);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    lines.push_back(line);
-    start = end + 1;
   }
   return lines;
 }

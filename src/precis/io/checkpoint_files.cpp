@@ -2,14 +2,13 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/core/file_bytes.h"
 #include "precis/core/json_input.h"
 
 namespace precis {
@@ -35,11 +34,8 @@ bool plain_file_name(const std::string& name) {
 }
 
 json read_index(const fs::path& index_path) {
-  std::ifstream in(index_path, std::ios::binary);
-  if (!in) throw Error("cannot open " + index_path.string());
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_json(text.str(), index_path.string());
+  return parse_json(read_existing_file(index_path, "cannot open " + index_path.string()),
+                    index_path.string());
 }
 
 // Shard files an earlier save may have left: model-NNNNN-of-NNNNN.safetensors.

@@ -2,10 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
 #include <map>
-#include <sstream>
 
+#include "precis/core/file_bytes.h"
 #include "precis/serve/markdown.h"
 
 namespace precis::serve {
@@ -179,11 +178,8 @@ PageContent page_content(const std::filesystem::path& model_dir, nlohmann::json 
   c.defaults = std::move(defaults);
   c.token_required = token_required;
   c.example_text = kBuiltInExample;
-  std::ifstream in(model_dir / "README.md", std::ios::binary);
-  if (in) {
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string readme = ss.str();
+  if (std::optional<std::string> card = read_file_bytes(model_dir / "README.md")) {
+    const std::string& readme = *card;
     if (auto example = widget_example(readme)) c.example_text = *example;
     c.card_html = markdown_to_html(readme);
   } else {

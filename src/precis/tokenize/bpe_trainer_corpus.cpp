@@ -1,13 +1,13 @@
 #include "precis/tokenize/bpe_trainer_corpus.h"
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <string_view>
 
 #include "precis/core/error.h"
+#include "precis/core/file_bytes.h"
+#include "precis/core/text_lines.h"
 #include "precis/tokenize/utf8.h"
 
 namespace precis::tokenize {
@@ -15,28 +15,6 @@ namespace precis::tokenize {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  check(in.good(), file.string() + ": cannot open for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  check(!in.bad(), file.string() + ": read error");
-  return std::move(buffer).str();
-}
-
-// Lines with their endings, as Rust's BufRead::read_line gives them.
-std::vector<std::string_view> lines_with_endings(std::string_view text) {
-  std::vector<std::string_view> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    end = end == std::string_view::npos ? text.size() : end + 1;
-    lines.push_back(text.substr(start, end - start));
-    start = end;
-  }
-  return lines;
-}
 
 std::string where(const fs::path& file, size_t line) {
   return file.string() + ":" + std::to_string(line + 1);
@@ -95,7 +73,7 @@ bool is_json_lines_file(const fs::path& file) {
 
 void count_file_words(const fs::path& file, const TrainingFileOptions& options,
                       WordCounts& counts) {
-  std::string content = read_file(file);
+  std::string content = read_existing_file(file, file.string() + ": cannot open for reading");
   std::vector<std::string_view> lines = lines_with_endings(content);
   if (!is_json_lines_file(file)) {
     size_t bad = find_invalid_utf8(content);

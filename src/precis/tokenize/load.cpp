@@ -1,12 +1,12 @@
 // Reading a tokenizer from a checkpoint directory, with the adjustments transformers'
 // BartTokenizerFast makes on top of the files (so the result is what AutoTokenizer gives).
 #include <cstdint>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <unordered_set>
 
 #include "precis/core/error.h"
+#include "precis/core/file_bytes.h"
 #include "precis/core/json_input.h"
 #include "precis/tokenize/tokenizer.h"
 #include "precis/tokenize/tokenizer_config.h"
@@ -19,12 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  check(in.good(), path.string() + ": cannot open for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  check(!in.bad(), path.string() + ": read error");
-  return buffer.str();
+  return read_existing_file(path, path.string() + ": cannot open for reading");
 }
 
 json read_json(const fs::path& path) { return parse_json(read_text(path), path.string()); }

@@ -3,12 +3,11 @@
 #include <sentencepiece_processor.h>
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/core/file_bytes.h"
 #include "precis/core/json_input.h"
 #include "precis/tokenize/clean_up.h"
 
@@ -72,11 +71,7 @@ SentencePieceTokenizer SentencePieceTokenizer::from_directory(const std::filesys
         dir.string() + ": no spiece.model (a T5 tokenizer directory needs one)");
   SentencePieceTokenizer t = from_model_file(dir / "spiece.model", extra_ids);
   for (const char* name : {"tokenizer_config.json", "special_tokens_map.json"}) {
-    std::ifstream file(dir / name, std::ios::binary);
-    if (!file) continue;
-    std::stringstream bytes;
-    bytes << file.rdbuf();
-    t.config_files_[name] = bytes.str();
+    if (auto bytes = read_file_bytes(dir / name)) t.config_files_[name] = std::move(*bytes);
   }
   return t;
 }

@@ -1,9 +1,8 @@
 #include "precis/tokenize/text_tokenizer.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "precis/core/json_input.h"
 #include "precis/tokenize/sentencepiece_tokenizer.h"
 #include "precis/tokenize/tokenizer.h"
 #include "precis/tokenize/tokenizer_config.h"
@@ -60,14 +59,8 @@ class T5TextTokenizer final : public TextTokenizer {
 
 // tokenizer.json's model type ("BPE", "Unigram", ...), "" when there is no such file.
 std::string tokenizer_json_model_type(const std::filesystem::path& dir) {
-  std::ifstream in(dir / "tokenizer.json", std::ios::binary);
-  if (!in) return "";
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
-  if (!j.is_object() || !j.contains("model") || !j["model"].is_object()) return "";
-  auto type = j["model"].find("type");
-  return type != j["model"].end() && type->is_string() ? type->get<std::string>() : "";
+  const nlohmann::json j = peek_json_file(dir / "tokenizer.json");
+  return j.is_object() && j.contains("model") ? string_field_or_empty(j["model"], "type") : "";
 }
 
 }  // namespace

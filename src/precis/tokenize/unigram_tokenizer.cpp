@@ -1,12 +1,11 @@
 #include "precis/tokenize/unigram_tokenizer.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/core/file_bytes.h"
 #include "precis/core/json_input.h"
 #include "precis/tokenize/clean_up.h"
 #include "precis/tokenize/unicode_tables.h"
@@ -16,14 +15,6 @@ namespace precis::tokenize {
 namespace {
 
 using nlohmann::json;
-
-std::optional<std::string> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
 
 json parse_object(const std::string& bytes, const std::filesystem::path& path) {
   json j = parse_json(bytes, path.string());
@@ -65,7 +56,7 @@ std::vector<std::pair<size_t, std::string_view>> whitespace_words(std::string_vi
 UnigramTokenizer UnigramTokenizer::from_directory(const std::filesystem::path& dir) {
   UnigramTokenizer t;
   const std::filesystem::path path = dir / "tokenizer.json";
-  std::optional<std::string> bytes = read_file(path);
+  std::optional<std::string> bytes = read_file_bytes(path);
   check(bytes.has_value(),
         path.string() + ": cannot read (a Unigram tokenizer directory needs tokenizer.json)");
   const std::string where = path.string();
@@ -147,7 +138,7 @@ UnigramTokenizer UnigramTokenizer::from_directory(const std::filesystem::path& d
   // takes them (tokenizer_config.json over special_tokens_map.json over the defaults).
   std::vector<std::pair<std::filesystem::path, json>> configs;
   for (const char* name : {"tokenizer_config.json", "special_tokens_map.json"}) {
-    if (auto file = read_file(dir / name)) {
+    if (auto file = read_file_bytes(dir / name)) {
       configs.emplace_back(dir / name, parse_object(*file, dir / name));
       t.files_[name] = *file;
     }

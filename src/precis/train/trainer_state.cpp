@@ -85,11 +85,7 @@ void TrainerState::save(const std::filesystem::path& file) const {
 }
 
 TrainerState TrainerState::load(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  check(bool(in), file.string() + ": cannot open");
-  std::stringstream text;
-  text << in.rdbuf();
-  return from_json(parse_json(text.str(), file.string()), file.string());
+  return from_json(read_json_file(file), file.string());
 }
 
 }  // namespace precis::train

@@ -7,10 +7,9 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "precis/core/error.h"
+#include "precis/core/file_bytes.h"
 #include "precis/train/training_arguments_parsing.h"
 
 namespace precis::train::parsing {
@@ -68,11 +67,7 @@ size_t json_key_line(const std::string& text, const std::string& key) {
 std::vector<Setting> read_config_file(const std::string& path) {
   std::filesystem::path p(path);
   std::string name = p.filename().string();
-  std::ifstream in(p, std::ios::binary);
-  if (!in) throw Error("--config " + path + ": cannot open the file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
+  const std::string text = read_existing_file(p, "--config " + path + ": cannot open the file");
   std::string extension = lower(p.extension().string());
 
   auto located = [&](size_t line) { return line ? path + ":" + std::to_string(line) : path; };

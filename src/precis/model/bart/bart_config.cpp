@@ -1,9 +1,7 @@
 #include "precis/model/bart/bart_config.h"
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "precis/core/error.h"
 #include "precis/core/json_input.h"
@@ -25,14 +23,8 @@ float BartConfig::embed_scale() const {
 }
 
 BartConfig BartConfig::from_json(const nlohmann::json& j, const std::string& source) {
-  check(j.is_object(), source + ": expected a JSON object, found " + std::string(j.type_name()));
   BartConfig c;
-  auto type = j.find("model_type");
-  check(type != j.end() && type->is_string(),
-        source + ": no \"model_type\" string; expected \"bart\"");
-  c.model_type = type->get<std::string>();
-  check(c.model_type == "bart", source + ": model_type \"" + c.model_type +
-                                    "\" is not supported by this loader (expected \"bart\")");
+  c.model_type = expect_model_type(j, source, "bart", "this loader");
   Reader r{j, source};
   r.integer("vocab_size", c.vocab_size, 1, kMaxVocab);
   r.integer("d_model", c.d_model, 1, kMaxWidth);
@@ -81,11 +73,7 @@ BartConfig BartConfig::from_json(const nlohmann::json& j, const std::string& sou
 }
 
 BartConfig BartConfig::from_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  check(bool(in), path.string() + ": cannot open (a model directory needs a config.json)");
-  std::stringstream text;
-  text << in.rdbuf();
-  return from_json(parse_json(text.str(), path.string()), path.string());
+  return from_json(read_model_config(path), path.string());
 }
 
 nlohmann::json BartConfig::to_json() const {
@@ -116,9 +104,7 @@ nlohmann::json BartConfig::to_json() const {
   j["forced_eos_token_id"] = forced_eos_token_id ? nlohmann::json(*forced_eos_token_id) : nullptr;
   if (forced_bos_token_id) j["forced_bos_token_id"] = *forced_bos_token_id;
   j["tie_word_embeddings"] = tie_word_embeddings;
-  j["is_encoder_decoder"] = true;
-  j["use_cache"] = true;
-  j["torch_dtype"] = "float32";
+  write_encoder_decoder_keys(j);
   return j;  // nlohmann::json objects keep keys sorted
 }
 

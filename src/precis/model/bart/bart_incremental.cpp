@@ -62,9 +62,7 @@ void encoder_forward(const BartConfig& c, const BartParams& p, const Tensor& inp
 BartIncrementalDecoder::BartIncrementalDecoder(const BartConfig& config, const BartParams& params,
                                                int64_t batch, int64_t source_len,
                                                int64_t rows_per_input, int64_t max_target_len)
-    : KvCachedDecoder(batch, source_len, rows_per_input, max_target_len),
-      config_(config),
-      params_(params) {
+    : KvCachedDecoderOf(config, params, batch, source_len, rows_per_input, max_target_len) {
   check(max_target_len <= config.max_position_embeddings,
         "generation length " + std::to_string(max_target_len) +
             " exceeds the model's max_position_embeddings (" +
@@ -72,11 +70,6 @@ BartIncrementalDecoder::BartIncrementalDecoder(const BartConfig& config, const B
   const int64_t d = config.d_model, R = rows_;
   lay_out(config.decoder_layers, d, d, [&](Arena& a) {
     hidden_ = a.alloc({R, 1, d});
-    q_ = a.alloc({R, 1, d});
-    k_new_ = a.alloc({R, 1, d});
-    v_new_ = a.alloc({R, 1, d});
-    context_ = a.alloc({R, 1, d});
-    attn_out_ = a.alloc({R, 1, d});
     residual_ = a.alloc({R, 1, d});
     mean_ = a.alloc({R});
     rstd_ = a.alloc({R});
@@ -112,33 +105,21 @@ const Tensor& BartIncrementalDecoder::decode(int64_t t) {
   for (size_t i = 0; i < cross_.size(); ++i) {
     const BartDecoderLayerParams& lp = p.decoder_layers[i];
 
-    // Self-attention over the cache plus this token.
-    linear_forward(hidden_, lp.self_attn.q_proj.weight, lp.self_attn.q_proj.bias, q_);
-    linear_forward(hidden_, lp.self_attn.k_proj.weight, lp.self_attn.k_proj.bias, k_new_);
-    linear_forward(hidden_, lp.self_attn.v_proj.weight, lp.self_attn.v_proj.bias, v_new_);
-    self_cache_.append(i, k_new_, v_new_, t);
-    attention_forward(q_, self_cache_.keys(i), self_cache_.values(i), heads, scale, all_keys,
-                      context_, Tensor{});
-    linear_forward(context_, lp.self_attn.out_proj.weight, lp.self_attn.out_proj.bias, attn_out_);
-    add(hidden_, attn_out_, residual_);
+    cached_self_attention(i, lp.self_attn, hidden_, heads, scale, all_keys, t);
+    add(hidden_, attn_.out, residual_);
     layernorm_forward(residual_, lp.self_attn_layer_norm.weight, lp.self_attn_layer_norm.bias, eps,
                       hidden_, mean_, rstd_);
 
-    // Cross-attention: the G rows of an input are G queries against its keys.
-    const AttentionParams& cross = lp.encoder_attn;
-    linear_forward(hidden_, cross.q_proj.weight, cross.q_proj.bias, q_);
-    attention_forward(q_.view({batch_, group_, d}), cross_[i].k, cross_[i].v, heads, scale,
-                      source_keys, context_.view({batch_, group_, d}), Tensor{});
-    linear_forward(context_, cross.out_proj.weight, cross.out_proj.bias, attn_out_);
-    add(hidden_, attn_out_, residual_);
+    cached_cross_attention(i, lp.encoder_attn, hidden_, heads, scale, source_keys);
+    add(hidden_, attn_.out, residual_);
     layernorm_forward(residual_, lp.encoder_attn_layer_norm.weight, lp.encoder_attn_layer_norm.bias,
                       eps, hidden_, mean_, rstd_);
 
     // Feed-forward.
     linear_forward(hidden_, lp.ffn.fc1.weight, lp.ffn.fc1.bias, fc1_);
     activation_forward(c.activation, fc1_, act_);
-    linear_forward(act_, lp.ffn.fc2.weight, lp.ffn.fc2.bias, attn_out_);
-    add(hidden_, attn_out_, residual_);
+    linear_forward(act_, lp.ffn.fc2.weight, lp.ffn.fc2.bias, attn_.out);
+    add(hidden_, attn_.out, residual_);
     layernorm_forward(residual_, lp.final_layer_norm.weight, lp.final_layer_norm.bias, eps, hidden_,
                       mean_, rstd_);
   }

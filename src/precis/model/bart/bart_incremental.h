@@ -14,7 +14,7 @@
 
 namespace precis {
 
-class BartIncrementalDecoder final : public KvCachedDecoder {
+class BartIncrementalDecoder final : public KvCachedDecoderOf<BartConfig, BartParams> {
  public:
   BartIncrementalDecoder(const BartConfig& config, const BartParams& params, int64_t batch,
                          int64_t source_len, int64_t rows_per_input, int64_t max_target_len);
@@ -26,15 +26,12 @@ class BartIncrementalDecoder final : public KvCachedDecoder {
   }
   const Tensor& decode(int64_t t) override;
 
-  const BartConfig& config_;
-  const BartParams& params_;
-
-  // One step's activations, reused by every layer: (R, 1, ...) shapes.
-  Tensor hidden_;  // (R, 1, d) embeddings, then each sub-layer's normalised output
-  Tensor q_, k_new_, v_new_, context_, attn_out_, residual_;  // (R, 1, d)
-  Tensor mean_, rstd_;                                        // (R)
-  Tensor fc1_, act_;                                          // (R, 1, ffn)
-  Tensor logits_;                                             // (R, V)
+  // One step's activations besides attn_, reused by every layer: (R, 1, ...) shapes.
+  Tensor hidden_;       // (R, 1, d) embeddings, then each sub-layer's normalised output
+  Tensor residual_;     // (R, 1, d)
+  Tensor mean_, rstd_;  // (R)
+  Tensor fc1_, act_;    // (R, 1, ffn)
+  Tensor logits_;       // (R, V)
 };
 
 }  // namespace precis

@@ -7,12 +7,8 @@ namespace {
 // Names under which HF checkpoints may hold `name`: the name itself, then (for the tied
 // embedding) its aliases, each also without the "model." prefix of BartForConditionalGeneration.
 std::vector<std::string> candidate_names(const std::string& name, const BartConfig& c) {
-  std::vector<std::string> names{name};
-  if (name == "model.shared.weight") {
-    names.push_back("model.encoder.embed_tokens.weight");
-    names.push_back("model.decoder.embed_tokens.weight");
-    if (c.tie_word_embeddings) names.push_back("lm_head.weight");
-  }
+  const std::vector<std::string> names =
+      shared_embedding_candidates(name, "model.", c.tie_word_embeddings);
   std::vector<std::string> all = names;
   for (const auto& n : names)
     if (n.rfind("model.", 0) == 0) all.push_back(n.substr(6));
@@ -22,8 +18,7 @@ std::vector<std::string> candidate_names(const std::string& name, const BartConf
 // Aliases of what was loaded, and per-stack version counters of old fairseq ports, are
 // expected leftovers.
 bool expected_leftover(const std::string& name) {
-  return name.find("embed_tokens.weight") != std::string::npos || name == "lm_head.weight" ||
-         name.find(".version") != std::string::npos;
+  return is_shared_embedding_alias(name) || name.find(".version") != std::string::npos;
 }
 
 }  // namespace

@@ -69,10 +69,7 @@ void visit_parameters(const BartConfig& c, BartParams& p, const ParamVisitor& vi
     visit_layer_norm(n + "final_layer_norm", l.final_layer_norm, d, visit);
   }
   visit_layer_norm("model.decoder.layernorm_embedding", p.decoder_layernorm_embedding, d, visit);
-  if (c.tie_word_embeddings)
-    p.lm_head = p.shared;
-  else
-    visit("lm_head.weight", p.lm_head, Shape{c.vocab_size, d}, ParamRole::Trainable);
+  visit_lm_head(c.tie_word_embeddings, p.lm_head, p.shared, c.vocab_size, d, visit);
 }
 
 void allocate_parameters(const BartConfig& c, BartParams& p, Arena& arena) {

@@ -3,13 +3,44 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "precis/core/error.h"
+#include "precis/core/file_bytes.h"
+#include "precis/core/json_input.h"
 
 namespace precis {
+
+// A model directory's config.json, parsed; errors name the file.
+inline nlohmann::json read_model_config(const std::filesystem::path& path) {
+  return parse_json(
+      read_existing_file(path,
+                         path.string() + ": cannot open (a model directory needs a config.json)"),
+      path.string());
+}
+
+// config.json's model_type, which must be `expected`: `loader` names the loader in the error.
+inline std::string expect_model_type(const nlohmann::json& j, const std::string& source,
+                                     const std::string& expected, const std::string& loader) {
+  check(j.is_object(), source + ": expected a JSON object, found " + std::string(j.type_name()));
+  auto type = j.find("model_type");
+  check(type != j.end() && type->is_string(),
+        source + ": no \"model_type\" string; expected \"" + expected + "\"");
+  std::string found = type->get<std::string>();
+  check(found == expected, source + ": model_type \"" + found + "\" is not supported by " + loader +
+                               " (expected \"" + expected + "\")");
+  return found;
+}
+
+// The keys every encoder-decoder config.json precis writes ends with (as save_pretrained).
+inline void write_encoder_decoder_keys(nlohmann::json& j) {
+  j["is_encoder_decoder"] = true;
+  j["use_cache"] = true;
+  j["torch_dtype"] = "float32";
+}
 
 struct ConfigFieldReader {
   const nlohmann::json& j;
@@ -17,13 +48,25 @@ struct ConfigFieldReader {
 
   std::string where(const char* key) const { return source + ": field \"" + key + "\""; }
 
-  void integer(const char* key, int64_t& out, int64_t lo, int64_t hi) const {
+  // The value at `key`; nullptr when the key is missing or null (the default stays).
+  const nlohmann::json* present(const char* key) const {
     auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return;
+    return it == j.end() || it->is_null() ? nullptr : &*it;
+  }
+
+  // `found`: the value as the error shows it.
+  template <class T>
+  void check_range(const char* key, T v, T lo, T hi, const std::string& found) const {
+    check(v >= lo && v <= hi, where(key) + " must be in [" + std::to_string(lo) + ", " +
+                                  std::to_string(hi) + "], found " + found);
+  }
+
+  void integer(const char* key, int64_t& out, int64_t lo, int64_t hi) const {
+    const nlohmann::json* it = present(key);
+    if (!it) return;
     check(it->is_number_integer(), where(key) + " must be an integer, found " + it->dump());
     int64_t v = it->get<int64_t>();
-    check(v >= lo && v <= hi, where(key) + " must be in [" + std::to_string(lo) + ", " +
-                                  std::to_string(hi) + "], found " + std::to_string(v));
+    check_range(key, v, lo, hi, std::to_string(v));
     out = v;
   }
   void token(const char* key, int32_t& out) const {
@@ -43,21 +86,25 @@ struct ConfigFieldReader {
     out = v;
   }
   void real(const char* key, double& out, double lo, double hi) const {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return;
+    const nlohmann::json* it = present(key);
+    if (!it) return;
     check(it->is_number(), where(key) + " must be a number, found " + it->dump());
     double v = it->get<double>();
-    check(v >= lo && v <= hi, where(key) + " must be in [" + std::to_string(lo) + ", " +
-                                  std::to_string(hi) + "], found " + it->dump());
+    check_range(key, v, lo, hi, it->dump());
     out = v;
   }
+  void text(const char* key, std::string& out) const {
+    const nlohmann::json* it = present(key);
+    if (!it) return;
+    check(it->is_string(), where(key) + " must be a string");
+    out = it->get<std::string>();
+  }
   void boolean(const char* key, bool& out) const {
-    auto it = j.find(key);
-    if (it == j.end() || it->is_null()) return;
+    const nlohmann::json* it = present(key);
+    if (!it) return;
     check(it->is_boolean(), where(key) + " must be true or false, found " + it->dump());
     out = it->get<bool>();
   }
 };
-
 
 }  // namespace precis

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "precis/kernels/attention.h"
 #include "precis/kernels/copy.h"
 #include "precis/kernels/linear.h"
 
@@ -31,6 +32,11 @@ void KvCachedDecoder::lay_out(int64_t layers, int64_t d_model, int64_t attention
     }
     self_cache_.lay_out(a, layers, rows_, max_target_len_, attention_width);
     tokens_ = a.alloc({rows_, 1}, DType::I32);
+    attn_.q = a.alloc({rows_, 1, attention_width});
+    attn_.k_new = a.alloc({rows_, 1, attention_width});
+    attn_.v_new = a.alloc({rows_, 1, attention_width});
+    attn_.context = a.alloc({rows_, 1, attention_width});
+    attn_.out = a.alloc({rows_, 1, d_model});
     lay_out_step(a);
   };
   Arena measure = Arena::measuring();
@@ -53,6 +59,28 @@ void KvCachedDecoder::encode(const Tensor& input_ids, const Tensor& attention_ma
   }
   length_ = 0;
   self_cache_.reset();
+}
+
+void KvCachedDecoder::cached_self_attention(size_t layer, const AttentionParams& p, const Tensor& x,
+                                            int64_t heads, float scale, const AttentionMask& mask,
+                                            int64_t t) {
+  linear_forward(x, p.q_proj.weight, p.q_proj.bias, attn_.q);
+  linear_forward(x, p.k_proj.weight, p.k_proj.bias, attn_.k_new);
+  linear_forward(x, p.v_proj.weight, p.v_proj.bias, attn_.v_new);
+  self_cache_.append(layer, attn_.k_new, attn_.v_new, t);
+  attention_forward(attn_.q, self_cache_.keys(layer), self_cache_.values(layer), heads, scale, mask,
+                    attn_.context, Tensor{});
+  linear_forward(attn_.context, p.out_proj.weight, p.out_proj.bias, attn_.out);
+}
+
+void KvCachedDecoder::cached_cross_attention(size_t layer, const AttentionParams& p,
+                                             const Tensor& x, int64_t heads, float scale,
+                                             const AttentionMask& mask) {
+  const int64_t width = attn_.q.size(2);
+  linear_forward(x, p.q_proj.weight, p.q_proj.bias, attn_.q);
+  attention_forward(attn_.q.view({batch_, group_, width}), cross_[layer].k, cross_[layer].v, heads,
+                    scale, mask, attn_.context.view({batch_, group_, width}), Tensor{});
+  linear_forward(attn_.context, p.out_proj.weight, p.out_proj.bias, attn_.out);
 }
 
 const Tensor& KvCachedDecoder::step(std::span<const int32_t> tokens) {

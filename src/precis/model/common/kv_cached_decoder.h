@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "precis/core/arena.h"
+#include "precis/kernels/attention.h"
 #include "precis/model/common/parameters.h"
 #include "precis/model/common/self_attention_cache.h"
 #include "precis/model/common/seq2seq_decoder.h"
@@ -50,6 +51,16 @@ class KvCachedDecoder : public Seq2SeqDecoder {
   void lay_out(int64_t layers, int64_t d_model, int64_t attention_width,
                const std::function<void(Arena&)>& lay_out_step);
 
+  // Self-attention of x (R, 1, d), the step's tokens at position t, over decoder layer
+  // `layer`'s cache and themselves: their keys and values join the cache first. The output
+  // projection lands in attn_.out. `p`'s biases may be undefined (T5 has none).
+  void cached_self_attention(size_t layer, const AttentionParams& p, const Tensor& x, int64_t heads,
+                             float scale, const AttentionMask& mask, int64_t t);
+  // Cross-attention of x (R, 1, d) over layer `layer`'s cached encoder keys/values: the G rows
+  // of an input are G queries against its keys. The output projection lands in attn_.out.
+  void cached_cross_attention(size_t layer, const AttentionParams& p, const Tensor& x,
+                              int64_t heads, float scale, const AttentionMask& mask);
+
   // Fills encoder_out_ (B, S, d) from input_ids and source_mask_.
   virtual void run_encoder(const Tensor& input_ids) = 0;
   // The cross-attention of decoder layer `layer`, whose k/v projections fill the cache.
@@ -70,6 +81,26 @@ class KvCachedDecoder : public Seq2SeqDecoder {
   std::vector<CrossCache> cross_;
   SelfAttentionCache self_cache_;
   Tensor tokens_;  // (R, 1) I32 the step's input
+  // One step's attention activations, reused by every layer.
+  struct StepAttention {
+    Tensor q, k_new, v_new, context;  // (R, 1, attention width)
+    Tensor out;                       // (R, 1, d)
+  };
+  StepAttention attn_;
+};
+
+// A family's decoder: the KvCachedDecoder over that family's config and parameters.
+template <class Config, class Params>
+class KvCachedDecoderOf : public KvCachedDecoder {
+ protected:
+  KvCachedDecoderOf(const Config& config, const Params& params, int64_t batch, int64_t source_len,
+                    int64_t rows_per_input, int64_t max_target_len)
+      : KvCachedDecoder(batch, source_len, rows_per_input, max_target_len),
+        config_(config),
+        params_(params) {}
+
+  const Config& config_;
+  const Params& params_;
 };
 
 }  // namespace precis

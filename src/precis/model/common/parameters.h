@@ -40,4 +40,14 @@ enum class ParamRole {
 using ParamVisitor =
     std::function<void(const std::string& hf_name, Tensor& slot, Shape shape, ParamRole role)>;
 
+// The LM head (V, d) of either family: when tied, the shared embedding's own view, not visited
+// (it is visited as the embedding); else its own tensor, "lm_head.weight".
+inline void visit_lm_head(bool tied, Tensor& lm_head, const Tensor& shared, int64_t vocab,
+                          int64_t d, const ParamVisitor& visit) {
+  if (tied)
+    lm_head = shared;
+  else
+    visit("lm_head.weight", lm_head, Shape{vocab, d}, ParamRole::Trainable);
+}
+
 }  // namespace precis

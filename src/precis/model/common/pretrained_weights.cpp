@@ -68,4 +68,19 @@ void save_pretrained(const std::filesystem::path& dir, const nlohmann::json& con
   write_checkpoint(dir, tensors, max_shard_bytes);
 }
 
+std::vector<std::string> shared_embedding_candidates(const std::string& name,
+                                                     const std::string& prefix, bool tied_lm_head) {
+  std::vector<std::string> names{name};
+  if (name == prefix + "shared.weight") {
+    names.push_back(prefix + "encoder.embed_tokens.weight");
+    names.push_back(prefix + "decoder.embed_tokens.weight");
+    if (tied_lm_head) names.push_back("lm_head.weight");
+  }
+  return names;
+}
+
+bool is_shared_embedding_alias(const std::string& name) {
+  return name.find("embed_tokens.weight") != std::string::npos || name == "lm_head.weight";
+}
+
 }  // namespace precis

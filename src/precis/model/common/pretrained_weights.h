@@ -26,6 +26,15 @@ struct PretrainedNaming {
   std::function<bool(const std::string& name)> expected_leftover;
 };
 
+// Both families tie one embedding (`<prefix>shared.weight`) to the encoder's and decoder's
+// embed_tokens and, when tied, the LM head; a checkpoint may hold it under any of them.
+// `name` first, then its aliases when it is the shared embedding.
+std::vector<std::string> shared_embedding_candidates(const std::string& name,
+                                                     const std::string& prefix, bool tied_lm_head);
+
+// An alias of the shared embedding (embed_tokens, lm_head) left over after loading.
+bool is_shared_embedding_alias(const std::string& name);
+
 // Refuses, before anything is allocated, a config.json that describes more parameters than
 // the weights files of `dir` can hold (2 bytes each at the least): a corrupt or hostile config
 // (d_model 10^9, thousands of layers) is an error naming both sizes, not an allocation of

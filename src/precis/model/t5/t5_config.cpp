@@ -1,9 +1,7 @@
 #include "precis/model/t5/t5_config.h"
 
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "precis/core/json_input.h"
 #include "precis/model/common/config_field_reader.h"
@@ -43,11 +41,7 @@ float T5Config::lm_head_scale() const {
 }
 
 T5Config T5Config::from_json(const nlohmann::json& j, const std::string& source) {
-  check(j.is_object(), source + ": expected a JSON object, found " + std::string(j.type_name()));
-  auto type = j.find("model_type");
-  check(type != j.end() && type->is_string(), source + ": no \"model_type\" string; expected \"t5\"");
-  check(type->get<std::string>() == "t5", source + ": model_type \"" + type->get<std::string>() +
-                                              "\" is not supported by the T5 loader (expected \"t5\")");
+  expect_model_type(j, source, "t5", "the T5 loader");
   T5Config c;
   ConfigFieldReader r{j, source};
   r.integer("vocab_size", c.vocab_size, 1, kMaxVocab);
@@ -68,10 +62,7 @@ T5Config T5Config::from_json(const nlohmann::json& j, const std::string& source)
   r.token("eos_token_id", c.eos_token_id);
   c.decoder_start_token_id = c.pad_token_id;  // T5 starts decoding from pad
   r.token("decoder_start_token_id", c.decoder_start_token_id);
-  if (auto f = j.find("feed_forward_proj"); f != j.end() && !f->is_null()) {
-    check(f->is_string(), r.where("feed_forward_proj") + " must be a string");
-    c.feed_forward_proj = f->get<std::string>();
-  }
+  r.text("feed_forward_proj", c.feed_forward_proj);
   parse_feed_forward_proj(c, source);
   check(c.inner_dim() <= 16 * kMaxWidth, source + ": num_heads * d_kv is too large");
   // Buckets: the bidirectional half must leave room for exact and logarithmic ranges.
@@ -84,11 +75,7 @@ T5Config T5Config::from_json(const nlohmann::json& j, const std::string& source)
 }
 
 T5Config T5Config::from_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  check(bool(in), path.string() + ": cannot open (a model directory needs a config.json)");
-  std::stringstream text;
-  text << in.rdbuf();
-  return from_json(parse_json(text.str(), path.string()), path.string());
+  return from_json(read_model_config(path), path.string());
 }
 
 nlohmann::json T5Config::to_json() const {
@@ -114,21 +101,12 @@ nlohmann::json T5Config::to_json() const {
   j["pad_token_id"] = pad_token_id;
   j["eos_token_id"] = eos_token_id;
   j["decoder_start_token_id"] = decoder_start_token_id;
-  j["is_encoder_decoder"] = true;
-  j["use_cache"] = true;
-  j["torch_dtype"] = "float32";
+  write_encoder_decoder_keys(j);
   return j;
 }
 
 std::string model_type_of(const std::filesystem::path& dir) {
-  std::ifstream in(dir / "config.json", std::ios::binary);
-  if (!in) return "";
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
-  if (!j.is_object()) return "";
-  auto t = j.find("model_type");
-  return t != j.end() && t->is_string() ? t->get<std::string>() : "";
+  return string_field_or_empty(peek_json_file(dir / "config.json"), "model_type");
 }
 
 SpecialTokens special_tokens(const T5Config& c) {

@@ -16,19 +16,12 @@ namespace precis {
 T5IncrementalDecoder::T5IncrementalDecoder(const T5Config& config, const T5Params& params,
                                            int64_t batch, int64_t source_len,
                                            int64_t rows_per_input, int64_t max_target_len)
-    : KvCachedDecoder(batch, source_len, rows_per_input, max_target_len),
-      config_(config),
-      params_(params) {
+    : KvCachedDecoderOf(config, params, batch, source_len, rows_per_input, max_target_len) {
   const int64_t d = config.d_model, inner = config.inner_dim(), R = rows_;
   lay_out(config.num_decoder_layers, d, inner, [&](Arena& a) {
     hidden_ = a.alloc({R, 1, d});
     normed_ = a.alloc({R, 1, d});
     rstd_ = a.alloc({R});
-    q_ = a.alloc({R, 1, inner});
-    k_new_ = a.alloc({R, 1, inner});
-    v_new_ = a.alloc({R, 1, inner});
-    context_ = a.alloc({R, 1, inner});
-    attn_out_ = a.alloc({R, 1, d});
     bias_ = a.alloc({config.num_heads, 1, max_target_len_});
     ffn_ = allocate_t5_feed_forward(config, a, R, 1);
     logits_ = a.alloc({R, config.vocab_size});
@@ -49,7 +42,7 @@ const Tensor& T5IncrementalDecoder::decode(int64_t t) {
   const T5Config& c = config_;
   const T5Params& p = params_;
   const float eps = float(c.layer_norm_epsilon);
-  const int64_t d = c.d_model, inner = c.inner_dim(), R = rows_, H = c.num_heads;
+  const int64_t d = c.d_model, R = rows_, H = c.num_heads;
   embedding_forward(tokens_, p.shared, 1.0f, hidden_);
 
   Tensor bias = bias_.prefix({H, 1, t + 1});
@@ -61,22 +54,13 @@ const Tensor& T5IncrementalDecoder::decode(int64_t t) {
 
     // Self-attention over the cache plus this token, with this position's bias row.
     rms_norm_forward(hidden_, lp.self_attn_norm, eps, normed_, rstd_);
-    linear_forward(normed_, lp.self_attn.q_proj.weight, Tensor{}, q_);
-    linear_forward(normed_, lp.self_attn.k_proj.weight, Tensor{}, k_new_);
-    linear_forward(normed_, lp.self_attn.v_proj.weight, Tensor{}, v_new_);
-    self_cache_.append(i, k_new_, v_new_, t);
-    attention_forward(q_, self_cache_.keys(i), self_cache_.values(i), H, 1.0f, cached_keys,
-                      context_, Tensor{});
-    linear_forward(context_, lp.self_attn.out_proj.weight, Tensor{}, attn_out_);
-    add(hidden_, attn_out_, hidden_);
+    cached_self_attention(i, lp.self_attn, normed_, H, 1.0f, cached_keys, t);
+    add(hidden_, attn_.out, hidden_);
 
     // Cross-attention: the G rows of an input are G queries against its keys.
     rms_norm_forward(hidden_, lp.cross_attn_norm, eps, normed_, rstd_);
-    linear_forward(normed_, lp.cross_attn.q_proj.weight, Tensor{}, q_);
-    attention_forward(q_.view({batch_, group_, inner}), cross_[i].k, cross_[i].v, H, 1.0f,
-                      source_keys, context_.view({batch_, group_, inner}), Tensor{});
-    linear_forward(context_, lp.cross_attn.out_proj.weight, Tensor{}, attn_out_);
-    add(hidden_, attn_out_, hidden_);
+    cached_cross_attention(i, lp.cross_attn, normed_, H, 1.0f, source_keys);
+    add(hidden_, attn_.out, hidden_);
 
     rms_norm_forward(hidden_, lp.ffn_norm, eps, normed_, rstd_);
     t5_feed_forward_forward(c, lp.ffn, normed_, BlockDropout{}, ffn_);

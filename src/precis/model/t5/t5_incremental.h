@@ -11,7 +11,7 @@
 
 namespace precis {
 
-class T5IncrementalDecoder final : public KvCachedDecoder {
+class T5IncrementalDecoder final : public KvCachedDecoderOf<T5Config, T5Params> {
  public:
   T5IncrementalDecoder(const T5Config& config, const T5Params& params, int64_t batch,
                        int64_t source_len, int64_t rows_per_input, int64_t max_target_len);
@@ -23,16 +23,11 @@ class T5IncrementalDecoder final : public KvCachedDecoder {
   }
   const Tensor& decode(int64_t t) override;
 
-  const T5Config& config_;
-  const T5Params& params_;
-
-  // One step's activations, reused by every block: (R, 1, ...) shapes.
-  Tensor hidden_;                       // (R, 1, d) the residual stream
-  Tensor normed_;                       // (R, 1, d) a sub-layer's RMSNorm output
-  Tensor rstd_;                         // (R)
-  Tensor q_, k_new_, v_new_, context_;  // (R, 1, H·d_kv)
-  Tensor attn_out_;                     // (R, 1, d)
-  Tensor bias_;                         // (H, 1, max_target_len): this step's bias row
+  // One step's activations besides attn_, reused by every block: (R, 1, ...) shapes.
+  Tensor hidden_;  // (R, 1, d) the residual stream
+  Tensor normed_;  // (R, 1, d) a sub-layer's RMSNorm output
+  Tensor rstd_;    // (R)
+  Tensor bias_;    // (H, 1, max_target_len): this step's bias row
   T5FeedForwardActivations ffn_;
   Tensor logits_;  // (R, V)
 };

@@ -2,11 +2,10 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "precis/core/error.h"
+#include "precis/core/json_input.h"
 #include "precis/kernels/fill.h"
 
 namespace precis {
@@ -57,14 +56,7 @@ std::string t5_preset_names() {
 
 bool names_t5_config(const std::string& name_or_path) {
   if (t5_preset(name_or_path)) return true;
-  std::ifstream in(config_file(name_or_path), std::ios::binary);
-  if (!in) return false;
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json j = nlohmann::json::parse(text.str(), nullptr, false);
-  if (!j.is_object()) return false;
-  auto type = j.find("model_type");
-  return type != j.end() && *type == "t5";
+  return string_field_or_empty(peek_json_file(config_file(name_or_path)), "model_type") == "t5";
 }
 
 T5Config t5_config_from(const std::string& name_or_path) {

@@ -71,10 +71,7 @@ void visit_parameters(const T5Config& c, T5Params& p, const ParamVisitor& visit)
     visit_norm(n + "2.layer_norm", b.ffn_norm, d, visit);
   }
   visit_norm("decoder.final_layer_norm", p.decoder_final_norm, d, visit);
-  if (c.tie_word_embeddings)
-    p.lm_head = p.shared;
-  else
-    visit("lm_head.weight", p.lm_head, Shape{c.vocab_size, d}, ParamRole::Trainable);
+  visit_lm_head(c.tie_word_embeddings, p.lm_head, p.shared, c.vocab_size, d, visit);
 }
 
 void allocate_parameters(const T5Config& c, T5Params& p, Arena& arena) {
