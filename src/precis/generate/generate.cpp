@@ -174,24 +174,27 @@ Generated pad_and_generate(std::span<const std::vector<int32_t>> inputs, int32_t
   return generate_padded(input_ids, attention_mask);
 }
 
+// generate() for a model family, decoding with its KV-cached Decoder.
+template <class Decoder, class Model>
+Generated generate_with(const Model& model, const Tensor& input_ids, const Tensor& attention_mask,
+                        const GenerationConfig& config, const GenerateOptions& options) {
+  check_inputs(input_ids);
+  return run(resolve(config, special_tokens(model.config)), input_ids, attention_mask, options,
+             [&](int64_t B, int64_t S, int64_t group, int64_t max_length) {
+               return Decoder(model.config, model.params, B, S, group, max_length);
+             });
+}
+
 }  // namespace
 
 Generated generate(const BartModel& model, const Tensor& input_ids, const Tensor& attention_mask,
                    const GenerationConfig& config, const GenerateOptions& options) {
-  check_inputs(input_ids);
-  return run(resolve(config, special_tokens(model.config)), input_ids, attention_mask, options,
-             [&](int64_t B, int64_t S, int64_t group, int64_t max_length) {
-               return BartIncrementalDecoder(model.config, model.params, B, S, group, max_length);
-             });
+  return generate_with<BartIncrementalDecoder>(model, input_ids, attention_mask, config, options);
 }
 
 Generated generate(const T5Model& model, const Tensor& input_ids, const Tensor& attention_mask,
                    const GenerationConfig& config, const GenerateOptions& options) {
-  check_inputs(input_ids);
-  return run(resolve(config, special_tokens(model.config)), input_ids, attention_mask, options,
-             [&](int64_t B, int64_t S, int64_t group, int64_t max_length) {
-               return T5IncrementalDecoder(model.config, model.params, B, S, group, max_length);
-             });
+  return generate_with<T5IncrementalDecoder>(model, input_ids, attention_mask, config, options);
 }
 
 Generated generate(const BartModel& model, std::span<const std::vector<int32_t>> inputs,

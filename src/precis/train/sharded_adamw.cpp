@@ -46,29 +46,40 @@ double ShardedAdamW<Config>::step(Params& params, Params& grads, double lr, doub
   return norm;
 }
 
+namespace {
+
+// Both moments of every parameter, laid out as the parameters: what optimizer.safetensors
+// holds, whatever the sharding.
+template <class Config>
+struct UnshardedMoments {
+  Arena arena;
+  ParamsOf<Config> exp_avg, exp_avg_sq;
+  explicit UnshardedMoments(const Config& config) : arena(2 * parameter_bytes(config)) {
+    allocate_parameters(config, exp_avg, arena);
+    allocate_parameters(config, exp_avg_sq, arena);
+  }
+};
+
+}  // namespace
+
 template <class Config>
 void ShardedAdamW<Config>::save(const std::filesystem::path& file) {
-  // The unsharded state, laid out as the parameters, assembled from every rank's segment.
-  Arena arena(2 * parameter_bytes(config_));
-  Params m, v;
-  allocate_parameters(config_, m, arena);
-  allocate_parameters(config_, v, arena);
-  copy(exp_avg_, dist::flat_tensor(config_, m).slice(begin_, end_));
-  copy(exp_avg_sq_, dist::flat_tensor(config_, v).slice(begin_, end_));
-  comm_.all_gather(dist::flat_tensor(config_, m), segments_, current_stream());
-  comm_.all_gather(dist::flat_tensor(config_, v), segments_, current_stream());
-  if (comm_.is_main()) save_adamw_state(file, config_, m, v, step_);
+  // Assembled from every rank's segment.
+  UnshardedMoments<Config> all(config_);
+  const Tensor m = dist::flat_tensor(config_, all.exp_avg), v = dist::flat_tensor(config_, all.exp_avg_sq);
+  copy(exp_avg_, m.slice(begin_, end_));
+  copy(exp_avg_sq_, v.slice(begin_, end_));
+  comm_.all_gather(m, segments_, current_stream());
+  comm_.all_gather(v, segments_, current_stream());
+  if (comm_.is_main()) save_adamw_state(file, config_, all.exp_avg, all.exp_avg_sq, step_);
 }
 
 template <class Config>
 void ShardedAdamW<Config>::load(const std::filesystem::path& file) {
-  Arena arena(2 * parameter_bytes(config_));
-  Params m, v;
-  allocate_parameters(config_, m, arena);
-  allocate_parameters(config_, v, arena);
-  step_ = load_adamw_state(file, config_, m, v);
-  copy(dist::flat_tensor(config_, m).slice(begin_, end_), exp_avg_);
-  copy(dist::flat_tensor(config_, v).slice(begin_, end_), exp_avg_sq_);
+  UnshardedMoments<Config> all(config_);
+  step_ = load_adamw_state(file, config_, all.exp_avg, all.exp_avg_sq);
+  copy(dist::flat_tensor(config_, all.exp_avg).slice(begin_, end_), exp_avg_);
+  copy(dist::flat_tensor(config_, all.exp_avg_sq).slice(begin_, end_), exp_avg_sq_);
 }
 
 template class ShardedAdamW<BartConfig>;

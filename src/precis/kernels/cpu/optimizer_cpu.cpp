@@ -18,16 +18,35 @@ namespace {
     optimizer_math::adamw_step(params[i], grads[i], exp_avg[i], exp_avg_sq[i], s);
 }
 
-// The same with the decay chosen per element by the mask; `first` is a multiple of 32, so
-// the chunk's bits start at a word boundary.
+// The same with the decay chosen per element by the mask; `first` is a multiple of 32, so the
+// chunk's bits start at a word boundary. The mask comes in long runs (whole tensors decay or
+// not), so a run of equal all-ones or all-zeros words is one vectorised loop with one decay
+// factor, and only a word that mixes both goes element by element. The arithmetic per element
+// is the same either way.
 [[gnu::optimize("-fno-math-errno")]] void adamw_masked_chunk(float* params, const float* grads,
                                                              float* exp_avg, float* exp_avg_sq,
                                                              const uint32_t* decay_mask, int64_t n,
                                                              const AdamWScalars& s) {
+  int64_t i = 0;
+  while (i < n) {
+    const uint32_t word = decay_mask[i >> 5];
+    if (word == 0u || word == ~0u) {
+      int64_t end = i + 32;
+      while (end < n && decay_mask[end >> 5] == word) end += 32;
+      end = std::min(end, n);
+      const float decay_factor = word ? s.decay_factor : 1.0f;
 #pragma omp simd
-  for (int64_t i = 0; i < n; ++i) {
-    float decay_factor = optimizer_math::decays(decay_mask, i) ? s.decay_factor : 1.0f;
-    optimizer_math::adamw_step(params[i], grads[i], exp_avg[i], exp_avg_sq[i], s, decay_factor);
+      for (int64_t k = i; k < end; ++k)
+        optimizer_math::adamw_step(params[k], grads[k], exp_avg[k], exp_avg_sq[k], s, decay_factor);
+      i = end;
+      continue;
+    }
+    const int64_t end = std::min(i + 32, n);
+    for (int64_t k = i; k < end; ++k) {
+      const float decay_factor = optimizer_math::decays(decay_mask, k) ? s.decay_factor : 1.0f;
+      optimizer_math::adamw_step(params[k], grads[k], exp_avg[k], exp_avg_sq[k], s, decay_factor);
+    }
+    i = end;
   }
 }
 
