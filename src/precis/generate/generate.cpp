@@ -19,9 +19,9 @@ bool contains(const std::vector<int32_t>& ids, int32_t id) {
 }
 
 void keep_logits(const Tensor& logits, Generated& out) {
-  std::vector<float> host(size_t(logits.numel()));
-  copy(logits, Tensor{host.data(), logits.shape, DType::F32, Device::cpu()});
-  out.logits.insert(out.logits.end(), host.begin(), host.end());
+  const size_t at = out.logits.size();
+  out.logits.resize(at + size_t(logits.numel()));
+  copy(logits, Tensor{out.logits.data() + at, logits.shape, DType::F32, Device::cpu()});
   ++out.steps;
 }
 
