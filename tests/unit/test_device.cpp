@@ -6,6 +6,7 @@
 
 #include "precis/core/arena.h"
 #include "precis/kernels/copy.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/linear.h"
 #include "test_support.h"
 
@@ -32,6 +33,16 @@ class RecordingAllocator final : public Allocator {
   }
   Device device() const override { return Device::cpu(); }
   size_t allocated = 0, zeroed = 0, freed = 0;
+};
+
+// A process without a CUDA backend for the scope (the unit tests install the emulated one).
+class WithoutCudaBackend {
+ public:
+  WithoutCudaBackend() : saved_(cuda::installed()) { cuda::install(nullptr); }
+  ~WithoutCudaBackend() { cuda::install(saved_); }
+
+ private:
+  const cuda::Kernels* saved_;
 };
 
 // A tensor that claims to be on a GPU; no op may touch its (host) memory.
@@ -76,8 +87,9 @@ TEST(Arena, AllocatesThroughItsDevicesAllocator) {
     EXPECT_EQ(z.f32()[14], 0.0f);
   }
   EXPECT_EQ(recording.freed, 1u);
-  // Without a device named, an arena allocates on the current device; this build has no GPU
-  // backend, so asking for GPU memory is a clear error rather than host memory in disguise.
+  // Without a device named, an arena allocates on the current device; with no GPU backend,
+  // asking for GPU memory is a clear error rather than host memory in disguise.
+  WithoutCudaBackend no_cuda;
   ScopedExecutionContext gpu(Device::cuda(0));
   std::string message = error_of([] { Arena a(64); });
   EXPECT_CONTAINS(message, "memory on cuda:0");
@@ -86,6 +98,7 @@ TEST(Arena, AllocatesThroughItsDevicesAllocator) {
 }
 
 TEST(Dispatch, AnOpRunsOnItsTensorsDeviceAndRefusesMixedDevices) {
+  WithoutCudaBackend no_cuda;
   Buffer x({2, 3}, 1.0f), w({4, 3}, 0.5f), y({2, 4});
   linear_forward(x.t(), w.t(), Tensor{}, y.t());
   EXPECT_EQ(y.data[7], 1.5f);

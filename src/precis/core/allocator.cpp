@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "precis/core/error.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 
 namespace precis {
 
@@ -31,7 +32,8 @@ Allocator& host_allocator() {
 
 std::string no_backend_message(const std::string& what, Device device) {
   return what + " on " + device.name() +
-         ": this build of precis has no backend for that device (only the CPU)";
+         ": no backend for that device here (this build or process runs only on the CPU, or that "
+         "op has no CUDA twin yet)";
 }
 
 Allocator& allocator_for(Device device) {
@@ -39,6 +41,7 @@ Allocator& allocator_for(Device device) {
     case DeviceKind::CPU:
       return host_allocator();
     case DeviceKind::CUDA:
+      if (const cuda::Kernels* k = cuda::installed()) return *k->allocator(device.index);
       break;
   }
   throw Error(no_backend_message("memory", device));

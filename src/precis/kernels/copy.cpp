@@ -3,6 +3,7 @@
 #include <string>
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 
 namespace precis {
@@ -13,7 +14,11 @@ void copy(const Tensor& src, const Tensor& dst) {
   if (src.ptr == dst.ptr || src.numel() == 0) return;
   // A copy is the one op whose tensors may be on two devices.
   if (src.device.is_cpu() && dst.device.is_cpu()) return cpu::copy(src.ptr, dst.ptr, src.nbytes());
-  no_backend("copy", src.device.is_cpu() ? dst.device : src.device);
+  // Host <-> GPU and GPU <-> GPU: in the order of the GPU side's stream (the source's when
+  // both are GPUs); a copy to the host returns once the host holds the data.
+  const Device gpu = src.device.is_cpu() ? dst.device : src.device;
+  return cuda::twin(&cuda::Kernels::copy, "copy", gpu)(src.ptr, dst.ptr, src.nbytes(),
+                                                       dst.device.is_cpu(), op_stream(gpu));
 }
 
 void gather_rows(const Tensor& src, std::span<const int32_t> rows, const Tensor& dst) {
@@ -34,7 +39,9 @@ void gather_rows(const Tensor& src, std::span<const int32_t> rows, const Tensor&
                               dst.size(0), size_t(src.size(1) * src.size(2)) * element,
                               size_t(dst.size(1) * dst.size(2)) * element);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::gather_rows, "gather_rows", d)(static_cast<const char*>(src.ptr), rows.empty() ? nullptr : rows.data(),
+          static_cast<char*>(dst.ptr), dst.size(0), size_t(src.size(1) * src.size(2)) * element,
+          size_t(dst.size(1) * dst.size(2)) * element, op_stream(d));
   }
   no_backend("gather_rows", d);
 }
@@ -54,7 +61,8 @@ void append_rows(const Tensor& values, int64_t position, const Tensor& cache) {
                               cache.size(0), row, size_t(cache.size(1)) * row,
                               size_t(position) * row);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::append_rows, "append_rows", d)(static_cast<const char*>(values.ptr), static_cast<char*>(cache.ptr), cache.size(0),
+          row, size_t(cache.size(1)) * row, size_t(position) * row, op_stream(d));
   }
   no_backend("append_rows", d);
 }

@@ -20,6 +20,11 @@ Device op_device(const char* op, std::initializer_list<const Tensor*> tensors) {
   return first ? first->device : current_device();
 }
 
+Stream op_stream(Device d) {
+  const Stream s = current_stream();
+  return s.device == d ? s : Stream{d, nullptr};
+}
+
 void no_backend(const char* op, Device device) { throw Error(no_backend_message(op, device)); }
 
 }  // namespace precis

@@ -14,6 +14,9 @@ namespace precis {
 // not count; with none at all, the current device.
 Device op_device(const char* op, std::initializer_list<const Tensor*> tensors);
 
+// The stream an op on device d launches on: the current one when it is d's, else d's default.
+Stream op_stream(Device d);
+
 // Throws the error for `op` on a device this build has no kernels for.
 [[noreturn]] void no_backend(const char* op, Device device);
 

@@ -1,6 +1,7 @@
 #include "precis/kernels/elementwise.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 
 namespace precis {
@@ -13,7 +14,7 @@ void add(const Tensor& a, const Tensor& b, const Tensor& out) {
     case DeviceKind::CPU:
       return cpu::add(a.f32(), b.f32(), out.f32(), a.numel());
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::add, "add", d)(a.f32(), b.f32(), out.f32(), a.numel(), op_stream(d));
   }
   no_backend("add", d);
 }
@@ -25,7 +26,7 @@ void add_into(const Tensor& x, const Tensor& out) {
     case DeviceKind::CPU:
       return cpu::add_into(x.f32(), out.f32(), x.numel());
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::add_into, "add_into", d)(x.f32(), out.f32(), x.numel(), op_stream(d));
   }
   no_backend("add_into", d);
 }
@@ -36,7 +37,7 @@ void scale_in_place(const Tensor& x, float s) {
     case DeviceKind::CPU:
       return cpu::scale_in_place(x.f32(), s, x.numel());
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::scale_in_place, "scale_in_place", d)(x.f32(), s, x.numel(), op_stream(d));
   }
   no_backend("scale_in_place", d);
 }
@@ -49,7 +50,7 @@ void multiply(const Tensor& a, const Tensor& b, const Tensor& out) {
     case DeviceKind::CPU:
       return cpu::multiply(a.f32(), b.f32(), out.f32(), a.numel());
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::multiply, "multiply", d)(a.f32(), b.f32(), out.f32(), a.numel(), op_stream(d));
   }
   no_backend("multiply", d);
 }

@@ -1,6 +1,7 @@
 #include "precis/kernels/fill.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 
 namespace precis {
@@ -11,7 +12,7 @@ void zero(const Tensor& x) {
     case DeviceKind::CPU:
       return cpu::zero(x.ptr, x.nbytes());
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::zero, "zero", d)(x.ptr, x.nbytes(), op_stream(d));
   }
   no_backend("zero", d);
 }
@@ -22,7 +23,7 @@ void fill(const Tensor& x, float value) {
     case DeviceKind::CPU:
       return cpu::fill(x.f32(), x.numel(), value);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::fill, "fill", d)(x.f32(), x.numel(), value, op_stream(d));
   }
   no_backend("fill", d);
 }
@@ -35,7 +36,7 @@ void fill_normal(const Tensor& x, double std, uint64_t seed, uint64_t stream, in
     case DeviceKind::CPU:
       return cpu::fill_normal(x.f32(), first, x.numel(), std, seed, stream);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::fill_normal, "fill_normal", d)(x.f32(), first, x.numel(), std, seed, stream, op_stream(d));
   }
   no_backend("fill_normal", d);
 }

@@ -1,6 +1,7 @@
 #include "precis/kernels/grad_norm.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 
 namespace precis {
@@ -11,7 +12,7 @@ double sum_of_squares(const Tensor& x) {
     case DeviceKind::CPU:
       return cpu::sum_of_squares(x.f32(), x.numel());
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::sum_of_squares, "sum_of_squares", d)(x.f32(), x.numel(), op_stream(d));
   }
   no_backend("sum_of_squares", d);
 }

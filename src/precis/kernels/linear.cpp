@@ -1,6 +1,7 @@
 #include "precis/kernels/linear.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 
 namespace precis {
@@ -16,7 +17,7 @@ void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, c
       return cpu::linear_forward(x.f32(), weight.f32(), bias.ptr ? bias.f32() : nullptr, y.f32(),
                                  x.numel() / in, in, out);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::linear_forward, "linear", d)(x.f32(), weight.f32(), bias.ptr ? bias.f32() : nullptr, y.f32(), x.numel() / in, in, out, op_stream(d));
   }
   no_backend("linear", d);
 }
@@ -40,7 +41,8 @@ void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, co
                                   dweight.ptr ? dweight.f32() : nullptr,
                                   dbias.ptr ? dbias.f32() : nullptr, rows, in, out);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::linear_backward, "linear backward", d)(dy.f32(), x.f32(), weight.f32(), dx.ptr ? dx.f32() : nullptr,
+          dweight.ptr ? dweight.f32() : nullptr, dbias.ptr ? dbias.f32() : nullptr, rows, in, out, op_stream(d));
   }
   no_backend("linear backward", d);
 }

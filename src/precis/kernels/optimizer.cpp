@@ -4,6 +4,7 @@
 #include <string>
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 
 namespace precis {
@@ -43,7 +44,8 @@ void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_a
       return cpu::adamw_update(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(),
                                params.numel(), scalars);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::adamw_update, "adamw", d)(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(), nullptr,
+          params.numel(), scalars, op_stream(d));
   }
   no_backend("adamw", d);
 }
@@ -65,7 +67,8 @@ void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor
                                       reinterpret_cast<const uint32_t*>(decay_mask.i32()), n,
                                       scalars);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::adamw_update, "adamw", d)(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(),
+          reinterpret_cast<const uint32_t*>(decay_mask.i32()), n, scalars, op_stream(d));
   }
   no_backend("adamw", d);
 }

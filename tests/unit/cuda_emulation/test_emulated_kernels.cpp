@@ -2,7 +2,7 @@
 // against the CPU kernels: the fused AdamW bit for bit (the same optimizer_math.h step, no
 // contraction on the host), sum_of_squares to the rounding of its other order of additions.
 // And the emulator itself: a divergent __syncthreads ends the run with the kernel's name.
-#include "emulator.h"  // first: it defines what the kernel bodies use
+#include "cuda_emulation/emulator.h"  // first: it defines what the kernel bodies use
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,6 @@
 #include "precis/kernels/optimizer.h"
 
 using namespace precis;
-using precis::cuda_emulation::dim3;
 
 namespace {
 

@@ -1,6 +1,8 @@
 // The backends this build has kernels for. Every op test in tests/unit/kernels/ is a TEST_P
 // instantiated over this list (INSTANTIATE_KERNEL_TEST), so a backend joins every op test by
-// adding its device here, under the macro its build defines.
+// adding its device here, under the macro its build defines. The unit tests run the CUDA twins
+// in the kernel emulator (tests/cuda_emulation/) as cuda:0. An op whose CUDA twin has not
+// landed yet says so with INSTANTIATE_CPU_KERNEL_TEST.
 #pragma once
 
 #include <cctype>
@@ -12,11 +14,16 @@
 
 #include "precis/core/device.h"
 
+#ifdef PRECIS_EMULATED_CUDA_BACKEND
+#include "cuda_emulation/install.h"
+#endif
+
 namespace precis::testing {
 
 inline std::vector<Device> kernel_backends() {
   std::vector<Device> devices{Device::cpu()};
-#ifdef PRECIS_WITH_CUDA_BACKEND  // the CUDA twins (kernels/cuda/) compiled in
+#ifdef PRECIS_EMULATED_CUDA_BACKEND  // the CUDA twins (kernels/cuda/) on the emulator
+  cuda_emulation::install();
   devices.push_back(Device::cuda(0));
 #endif
   return devices;
@@ -41,4 +48,9 @@ inline void PrintTo(const Device& device, std::ostream* os) { *os << device.name
 #define INSTANTIATE_KERNEL_TEST(Fixture)                                            \
   INSTANTIATE_TEST_SUITE_P(Backends, Fixture,                                       \
                            ::testing::ValuesIn(precis::testing::kernel_backends()), \
+                           precis::testing::backend_test_name)
+
+// The same for an op with no CUDA twin yet (issue 18): the CPU only.
+#define INSTANTIATE_CPU_KERNEL_TEST(Fixture)                                    \
+  INSTANTIATE_TEST_SUITE_P(Backends, Fixture, ::testing::Values(precis::Device::cpu()), \
                            precis::testing::backend_test_name)

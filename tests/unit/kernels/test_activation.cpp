@@ -80,4 +80,4 @@ TEST_P(ActivationKernel, ReluGradientAtZeroIsZero) {
   EXPECT_EQ(to_host(d)[0], 0.0f) << "relu'(0) = 0 as in torch";
 }
 
-INSTANTIATE_KERNEL_TEST(ActivationKernel);
+INSTANTIATE_CPU_KERNEL_TEST(ActivationKernel);

@@ -215,4 +215,4 @@ TEST_P(AttentionKernel, ProbsKeepTheSoftmaxBeforeDropout) {
   EXPECT_EQ(to_host(plain), to_host(dropped));
 }
 
-INSTANTIATE_KERNEL_TEST(AttentionKernel);
+INSTANTIATE_CPU_KERNEL_TEST(AttentionKernel);

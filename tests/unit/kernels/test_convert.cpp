@@ -101,4 +101,4 @@ TEST_P(ConvertKernel, OnlyBetweenFp32AndSixteenBits) {
   EXPECT_THROW(convert(a, short_half), Error);
 }
 
-INSTANTIATE_KERNEL_TEST(ConvertKernel);
+INSTANTIATE_CPU_KERNEL_TEST(ConvertKernel);

@@ -91,4 +91,4 @@ TEST_P(CrossEntropyKernel, RejectsLabelsOutsideTheVocabulary) {
   EXPECT_THROW(cross_entropy_backward(logits, labels, 0.0f, 1.0f, d), Error);
 }
 
-INSTANTIATE_KERNEL_TEST(CrossEntropyKernel);
+INSTANTIATE_CPU_KERNEL_TEST(CrossEntropyKernel);

@@ -100,7 +100,7 @@ TEST_P(EmbeddingKernel, OddShapesForwardAndBackward) {
   }
 }
 
-INSTANTIATE_KERNEL_TEST(EmbeddingKernel);
+INSTANTIATE_CPU_KERNEL_TEST(EmbeddingKernel);
 
 // Repeated ids and positions sum in token order whatever the thread count.
 TEST(EmbeddingCpu, SameBitsForAnyThreadCount) {

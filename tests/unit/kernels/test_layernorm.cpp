@@ -90,7 +90,7 @@ TEST_P(LayerNormKernel, OddShapes) {
   }
 }
 
-INSTANTIATE_KERNEL_TEST(LayerNormKernel);
+INSTANTIATE_CPU_KERNEL_TEST(LayerNormKernel);
 
 // The parameter gradients sum rows in order on every thread count.
 TEST(LayerNormCpu, SameBitsForAnyThreadCount) {

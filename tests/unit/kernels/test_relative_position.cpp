@@ -91,4 +91,4 @@ TEST_P(RelativePositionKernel, RejectsATableOfTheWrongShape) {
   EXPECT_THROW(relative_position_bias_backward(d_scores, {true, 32, 128}, 0, table4), Error);
 }
 
-INSTANTIATE_KERNEL_TEST(RelativePositionKernel);
+INSTANTIATE_CPU_KERNEL_TEST(RelativePositionKernel);

@@ -87,7 +87,7 @@ TEST_P(RmsNormKernel, RejectsMismatchedShapes) {
   EXPECT_THROW(rms_norm_backward(x, x, w37, rstd, dx, dw), Error);
 }
 
-INSTANTIATE_KERNEL_TEST(RmsNormKernel);
+INSTANTIATE_CPU_KERNEL_TEST(RmsNormKernel);
 
 TEST(RmsNormCpu, SameBitsForAnyThreadCount) {
   std::mt19937 rng(32);

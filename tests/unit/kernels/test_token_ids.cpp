@@ -54,4 +54,4 @@ TEST_P(TokenIdsKernel, OddShapesFindTheFirstBadIdAnywhere) {
   }
 }
 
-INSTANTIATE_KERNEL_TEST(TokenIdsKernel);
+INSTANTIATE_CPU_KERNEL_TEST(TokenIdsKernel);

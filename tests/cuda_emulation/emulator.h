@@ -40,7 +40,8 @@ void syncthreads();
 }  // namespace precis::cuda_emulation
 
 // The names a kernel body uses, per emulated CUDA thread.
-extern thread_local precis::cuda_emulation::dim3 threadIdx, blockIdx, blockDim, gridDim;
+using dim3 = precis::cuda_emulation::dim3;
+extern thread_local dim3 threadIdx, blockIdx, blockDim, gridDim;
 inline void __syncthreads() { precis::cuda_emulation::syncthreads(); }
 #define __shared__ static
 

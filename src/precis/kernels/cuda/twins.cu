@@ -1,0 +1,19 @@
+#include "precis/kernels/cuda/twins.h"
+
+namespace precis::cuda {
+
+const Kernels& twins() {
+  static const Kernels table = [] {
+    Kernels k;
+    add_memory_twins(k);
+    add_fill_twins(k);
+    add_elementwise_twins(k);
+    add_linear_twins(k);
+    add_optimizer_twins(k);
+    add_grad_norm_twins(k);
+    return k;
+  }();
+  return table;
+}
+
+}  // namespace precis::cuda
