@@ -4,10 +4,14 @@
 #   1 probe      the GPU, driver, toolkit, OS and Python packages
 #   2 build      the device tests, with nvcc, from what that machine has (no Debian libraries)
 #   3 device     the shared math on the GPU against the same functions on the host, and the
-#                CUDA twins' kernels (kernels/cuda/*.cuh) against the CPU kernels' arithmetic
-#   4 sanitizer  compute-sanitizer memcheck, racecheck, synccheck on the device test
+#                CUDA twins' kernels (kernels/cuda/*.cuh) against the CPU kernels' arithmetic;
+#                then the op tests (tests/unit/kernels/, carried as precis_gpu_op_tests): every
+#                CUDA twin through its launcher and cuBLASLt against the CPU kernel, on the GPU
+#   4 sanitizer  compute-sanitizer memcheck, racecheck, synccheck on the device tests and the
+#                op tests
 #   5 carried    the CPU engine built here (scripts/gpu/bundle.sh) runs there and reproduces
-#                the smoke job's loss; tiny BART/T5 on CUDA come with the CUDA backend (issue 18)
+#                the smoke job's loss; tiny BART and T5 train 3 steps on the GPU against the
+#                CPU, twice (bit-identical); beam search on the GPU comes with the decoding twins
 #   6 peer       Hugging Face BART in PyTorch on the GPU (bench/gpu/hf_peer.py all)
 # A summary table comes last. With no GPU it runs what needs none (the build) and stops at the
 # first GPU call, saying so. Prepare the carried engine first: scripts/gpu/bundle.sh.
@@ -60,6 +64,18 @@ if [ -z "$gpu" ]; then
   finish 0
 fi
 
+# The carried pack (scripts/gpu/bundle.sh): the CPU engine and the op tests with the CUDA backend.
+bundle=""
+if [ -f .gpu-carry/precis-cpu.tar.xz ]; then
+  bundle="$work/bundle"
+  mkdir -p "$bundle" && tar -C "$bundle" -xJf .gpu-carry/precis-cpu.tar.xz
+fi
+op_tests=""
+[ -n "$bundle" ] && [ -x "$bundle/bin/precis_gpu_op_tests" ] && op_tests="$bundle/bin/precis_gpu_op_tests"
+# The op tests' command (then the gtest flags): the pack's libraries and the toolkit's. Through
+# env, which execs the binary, so compute-sanitizer sees the test process itself.
+op_run=(env "LD_LIBRARY_PATH=$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}" OMP_NUM_THREADS=4 "$op_tests")
+
 phase "3 device"
 # --fmad=false is how the CUDA twins build: it must pass. --fmad=true shows what contraction costs.
 for fmad in false true; do
@@ -74,6 +90,16 @@ timeout 120 "$work/kernels_on_device" >> "$out/device_tests.txt" 2>&1
 rc=$?
 row "device kernels" "$([ $rc = 0 ] && echo ok || echo "FAIL rc=$rc")" "adamw_kernel bit-identical to the CPU step; sum_of_squares_partials within n·2^-53"
 cat "$out/device_tests.txt"
+if [ -n "$op_tests" ]; then
+  # Only the cuda:0 cases: the CPU ones ran here. Shapes are the op tests' (small, odd sizes).
+  timeout 120 "${op_run[@]}" --gtest_filter='*cuda0*' --gtest_brief=1 > "$out/op_tests.txt" 2>&1
+  rc=$?
+  tail -30 "$out/op_tests.txt"
+  passed=$(grep -o '[0-9]* tests\? from [0-9]* test suites\? ran' "$out/op_tests.txt" | head -1)
+  row "op tests on the GPU" "$([ $rc = 0 ] && echo ok || echo "FAIL rc=$rc")" "${passed:-none ran}; every twin against the CPU kernel (fp32, 1e-5)"
+else
+  row "op tests on the GPU" skipped "no precis_gpu_op_tests in .gpu-carry: build it here and run scripts/gpu/bundle.sh"
+fi
 
 phase "4 sanitizer"
 if command -v compute-sanitizer > /dev/null; then
@@ -90,14 +116,21 @@ if command -v compute-sanitizer > /dev/null; then
       fi
     done
   done
+  if [ -n "$op_tests" ]; then
+    for tool in memcheck racecheck synccheck; do
+      timeout 90 compute-sanitizer --tool $tool --error-exitcode 9 "${op_run[@]}" --gtest_filter='*cuda0*' --gtest_brief=1 > "$work/san.log" 2>&1
+      rc=$?
+      sed -n '/========/p' "$work/san.log" | tail -3 | sed "s/^/op tests $tool: /" >> "$out/sanitizer.txt"
+      row "sanitizer $tool (op tests)" "$([ $rc != 9 ] && [ $rc -lt 124 ] && echo clean || echo "FAIL rc=$rc")" "$(grep -m1 'SUMMARY' "$work/san.log" | sed 's/=* *//')"
+    done
+  fi
   cat "$out/sanitizer.txt"
 else
   row sanitizer skipped "compute-sanitizer not installed"
 fi
 
 phase "5 carried"
-if [ -f .gpu-carry/precis-cpu.tar.xz ]; then
-  mkdir -p "$work/bundle" && tar -C "$work/bundle" -xJf .gpu-carry/precis-cpu.tar.xz
+if [ -n "$bundle" ]; then
   loss=$(timeout 120 bash "$work/bundle/carried_smoke.sh" "$work/bundle" "$work/smoke" 2> "$out/carried.txt")
   expected=$(cat "$work/bundle/smoke/expected_train_loss")
   echo "carried CPU engine: train_loss ${loss:-none} (here: $expected)" | tee -a "$out/carried.txt"
@@ -108,7 +141,15 @@ print('identical' if a == b else 'within 1e-6 rel' if abs(a - b) <= 1e-6 * abs(b
 else
   row carried skipped "no .gpu-carry/precis-cpu.tar.xz: run scripts/gpu/bundle.sh and carry .gpu-carry"
 fi
-row "tiny BART/T5 on CUDA" "not yet" "needs the CUDA backend (issue 18)"
+if [ -n "$op_tests" ]; then
+  # tests/unit/kernels/test_model_training.cpp: 3 steps on the GPU against the CPU, twice.
+  timeout 180 "${op_run[@]}" --gtest_filter='CudaTraining.*' > "$out/tiny_models.txt" 2>&1
+  rc=$?
+  tail -15 "$out/tiny_models.txt"
+  row "tiny BART/T5 on CUDA" "$([ $rc = 0 ] && echo ok || echo "FAIL rc=$rc")" "3 training steps against the CPU (1e-5), a second run bit-identical"
+else
+  row "tiny BART/T5 on CUDA" skipped "no precis_gpu_op_tests in .gpu-carry"
+fi
 
 phase "6 peer"
 PYTHONUNBUFFERED=1 timeout 300 python3 bench/gpu/hf_peer.py all 2> "$work/peer.err" | tee "$out/peer.jsonl"

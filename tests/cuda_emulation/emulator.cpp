@@ -71,29 +71,89 @@ void syncthreads() {
   current_barrier->wait();
 }
 
+namespace {
+
+// The CUDA threads of a block: a pool of host threads kept across launches (starting 256
+// threads for every block of every launch made a tiny model's training step take seconds).
+// Worker t runs CUDA thread t of each block in turn; a block starts when the previous one has
+// ended, as the emulator's blocks never overlap.
+class ThreadPool {
+ public:
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    start_.notify_all();
+    for (std::thread& t : workers_) t.join();
+  }
+
+  // task(t) on workers 0 .. threads-1 at once; returns when all have returned.
+  void run(int threads, const std::function<void(int)>& task) {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (int(workers_.size()) < threads) {
+      const int index = int(workers_.size());
+      workers_.emplace_back([this, index] { work(index); });
+    }
+    task_ = &task;
+    active_ = threads;
+    remaining_ = threads;
+    ++generation_;
+    start_.notify_all();
+    done_.wait(lock, [&] { return remaining_ == 0; });
+    task_ = nullptr;
+  }
+
+ private:
+  void work(int index) {
+    uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      start_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      if (index >= active_) continue;
+      const std::function<void(int)>* task = task_;
+      lock.unlock();
+      (*task)(index);
+      lock.lock();
+      if (--remaining_ == 0) done_.notify_one();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable start_, done_;
+  std::vector<std::thread> workers_;
+  const std::function<void(int)>* task_ = nullptr;
+  uint64_t generation_ = 0;
+  int active_ = 0, remaining_ = 0;
+  bool stop_ = false;
+};
+
+}  // namespace
+
 void launch(const char* kernel, dim3 grid, dim3 block, const std::function<void()>& body) {
   const int threads = int(block.x * block.y * block.z);
   if (threads <= 0 || threads > 1024) fail(std::string(kernel) + ": blocks of 1 to 1024 threads");
+  // One device: launches from several host threads run one after another.
+  static std::mutex device;
+  static ThreadPool pool;
+  std::lock_guard<std::mutex> one_at_a_time(device);
   for (unsigned bz = 0; bz < grid.z; ++bz)
     for (unsigned by = 0; by < grid.y; ++by)
       for (unsigned bx = 0; bx < grid.x; ++bx) {
         BlockBarrier barrier(kernel, threads);
-        std::vector<std::thread> team;
-        team.reserve(size_t(threads));
-        for (unsigned tz = 0; tz < block.z; ++tz)
-          for (unsigned ty = 0; ty < block.y; ++ty)
-            for (unsigned tx = 0; tx < block.x; ++tx)
-              team.emplace_back([&, tx, ty, tz, bx, by, bz] {
-                threadIdx = {tx, ty, tz};
-                blockIdx = {bx, by, bz};
-                blockDim = block;
-                gridDim = grid;
-                current_barrier = &barrier;
-                body();
-                barrier.exit();
-                current_barrier = nullptr;
-              });
-        for (std::thread& t : team) t.join();
+        pool.run(threads, [&](int t) {
+          threadIdx = {unsigned(t) % block.x, unsigned(t) / block.x % block.y,
+                       unsigned(t) / (block.x * block.y)};
+          blockIdx = {bx, by, bz};
+          blockDim = block;
+          gridDim = grid;
+          current_barrier = &barrier;
+          body();
+          barrier.exit();
+          current_barrier = nullptr;
+        });
       }
 }
 

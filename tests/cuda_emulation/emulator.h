@@ -1,8 +1,9 @@
 // The kernel emulator: runs the CUDA kernels' bodies (src/precis/kernels/cuda/*.cuh) on the
 // host, so the CUDA twins' op tests run in CI without a GPU, also under ASan and TSan.
 //
-// - A launch runs its blocks in turn; a block runs one std::thread per CUDA thread, which sees
-//   its own threadIdx / blockIdx / blockDim / gridDim (thread_local).
+// - A launch runs its blocks in turn; a block runs one host thread per CUDA thread (a pool kept
+//   across launches), which sees its own threadIdx / blockIdx / blockDim / gridDim
+//   (thread_local). Launches from several host threads run one at a time.
 // - __shared__ becomes `static`: one copy, shared by the threads of the block that runs (blocks
 //   never overlap), the same storage a block's threads share on the GPU.
 // - __syncthreads() is a barrier of the block's threads. A thread that returns while others

@@ -1,7 +1,8 @@
 // The backends this build has kernels for. Every op test in tests/unit/kernels/ is a TEST_P
 // instantiated over this list (INSTANTIATE_KERNEL_TEST), so a backend joins every op test by
 // adding its device here, under the macro its build defines. The unit tests run the CUDA twins
-// in the kernel emulator (tests/cuda_emulation/) as cuda:0. An op whose CUDA twin has not
+// in the kernel emulator (tests/cuda_emulation/) as cuda:0; precis_gpu_op_tests, the same op
+// tests on a real GPU (scripts/gpu-check.sh). An op whose CUDA twin has not
 // landed yet says so with INSTANTIATE_CPU_KERNEL_TEST.
 #pragma once
 
@@ -17,6 +18,9 @@
 #ifdef PRECIS_EMULATED_CUDA_BACKEND
 #include "cuda_emulation/install.h"
 #endif
+#ifdef PRECIS_REAL_CUDA_BACKEND
+#include "precis/kernels/cuda/twins.h"
+#endif
 
 namespace precis::testing {
 
@@ -25,6 +29,9 @@ inline std::vector<Device> kernel_backends() {
 #ifdef PRECIS_EMULATED_CUDA_BACKEND  // the CUDA twins (kernels/cuda/) on the emulator
   cuda_emulation::install();
   devices.push_back(Device::cuda(0));
+#endif
+#ifdef PRECIS_REAL_CUDA_BACKEND  // the CUDA twins on a GPU (precis_gpu_op_tests), when one is here
+  if (cuda::install_if_gpu_present() > 0) devices.push_back(Device::cuda(0));
 #endif
   return devices;
 }

@@ -9,6 +9,7 @@
 
 #include "precis/core/error.h"
 #include "precis/kernels/cuda/launch.h"
+#include "precis/kernels/cuda/twins.h"
 
 namespace precis::cuda {
 
@@ -28,6 +29,17 @@ void set_device(int device) {
 }
 
 }  // namespace
+
+int install_if_gpu_present() {
+  int count = 0;
+  // No driver, or no device: a CPU-only run, not an error.
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();  // clear the sticky error of the failed query
+    return 0;
+  }
+  install(&twins());
+  return count;
+}
 
 void use_device(Stream s) { set_device(s.device.index); }
 

@@ -10,6 +10,10 @@ namespace precis::cuda {
 // Every twin this build has, and device memory and copies (memory_cuda.cu).
 const Kernels& twins();
 
+// The real backend (runtime.cu, nvcc builds only): installs twins() when the CUDA runtime
+// sees a GPU; returns how many it sees (0: nothing installed, with no error).
+int install_if_gpu_present();
+
 void add_memory_twins(Kernels& k);
 void add_fill_twins(Kernels& k);
 void add_elementwise_twins(Kernels& k);
