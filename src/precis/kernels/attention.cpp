@@ -3,6 +3,7 @@
 #include <string>
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 
 namespace precis {
@@ -61,6 +62,8 @@ void check_saved(const AttentionSaved& saved, const AttentionShape& s, const cha
 
 }  // namespace
 
+// The CPU keeps the probabilities; the CUDA kernels are flash-style and keep only the rows'
+// log-sum-exp, rebuilding P tile by tile in the backward.
 bool attention_saves_probs(Device device) { return device.is_cpu(); }
 
 void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_t heads,
@@ -79,7 +82,12 @@ void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_
                                     saved.log_sum_exp.ptr ? saved.log_sum_exp.f32() : nullptr,
                                     dropout_range(dropout, s));
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::attention_forward, "attention", d)(
+          s, q.f32(), k.f32(), v.f32(), mask.key_padding.ptr ? mask.key_padding.i32() : nullptr,
+          mask.causal, mask.past, mask.position_bias.ptr ? mask.position_bias.f32() : nullptr,
+          scale, out.f32(), saved.probs.ptr ? saved.probs.f32() : nullptr,
+          saved.log_sum_exp.ptr ? saved.log_sum_exp.f32() : nullptr, dropout_range(dropout, s),
+          op_stream(d));
   }
   no_backend("attention", d);
 }
@@ -110,7 +118,13 @@ void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, co
           dropout_range(dropout, s), dq.f32(), dk.f32(), dv.f32(),
           d_scores.ptr ? d_scores.f32() : nullptr);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::attention_backward, "attention backward", d)(
+          s, dout.f32(), q.f32(), k.f32(), v.f32(), saved.probs.ptr ? saved.probs.f32() : nullptr,
+          saved.log_sum_exp.ptr ? saved.log_sum_exp.f32() : nullptr,
+          mask.key_padding.ptr ? mask.key_padding.i32() : nullptr, mask.causal, mask.past,
+          mask.position_bias.ptr ? mask.position_bias.f32() : nullptr, scale,
+          dropout_range(dropout, s), dq.f32(), dk.f32(), dv.f32(),
+          d_scores.ptr ? d_scores.f32() : nullptr, op_stream(d));
   }
   no_backend("attention backward", d);
 }

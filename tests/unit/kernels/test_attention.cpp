@@ -1,6 +1,7 @@
 // attention (kernels/attention.h): forward against a double reference of masked softmax
 // attention (key padding, causal with a past, T5's additive position bias, dropout drawn from
-// the same Philox bits), and backward against central differences of it, on every backend.
+// the same Philox bits), and backward against central differences of it, on every backend
+// (the CUDA twin's flash-style kernels on cuda:0, the emulated backend).
 #include <cmath>
 #include <limits>
 #include <random>
@@ -201,6 +202,21 @@ TEST_P(AttentionKernel, OddShapes) {
   check(AttentionCase{.batch = 1, .heads = 1, .q_len = 3, .k_len = 3, .head_dim = 129}, 22);
 }
 
+// Query and key lengths over one tile of the CUDA kernels (16) and off its multiples, so
+// every kernel walks several tiles and stops inside one: cross-attention with padding, bias
+// and dropout; then causal self-attention with a head wider than the kernels' 64-column chunk.
+TEST_P(AttentionKernel, SeveralTilesOfQueriesAndKeys) {
+  AttentionCase c{.batch = 2, .heads = 2, .q_len = 20, .k_len = 37, .head_dim = 8};
+  c.key_padding.assign(size_t(c.batch * c.k_len), 1);
+  c.key_padding[3] = c.key_padding[17] = c.key_padding[36] = c.key_padding[37 + 16] = 0;
+  c.position_bias = true;
+  c.dropout = {0.2f, 41, 5};
+  check(c, 23);
+  check(AttentionCase{.batch = 1, .heads = 1, .q_len = 17, .k_len = 17, .head_dim = 70,
+                      .causal = true},
+        24);
+}
+
 TEST_P(AttentionKernel, ProbsKeepTheSoftmaxBeforeDropout) {
   AttentionCase c;
   std::mt19937 rng(17);
@@ -215,4 +231,4 @@ TEST_P(AttentionKernel, ProbsKeepTheSoftmaxBeforeDropout) {
   EXPECT_EQ(to_host(plain), to_host(dropped));
 }
 
-INSTANTIATE_CPU_KERNEL_TEST(AttentionKernel);
+INSTANTIATE_KERNEL_TEST(AttentionKernel);

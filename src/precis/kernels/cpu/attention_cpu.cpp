@@ -29,7 +29,7 @@ void pair_scores(const AttentionShape& s, const float* q, const float* k, const 
 
 // The last visible key of query row i.
 int64_t causal_limit(const AttentionShape& s, const AttentionMaskView& m, int64_t i) {
-  return m.causal ? i + m.past : s.k_len;
+  return attention_math::causal_limit(m.causal, m.past, i, s.k_len);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "precis/core/allocator.h"
 #include "precis/core/device.h"
+#include "precis/kernels/attention.h"
 #include "precis/kernels/dispatch.h"
 #include "precis/kernels/optimizer_math.h"
 
@@ -49,6 +50,21 @@ struct Kernels {
                        const uint32_t* decay_mask, int64_t n, const AdamWScalars& scalars,
                        Stream stream) = nullptr;
   double (*sum_of_squares)(const float* x, int64_t n, Stream stream) = nullptr;
+
+  // attention.h, its CPU twin's arguments with the mask's fields spelled out: key padding
+  // (B, Tk) or null, causality and past, position bias (H, Tq, Tk) or null. The forward keeps
+  // probs and/or log_sum_exp where not null; the backward reads probs, else log_sum_exp.
+  void (*attention_forward)(const AttentionShape& s, const float* q, const float* k,
+                            const float* v, const int32_t* key_mask, bool causal, int64_t past,
+                            const float* bias, float scale, float* out, float* probs,
+                            float* log_sum_exp, const DropoutRange& dropout,
+                            Stream stream) = nullptr;
+  void (*attention_backward)(const AttentionShape& s, const float* dout, const float* q,
+                             const float* k, const float* v, const float* probs,
+                             const float* log_sum_exp, const int32_t* key_mask, bool causal,
+                             int64_t past, const float* bias, float scale,
+                             const DropoutRange& dropout, float* dq, float* dk, float* dv,
+                             float* d_scores, Stream stream) = nullptr;
 };
 
 // The installed backend's table; null when none is (no backend in this process, or no GPU).
