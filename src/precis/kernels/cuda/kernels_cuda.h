@@ -49,6 +49,10 @@ struct Kernels {
                        const uint32_t* decay_mask, int64_t n, const AdamWScalars& scalars,
                        Stream stream) = nullptr;
   double (*sum_of_squares)(const float* x, int64_t n, Stream stream) = nullptr;
+
+  // token_ids.h: the first invalid position of ids (device memory), -1 when none.
+  int64_t (*first_invalid_id)(const int32_t* ids, int64_t n, int64_t limit, bool has_allowed,
+                              int32_t allowed, Stream stream) = nullptr;
 };
 
 // The installed backend's table; null when none is (no backend in this process, or no GPU).
