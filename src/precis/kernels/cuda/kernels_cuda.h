@@ -50,6 +50,18 @@ struct Kernels {
                        Stream stream) = nullptr;
   double (*sum_of_squares)(const float* x, int64_t n, Stream stream) = nullptr;
 
+  // embedding.h: ids are device memory, already checked against the table.
+  void (*embedding_forward)(const int32_t* ids, const float* table, float* out, int64_t n,
+                            int64_t dim, int64_t vocab, float scale, Stream stream) = nullptr;
+  void (*add_position_embeddings)(float* x, const float* positions, int64_t batch, int64_t len,
+                                  int64_t dim, int64_t first_row, Stream stream) = nullptr;
+  void (*embedding_backward)(const float* dout, const int32_t* ids, float* dtable, int64_t n,
+                             int64_t dim, float scale, int64_t padding_idx,
+                             Stream stream) = nullptr;
+  void (*position_embeddings_backward)(const float* dx, float* dpositions, int64_t batch,
+                                       int64_t len, int64_t dim, int64_t first_row,
+                                       Stream stream) = nullptr;
+
   // token_ids.h: the first invalid position of ids (device memory), -1 when none.
   int64_t (*first_invalid_id)(const int32_t* ids, int64_t n, int64_t limit, bool has_allowed,
                               int32_t allowed, Stream stream) = nullptr;
