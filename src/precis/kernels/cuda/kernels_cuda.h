@@ -62,6 +62,20 @@ struct Kernels {
                                        int64_t len, int64_t dim, int64_t first_row,
                                        Stream stream) = nullptr;
 
+  // cross_entropy.h. The host form returns the loss sum and writes *counted (host memory) once
+  // the stream has them; the training form adds its share to total (one double on the device)
+  // and reads nothing back.
+  double (*cross_entropy_forward)(const float* logits, const int32_t* labels, float* losses,
+                                  int64_t n, int64_t vocab, float label_smoothing,
+                                  int64_t* counted, Stream stream) = nullptr;
+  void (*cross_entropy_forward_into)(const float* logits, const int32_t* labels, float* losses,
+                                     int64_t n, int64_t vocab, float label_smoothing,
+                                     double global_tokens, double accumulation_steps,
+                                     double* total, Stream stream) = nullptr;
+  void (*cross_entropy_backward)(const float* logits, const int32_t* labels, float* dlogits,
+                                 int64_t n, int64_t vocab, float label_smoothing,
+                                 float loss_scale, Stream stream) = nullptr;
+
   // token_ids.h: the first invalid position of ids (device memory), -1 when none.
   int64_t (*first_invalid_id)(const int32_t* ids, int64_t n, int64_t limit, bool has_allowed,
                               int32_t allowed, Stream stream) = nullptr;

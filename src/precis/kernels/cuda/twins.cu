@@ -12,6 +12,7 @@ const Kernels& twins() {
     add_optimizer_twins(k);
     add_grad_norm_twins(k);
     add_embedding_twins(k);
+    add_cross_entropy_twins(k);
     add_token_ids_twins(k);
     return k;
   }();
