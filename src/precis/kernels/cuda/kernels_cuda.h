@@ -15,6 +15,7 @@
 #include "precis/core/device.h"
 #include "precis/kernels/dispatch.h"
 #include "precis/kernels/optimizer_math.h"
+#include "precis/kernels/relative_position.h"
 
 namespace precis::cuda {
 
@@ -79,6 +80,15 @@ struct Kernels {
   // token_ids.h: the first invalid position of ids (device memory), -1 when none.
   int64_t (*first_invalid_id)(const int32_t* ids, int64_t n, int64_t limit, bool has_allowed,
                               int32_t allowed, Stream stream) = nullptr;
+
+  // relative_position.h: T5's bias from its table, and the table's gradient (+=).
+  void (*relative_position_bias_forward)(const float* table, const RelativePositionBuckets& b,
+                                         int64_t first_query, float* bias, int64_t heads,
+                                         int64_t tq, int64_t tk, Stream stream) = nullptr;
+  void (*relative_position_bias_backward)(const float* d_scores, const RelativePositionBuckets& b,
+                                          int64_t first_query, float* dtable, int64_t batch,
+                                          int64_t heads, int64_t tq, int64_t tk,
+                                          Stream stream) = nullptr;
 };
 
 // The installed backend's table; null when none is (no backend in this process, or no GPU).

@@ -14,6 +14,7 @@ const Kernels& twins() {
     add_embedding_twins(k);
     add_cross_entropy_twins(k);
     add_token_ids_twins(k);
+    add_relative_position_twins(k);
     return k;
   }();
   return table;
