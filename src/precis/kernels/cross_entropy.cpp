@@ -1,6 +1,7 @@
 #include "precis/kernels/cross_entropy.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 #include "precis/kernels/token_ids.h"
 
@@ -30,8 +31,13 @@ CrossEntropyResult cross_entropy_forward(const Tensor& logits, const Tensor& lab
                                               label_smoothing, &r.counted);
       return r;
     }
-    case DeviceKind::CUDA:
-      break;
+    case DeviceKind::CUDA: {
+      CrossEntropyResult r;
+      r.loss_sum = cuda::twin(&cuda::Kernels::cross_entropy_forward, "cross entropy", d)(
+          logits.f32(), labels.i32(), losses.f32(), n, vocab, label_smoothing, &r.counted,
+          op_stream(d));
+      return r;
+    }
   }
   no_backend("cross entropy", d);
 }
@@ -55,7 +61,9 @@ void cross_entropy_forward_into(const Tensor& logits, const Tensor& labels, cons
       return;
     }
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::cross_entropy_forward_into, "cross entropy", d)(
+          logits.f32(), labels.i32(), losses.f32(), n, vocab, label_smoothing, global_tokens,
+          accumulation_steps, total.data<double>(), op_stream(d));
   }
   no_backend("cross entropy", d);
 }
@@ -73,7 +81,9 @@ void cross_entropy_backward(const Tensor& logits, const Tensor& labels, float la
       return cpu::cross_entropy_backward(logits.f32(), labels.i32(), dlogits.f32(), n, vocab,
                                          label_smoothing, loss_scale);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::cross_entropy_backward, "cross entropy backward", d)(
+          logits.f32(), labels.i32(), dlogits.f32(), n, vocab, label_smoothing, loss_scale,
+          op_stream(d));
   }
   no_backend("cross entropy backward", d);
 }

@@ -1,6 +1,7 @@
 #include "precis/kernels/embedding.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 #include "precis/kernels/token_ids.h"
 
@@ -28,7 +29,8 @@ void embedding_forward(const Tensor& ids, const Tensor& table, float scale, cons
       return cpu::embedding_forward(ids.i32(), table.f32(), out.f32(), ids.numel(), dim, vocab,
                                     scale);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::embedding_forward, "embedding", d)(
+          ids.i32(), table.f32(), out.f32(), ids.numel(), dim, vocab, scale, op_stream(d));
   }
   no_backend("embedding", d);
 }
@@ -45,7 +47,8 @@ void add_position_embeddings(const Tensor& x, const Tensor& positions, int64_t f
       return cpu::add_position_embeddings(x.f32(), positions.f32(), x.size(0), x.size(1), x.size(2),
                                           first_row);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::add_position_embeddings, "position embeddings", d)(
+          x.f32(), positions.f32(), x.size(0), x.size(1), x.size(2), first_row, op_stream(d));
   }
   no_backend("position embeddings", d);
 }
@@ -63,7 +66,8 @@ void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int6
       return cpu::embedding_backward(dout.f32(), ids.i32(), dtable.f32(), ids.numel(), dim, scale,
                                      padding_idx);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::embedding_backward, "embedding backward", d)(
+          dout.f32(), ids.i32(), dtable.f32(), ids.numel(), dim, scale, padding_idx, op_stream(d));
   }
   no_backend("embedding backward", d);
 }
@@ -80,7 +84,9 @@ void position_embeddings_backward(const Tensor& dx, int64_t first_row, const Ten
       return cpu::position_embeddings_backward(dx.f32(), dpositions.f32(), dx.size(0), dx.size(1),
                                                dx.size(2), first_row);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::position_embeddings_backward,
+                        "position embeddings backward", d)(
+          dx.f32(), dpositions.f32(), dx.size(0), dx.size(1), dx.size(2), first_row, op_stream(d));
   }
   no_backend("position embeddings backward", d);
 }

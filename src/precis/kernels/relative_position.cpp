@@ -1,31 +1,15 @@
 #include "precis/kernels/relative_position.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/relative_position_math.h"
 
 namespace precis {
 
 int64_t relative_position_bucket(int64_t relative_position, const RelativePositionBuckets& b) {
-  int64_t buckets = b.num_buckets, offset = 0, n;
-  if (b.bidirectional) {
-    buckets /= 2;
-    if (relative_position > 0) offset = buckets;
-    n = relative_position < 0 ? -relative_position : relative_position;
-  } else {
-    n = std::max<int64_t>(-relative_position, 0);  // future keys: 0 (masked anyway)
-  }
-  const int64_t max_exact = buckets / 2;
-  if (n < max_exact) return offset + n;
-  // torch: log(n.float() / max_exact) / math.log(max_distance / max_exact) * (buckets -
-  // max_exact), each step in float32, then .to(long) (toward zero).
-  float ratio = std::log(float(n) / float(max_exact));
-  ratio = ratio / float(std::log(double(b.max_distance) / double(max_exact)));
-  ratio = ratio * float(buckets - max_exact);
-  int64_t large = max_exact + int64_t(ratio);
-  return offset + std::min(large, buckets - 1);
+  return relative_position_math::bucket(relative_position, b.bidirectional, b.num_buckets,
+                                        b.max_distance);
 }
 
 void relative_position_bias_forward(const Tensor& table, const RelativePositionBuckets& b,
@@ -40,7 +24,9 @@ void relative_position_bias_forward(const Tensor& table, const RelativePositionB
       return cpu::relative_position_bias_forward(table.f32(), b, first_query, bias.f32(),
                                                  bias.size(0), bias.size(1), bias.size(2));
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::relative_position_bias_forward, "relative position bias",
+                        d)(table.f32(), b, first_query, bias.f32(), bias.size(0), bias.size(1),
+                           bias.size(2), op_stream(d));
   }
   no_backend("relative position bias", d);
 }
@@ -58,7 +44,10 @@ void relative_position_bias_backward(const Tensor& d_scores, const RelativePosit
                                                   d_scores.size(0), d_scores.size(1),
                                                   d_scores.size(2), d_scores.size(3));
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::relative_position_bias_backward,
+                        "relative position bias backward", d)(
+          d_scores.f32(), b, first_query, dtable.f32(), d_scores.size(0), d_scores.size(1),
+          d_scores.size(2), d_scores.size(3), op_stream(d));
   }
   no_backend("relative position bias backward", d);
 }

@@ -3,6 +3,7 @@
 // central differences of that reference, on every backend; dlogits may alias logits.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -85,10 +86,48 @@ TEST_P(CrossEntropyKernel, OddShapes) {
   check({128, -100, 5, 0, 77}, 129, 0.1f, 23);
 }
 
+// A vocabulary several times a CUDA block's threads wide: each thread's slice of a row spans
+// several rounds before the block's reductions.
+TEST_P(CrossEntropyKernel, WideVocabulary) { check({5, -100, 999}, 1000, 0.1f, 24); }
+
+// More rows than a CUDA block has threads, so the total's threads each add several rows; the
+// host form's sum and count, and the training form's share added to a total on the device.
+// Most rows are ignored, which keeps the emulated CUDA backend's threads few.
+TEST_P(CrossEntropyKernel, TotalsOverManyRows) {
+  std::mt19937 rng(25);
+  const int64_t N = 150, V = 37;
+  std::vector<int32_t> labels(static_cast<size_t>(N));
+  for (int32_t& l : labels) l = rng() % 6 == 0 ? int32_t(rng() % V) : kIgnoreIndex;
+  int64_t counted = 0;
+  for (int32_t l : labels) counted += l != kIgnoreIndex;
+  std::vector<float> logits = random_floats(N * V, rng, -3.0f, 3.0f);
+  Tensor logits_t = on_device(logits, {N, V}), labels_t = on_device(labels, {N});
+  const double expected = cross_entropy_reference(to_double(logits), labels, V, 0.1);
+
+  Tensor losses = filled({N}, 8.0f);
+  CrossEntropyResult r = cross_entropy_forward(logits_t, labels_t, losses, 0.1f);
+  EXPECT_EQ(r.counted, counted);
+  // Each row's float steps (l - max, the loss) are off the double reference by ~1e-7 relative.
+  EXPECT_NEAR(r.loss_sum, expected, kFp32Tolerance * expected);
+
+  // total (one F64) starts at 0.5: two floats' storage on the backend holding its bits.
+  const double start = 0.5, global_tokens = 1000.0, accumulation_steps = 4.0;
+  std::vector<float> bits(2);
+  std::memcpy(bits.data(), &start, sizeof(double));
+  Tensor storage = on_device(bits, {2});
+  Tensor total{storage.ptr, Shape{1}, DType::F64, storage.device};
+  cross_entropy_forward_into(logits_t, labels_t, losses, 0.1f, global_tokens, accumulation_steps,
+                             total);
+  double got = 0.0;
+  copy(total, Tensor{&got, Shape{1}, DType::F64, Device::cpu()});
+  const double share = expected / global_tokens / accumulation_steps;
+  EXPECT_NEAR(got, start + share, kFp32Tolerance * share);
+}
+
 TEST_P(CrossEntropyKernel, RejectsLabelsOutsideTheVocabulary) {
   Tensor logits = filled({2, 3}), d = filled({2, 3});
   Tensor labels = on_device(std::vector<int32_t>{1, 3}, {2});
   EXPECT_THROW(cross_entropy_backward(logits, labels, 0.0f, 1.0f, d), Error);
 }
 
-INSTANTIATE_CPU_KERNEL_TEST(CrossEntropyKernel);
+INSTANTIATE_KERNEL_TEST(CrossEntropyKernel);

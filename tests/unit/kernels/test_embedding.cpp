@@ -59,13 +59,14 @@ TEST_P(EmbeddingKernel, PositionsSumOverTheBatch) {
   EXPECT_THROW(position_embeddings_backward(Gt, 6, dpos), Error);
 }
 
-// Forward and backward of both embeddings on tables 37 and 129 wide, batch 3 x 5 tokens with
-// repeats and padding, positions from row 2 of 11.
+// Forward and backward of both embeddings on tables 37, 129, 1 and 1031 wide (wider than a
+// CUDA grid's one pass over the columns), batch 3 x 5 tokens with repeats and padding,
+// positions from row 2 of 11.
 TEST_P(EmbeddingKernel, OddShapesForwardAndBackward) {
   std::mt19937 rng(41);
   const int64_t B = 3, T = 5, V = 13, P = 11, first = 2, pad = 1;
   const float scale = 0.75f;
-  for (int64_t d : {int64_t(37), int64_t(129), int64_t(1)}) {
+  for (int64_t d : {int64_t(37), int64_t(129), int64_t(1), int64_t(1031)}) {
     SCOPED_TRACE(::testing::Message() << "width " << d);
     std::vector<int32_t> ids(size_t(B * T));
     for (int32_t& id : ids) id = int32_t(rng() % V);
@@ -100,7 +101,7 @@ TEST_P(EmbeddingKernel, OddShapesForwardAndBackward) {
   }
 }
 
-INSTANTIATE_CPU_KERNEL_TEST(EmbeddingKernel);
+INSTANTIATE_KERNEL_TEST(EmbeddingKernel);
 
 // Repeated ids and positions sum in token order whatever the thread count.
 TEST(EmbeddingCpu, SameBitsForAnyThreadCount) {

@@ -91,4 +91,10 @@ TEST_P(RelativePositionKernel, RejectsATableOfTheWrongShape) {
   EXPECT_THROW(relative_position_bias_backward(d_scores, {true, 32, 128}, 0, table4), Error);
 }
 
-INSTANTIATE_CPU_KERNEL_TEST(RelativePositionKernel);
+// More (bucket, head) entries than one pass of a CUDA grid (32 x 40), and a long cache.
+TEST_P(RelativePositionKernel, ManyHeads) {
+  check({true, 32, 128}, 2, 40, 9, 11, 0, 55);
+  check({false, 32, 128}, 2, 40, 3, 200, 197, 56);
+}
+
+INSTANTIATE_KERNEL_TEST(RelativePositionKernel);

@@ -54,4 +54,21 @@ TEST_P(TokenIdsKernel, OddShapesFindTheFirstBadIdAnywhere) {
   }
 }
 
-INSTANTIATE_CPU_KERNEL_TEST(TokenIdsKernel);
+// More ids than one pass of the grid covers (a CUDA thread then scans several): bad ids in
+// different blocks and rounds, the first of them in a later block than another.
+TEST_P(TokenIdsKernel, LongSequencesFindTheFirstBadIdAcrossRounds) {
+  std::mt19937 rng(48);
+  const int64_t n = 3001, limit = 50;
+  std::vector<int32_t> ids(static_cast<size_t>(n));
+  for (int32_t& id : ids) id = int32_t(rng() % limit);
+  EXPECT_EQ(first_invalid_id(on_device(ids, {n}), limit).index, -1);
+  ids[2900] = -7;
+  EXPECT_EQ(first_invalid_id(on_device(ids, {n}), limit).index, 2900);
+  ids[2100] = 50;
+  ids[1500] = 51;
+  InvalidId found = first_invalid_id(on_device(ids, {n}), limit);
+  EXPECT_EQ(found.index, 1500);
+  EXPECT_EQ(found.id, 51);
+}
+
+INSTANTIATE_KERNEL_TEST(TokenIdsKernel);

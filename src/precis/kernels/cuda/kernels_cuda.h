@@ -16,6 +16,7 @@
 #include "precis/kernels/attention.h"
 #include "precis/kernels/dispatch.h"
 #include "precis/kernels/optimizer_math.h"
+#include "precis/kernels/relative_position.h"
 
 namespace precis::cuda {
 
@@ -65,6 +66,45 @@ struct Kernels {
                              int64_t past, const float* bias, float scale,
                              const DropoutRange& dropout, float* dq, float* dk, float* dv,
                              float* d_scores, Stream stream) = nullptr;
+
+  // embedding.h: ids are device memory, already checked against the table.
+  void (*embedding_forward)(const int32_t* ids, const float* table, float* out, int64_t n,
+                            int64_t dim, int64_t vocab, float scale, Stream stream) = nullptr;
+  void (*add_position_embeddings)(float* x, const float* positions, int64_t batch, int64_t len,
+                                  int64_t dim, int64_t first_row, Stream stream) = nullptr;
+  void (*embedding_backward)(const float* dout, const int32_t* ids, float* dtable, int64_t n,
+                             int64_t dim, float scale, int64_t padding_idx,
+                             Stream stream) = nullptr;
+  void (*position_embeddings_backward)(const float* dx, float* dpositions, int64_t batch,
+                                       int64_t len, int64_t dim, int64_t first_row,
+                                       Stream stream) = nullptr;
+
+  // cross_entropy.h. The host form returns the loss sum and writes *counted (host memory) once
+  // the stream has them; the training form adds its share to total (one double on the device)
+  // and reads nothing back.
+  double (*cross_entropy_forward)(const float* logits, const int32_t* labels, float* losses,
+                                  int64_t n, int64_t vocab, float label_smoothing,
+                                  int64_t* counted, Stream stream) = nullptr;
+  void (*cross_entropy_forward_into)(const float* logits, const int32_t* labels, float* losses,
+                                     int64_t n, int64_t vocab, float label_smoothing,
+                                     double global_tokens, double accumulation_steps,
+                                     double* total, Stream stream) = nullptr;
+  void (*cross_entropy_backward)(const float* logits, const int32_t* labels, float* dlogits,
+                                 int64_t n, int64_t vocab, float label_smoothing,
+                                 float loss_scale, Stream stream) = nullptr;
+
+  // token_ids.h: the first invalid position of ids (device memory), -1 when none.
+  int64_t (*first_invalid_id)(const int32_t* ids, int64_t n, int64_t limit, bool has_allowed,
+                              int32_t allowed, Stream stream) = nullptr;
+
+  // relative_position.h: T5's bias from its table, and the table's gradient (+=).
+  void (*relative_position_bias_forward)(const float* table, const RelativePositionBuckets& b,
+                                         int64_t first_query, float* bias, int64_t heads,
+                                         int64_t tq, int64_t tk, Stream stream) = nullptr;
+  void (*relative_position_bias_backward)(const float* d_scores, const RelativePositionBuckets& b,
+                                          int64_t first_query, float* dtable, int64_t batch,
+                                          int64_t heads, int64_t tq, int64_t tk,
+                                          Stream stream) = nullptr;
 };
 
 // The installed backend's table; null when none is (no backend in this process, or no GPU).

@@ -12,6 +12,10 @@ const Kernels& twins() {
     add_optimizer_twins(k);
     add_grad_norm_twins(k);
     add_attention_twins(k);
+    add_embedding_twins(k);
+    add_cross_entropy_twins(k);
+    add_token_ids_twins(k);
+    add_relative_position_twins(k);
     return k;
   }();
   return table;

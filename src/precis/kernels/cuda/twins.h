@@ -21,5 +21,9 @@ void add_linear_twins(Kernels& k);
 void add_optimizer_twins(Kernels& k);
 void add_grad_norm_twins(Kernels& k);
 void add_attention_twins(Kernels& k);
+void add_embedding_twins(Kernels& k);
+void add_cross_entropy_twins(Kernels& k);
+void add_token_ids_twins(Kernels& k);
+void add_relative_position_twins(Kernels& k);
 
 }  // namespace precis::cuda

@@ -1,0 +1,149 @@
+// The CUDA twin's kernels of the cross-entropy (kernels/cross_entropy.h): one block per row of
+// logits. The row's max, Σ exp(l - max) and Σ l are reductions over the block, each thread a
+// strided slice of the vocabulary, then a tree over shared memory in a fixed order; the loss
+// and the gradient of each element are cross_entropy_math.h's, as on the CPU. The sums are the
+// CPU's up to the order of their additions (in double: ~1e-16 relative); the max is exact.
+// The loss total is one block's fixed-order sum of the rows' losses in double.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "precis/core/host_device.h"
+#include "precis/kernels/cross_entropy.h"
+#include "precis/kernels/cross_entropy_math.h"
+
+namespace precis::cuda {
+
+constexpr int kRowThreads = 128;  // threads per block: a power of two
+
+// losses[row] = the row's loss as float (0 where ignored), row_losses[row] the same in double,
+// for the total. A block per row: grid (n), block (kRowThreads).
+PRECIS_KERNEL void cross_entropy_rows_kernel(const float* logits, const int32_t* labels,
+                                             float* losses, double* row_losses, int64_t vocab,
+                                             float label_smoothing) {
+  __shared__ float maxima[kRowThreads];
+  __shared__ double exp_sums[kRowThreads];
+  __shared__ double logit_sums[kRowThreads];
+  const int64_t i = blockIdx.x;
+  const int32_t label = labels[i];
+  if (label == kIgnoreIndex) {  // the whole block leaves: no barrier is left waiting
+    if (threadIdx.x == 0) {
+      losses[i] = 0.0f;
+      row_losses[i] = 0.0;
+    }
+    return;
+  }
+  const float* row = logits + i * vocab;
+  float max = row[0];
+  for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) max = row[j] > max ? row[j] : max;
+  maxima[threadIdx.x] = max;
+  __syncthreads();
+  for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
+    if (threadIdx.x < width && maxima[threadIdx.x + width] > maxima[threadIdx.x])
+      maxima[threadIdx.x] = maxima[threadIdx.x + width];
+    __syncthreads();
+  }
+  max = maxima[0];
+  double sum = 0.0, logit_sum = 0.0;
+  for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) {
+    sum += std::exp(double(row[j] - max));
+    logit_sum += row[j];
+  }
+  exp_sums[threadIdx.x] = sum;
+  logit_sums[threadIdx.x] = logit_sum;
+  __syncthreads();
+  for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
+    if (threadIdx.x < width) {
+      exp_sums[threadIdx.x] += exp_sums[threadIdx.x + width];
+      logit_sums[threadIdx.x] += logit_sums[threadIdx.x + width];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    const double log_z = std::log(exp_sums[0]) + max;
+    const double loss = cross_entropy_math::smoothed_loss(log_z, row[label], logit_sums[0],
+                                                          double(vocab), label_smoothing);
+    losses[i] = float(loss);
+    row_losses[i] = loss;
+  }
+}
+
+// sum[0] = Σ row_losses, counted[0] = the rows not labelled -100: one block of kRowThreads.
+PRECIS_KERNEL void cross_entropy_total_kernel(const double* row_losses, const int32_t* labels,
+                                              int64_t n, double* sum, int64_t* counted) {
+  __shared__ double sums[kRowThreads];
+  __shared__ int64_t counts[kRowThreads];
+  double s = 0.0;
+  int64_t c = 0;
+  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+    s += row_losses[i];  // 0 where ignored
+    c += labels[i] != kIgnoreIndex;
+  }
+  sums[threadIdx.x] = s;
+  counts[threadIdx.x] = c;
+  __syncthreads();
+  for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
+    if (threadIdx.x < width) {
+      sums[threadIdx.x] += sums[threadIdx.x + width];
+      counts[threadIdx.x] += counts[threadIdx.x + width];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    sum[0] = sums[0];
+    counted[0] = counts[0];
+  }
+}
+
+// total[0] += sum[0] / global_tokens / accumulation_steps (training's share): one thread.
+PRECIS_KERNEL void add_loss_share_kernel(const double* sum, double global_tokens,
+                                         double accumulation_steps, double* total) {
+  if (threadIdx.x == 0 && blockIdx.x == 0) total[0] += sum[0] / global_tokens / accumulation_steps;
+}
+
+// dlogits = d(loss_scale · Σ loss) / d logits, zeros on ignored rows; dlogits may be logits:
+// every read of the row comes before the last barrier, and afterwards each thread reads only
+// the elements it then writes. A block per row: grid (n), block (kRowThreads).
+PRECIS_KERNEL void cross_entropy_backward_kernel(const float* logits, const int32_t* labels,
+                                                 float* dlogits, int64_t vocab,
+                                                 float label_smoothing, float loss_scale) {
+  __shared__ float maxima[kRowThreads];
+  __shared__ double exp_sums[kRowThreads];
+  const int64_t i = blockIdx.x;
+  const int32_t label = labels[i];
+  const float* row = logits + i * vocab;
+  float* drow = dlogits + i * vocab;
+  if (label == kIgnoreIndex) {
+    for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) drow[j] = 0.0f;
+    return;
+  }
+  float max = row[0];
+  for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) max = row[j] > max ? row[j] : max;
+  maxima[threadIdx.x] = max;
+  __syncthreads();
+  for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
+    if (threadIdx.x < width && maxima[threadIdx.x + width] > maxima[threadIdx.x])
+      maxima[threadIdx.x] = maxima[threadIdx.x + width];
+    __syncthreads();
+  }
+  max = maxima[0];
+  double sum = 0.0;  // exp in float (as torch's softmax), summed in double, as the CPU
+  for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) sum += std::exp(row[j] - max);
+  exp_sums[threadIdx.x] = sum;
+  __syncthreads();
+  for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
+    if (threadIdx.x < width) exp_sums[threadIdx.x] += exp_sums[threadIdx.x + width];
+    __syncthreads();
+  }
+  const float p_scale = float(double(loss_scale) / exp_sums[0]);
+  const float uniform = loss_scale * label_smoothing / float(vocab);
+  const float label_share = cross_entropy_math::label_gradient(loss_scale, label_smoothing);
+  for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) {
+    float g = cross_entropy_math::logit_gradient(std::exp(row[j] - max), p_scale, uniform);
+    if (j == label) g -= label_share;  // the CPU's two roundings: the element, then the label
+    drow[j] = g;
+  }
+}
+
+}  // namespace precis::cuda

@@ -1,0 +1,33 @@
+// The CUDA twins of T5's relative position bias (kernels/relative_position.h): a thread per
+// bias element forward, a thread per table entry backward (relative_position_kernels.cuh).
+#include "precis/kernels/cuda/launch.h"
+#include "precis/kernels/cuda/relative_position_kernels.cuh"
+#include "precis/kernels/cuda/twins.h"
+
+namespace precis::cuda {
+
+namespace {
+
+void relative_position_bias_forward(const float* table, const RelativePositionBuckets& b,
+                                    int64_t first_query, float* bias, int64_t heads, int64_t tq,
+                                    int64_t tk, Stream s) {
+  PRECIS_LAUNCH(relative_position_bias_kernel, dim3{grid_stride_blocks(heads * tq * tk)},
+                dim3{kThreads}, s, table, b, first_query, bias, heads, tq, tk);
+}
+
+void relative_position_bias_backward(const float* d_scores, const RelativePositionBuckets& b,
+                                     int64_t first_query, float* dtable, int64_t batch,
+                                     int64_t heads, int64_t tq, int64_t tk, Stream s) {
+  PRECIS_LAUNCH(relative_position_bias_backward_kernel,
+                dim3{grid_stride_blocks(b.num_buckets * heads)}, dim3{kThreads}, s, d_scores, b,
+                first_query, dtable, batch, heads, tq, tk);
+}
+
+}  // namespace
+
+void add_relative_position_twins(Kernels& k) {
+  k.relative_position_bias_forward = relative_position_bias_forward;
+  k.relative_position_bias_backward = relative_position_bias_backward;
+}
+
+}  // namespace precis::cuda
