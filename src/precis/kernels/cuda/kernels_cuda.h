@@ -49,6 +49,12 @@ struct Kernels {
                        const uint32_t* decay_mask, int64_t n, const AdamWScalars& scalars,
                        Stream stream) = nullptr;
   double (*sum_of_squares)(const float* x, int64_t n, Stream stream) = nullptr;
+
+  // fp32 to and from bf16 (bf16) or fp16, convert_math.h's bits.
+  void (*convert_to_16)(const float* src, uint16_t* dst, int64_t n, bool bf16,
+                        Stream stream) = nullptr;
+  void (*convert_from_16)(const uint16_t* src, float* dst, int64_t n, bool bf16,
+                          Stream stream) = nullptr;
 };
 
 // The installed backend's table; null when none is (no backend in this process, or no GPU).
