@@ -13,6 +13,7 @@
 
 #include "precis/core/allocator.h"
 #include "precis/core/device.h"
+#include "precis/kernels/activation.h"
 #include "precis/kernels/dispatch.h"
 #include "precis/kernels/optimizer_math.h"
 
@@ -50,6 +51,10 @@ struct Kernels {
                        Stream stream) = nullptr;
   double (*sum_of_squares)(const float* x, int64_t n, Stream stream) = nullptr;
 
+  void (*activation_forward)(Activation kind, const float* x, float* y, int64_t n,
+                             Stream stream) = nullptr;
+  void (*activation_backward)(Activation kind, const float* x, const float* dy, float* dx,
+                              int64_t n, Stream stream) = nullptr;
   // fp32 to and from bf16 (bf16) or fp16, convert_math.h's bits.
   void (*convert_to_16)(const float* src, uint16_t* dst, int64_t n, bool bf16,
                         Stream stream) = nullptr;
