@@ -51,6 +51,13 @@ struct Kernels {
                        Stream stream) = nullptr;
   double (*sum_of_squares)(const float* x, int64_t n, Stream stream) = nullptr;
 
+  // LayerNorm and RMSNorm: a block per row; the parameter gradients (+=) a thread per column.
+  void (*layernorm_forward)(const float* x, const float* weight, const float* bias, float* y,
+                            float* mean, float* rstd, int64_t rows, int64_t cols, float eps,
+                            Stream stream) = nullptr;
+  void (*layernorm_backward)(const float* dy, const float* x, const float* weight,
+                             const float* mean, const float* rstd, float* dx, float* dweight,
+                             float* dbias, int64_t rows, int64_t cols, Stream stream) = nullptr;
   void (*activation_forward)(Activation kind, const float* x, float* y, int64_t n,
                              Stream stream) = nullptr;
   void (*activation_backward)(Activation kind, const float* x, const float* dy, float* dx,

@@ -16,6 +16,7 @@ void add_elementwise_twins(Kernels& k);
 void add_linear_twins(Kernels& k);
 void add_optimizer_twins(Kernels& k);
 void add_grad_norm_twins(Kernels& k);
+void add_layernorm_twins(Kernels& k);
 void add_activation_twins(Kernels& k);
 void add_dropout_twins(Kernels& k);
 void add_convert_twins(Kernels& k);
