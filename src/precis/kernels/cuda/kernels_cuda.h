@@ -58,6 +58,11 @@ struct Kernels {
   void (*layernorm_backward)(const float* dy, const float* x, const float* weight,
                              const float* mean, const float* rstd, float* dx, float* dweight,
                              float* dbias, int64_t rows, int64_t cols, Stream stream) = nullptr;
+  void (*rms_norm_forward)(const float* x, const float* weight, float* y, float* rstd,
+                           int64_t rows, int64_t cols, float eps, Stream stream) = nullptr;
+  void (*rms_norm_backward)(const float* dy, const float* x, const float* weight,
+                            const float* rstd, float* dx, float* dweight, int64_t rows,
+                            int64_t cols, Stream stream) = nullptr;
   void (*activation_forward)(Activation kind, const float* x, float* y, int64_t n,
                              Stream stream) = nullptr;
   void (*activation_backward)(Activation kind, const float* x, const float* dy, float* dx,

@@ -12,6 +12,7 @@ const Kernels& twins() {
     add_optimizer_twins(k);
     add_grad_norm_twins(k);
     add_layernorm_twins(k);
+    add_rms_norm_twins(k);
     add_activation_twins(k);
     add_dropout_twins(k);
     add_convert_twins(k);

@@ -17,6 +17,7 @@ void add_linear_twins(Kernels& k);
 void add_optimizer_twins(Kernels& k);
 void add_grad_norm_twins(Kernels& k);
 void add_layernorm_twins(Kernels& k);
+void add_rms_norm_twins(Kernels& k);
 void add_activation_twins(Kernels& k);
 void add_dropout_twins(Kernels& k);
 void add_convert_twins(Kernels& k);
