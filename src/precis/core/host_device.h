@@ -7,10 +7,14 @@
 // tests (tests/cuda_emulation/) runs with one host thread per CUDA thread.
 #pragma once
 
+// PRECIS_DEVICE marks a helper only kernels call (a block reduction with __syncthreads):
+// __device__ under nvcc, inline elsewhere (the emulator runs it on the host).
 #if defined(__CUDACC__)
 #define PRECIS_HOST_DEVICE __host__ __device__
+#define PRECIS_DEVICE static __device__
 #define PRECIS_KERNEL static __global__
 #else
 #define PRECIS_HOST_DEVICE
+#define PRECIS_DEVICE inline
 #define PRECIS_KERNEL inline
 #endif

@@ -1,6 +1,7 @@
 #include "precis/kernels/activation.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 
 namespace precis {
@@ -48,7 +49,8 @@ void activation_forward(Activation kind, const Tensor& x, const Tensor& y) {
     case DeviceKind::CPU:
       return cpu::activation_forward(kind, x.f32(), y.f32(), x.numel());
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::activation_forward, "activation", d)(
+          kind, x.f32(), y.f32(), x.numel(), op_stream(d));
   }
   no_backend("activation", d);
 }
@@ -62,7 +64,8 @@ void activation_backward(Activation kind, const Tensor& x, const Tensor& dy, con
     case DeviceKind::CPU:
       return cpu::activation_backward(kind, x.f32(), dy.f32(), dx.f32(), x.numel());
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::activation_backward, "activation backward", d)(
+          kind, x.f32(), dy.f32(), dx.f32(), x.numel(), op_stream(d));
   }
   no_backend("activation backward", d);
 }

@@ -4,6 +4,7 @@
 
 #include "precis/kernels/copy.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 
 namespace precis {
@@ -23,7 +24,12 @@ void convert(const Tensor& src, const Tensor& dst) {
                        : cpu::convert_from_16(src.data<const uint16_t>(), dst.f32(), src.numel(),
                                               src.dtype == DType::BF16);
     case DeviceKind::CUDA:
-      break;
+      return narrowing ? cuda::twin(&cuda::Kernels::convert_to_16, "convert", d)(
+                             src.f32(), dst.data<uint16_t>(), src.numel(),
+                             dst.dtype == DType::BF16, op_stream(d))
+                       : cuda::twin(&cuda::Kernels::convert_from_16, "convert", d)(
+                             src.data<const uint16_t>(), dst.f32(), src.numel(),
+                             src.dtype == DType::BF16, op_stream(d));
   }
   no_backend("convert", d);
 }

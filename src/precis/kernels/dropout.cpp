@@ -4,6 +4,7 @@
 
 #include "precis/kernels/copy.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 
 namespace precis {
@@ -26,7 +27,9 @@ void apply_dropout(const Tensor& x, const DropoutSpec& d, const Tensor& y, const
       return cpu::dropout(x.f32(), y.f32(), x.numel(), dropout_threshold(d.p), scale, d.seed,
                           d.stream, first);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::dropout, what, device)(
+          x.f32(), y.f32(), x.numel(), dropout_threshold(d.p), scale, d.seed, d.stream, first,
+          op_stream(device));
   }
   no_backend(what, device);
 }

@@ -1,6 +1,7 @@
 #include "precis/kernels/layernorm.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 
 namespace precis {
@@ -17,7 +18,9 @@ void layernorm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias
       return cpu::layernorm_forward(x.f32(), weight.f32(), bias.f32(), y.f32(), mean.f32(),
                                     rstd.f32(), rows, cols, eps);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::layernorm_forward, "layernorm", d)(
+          x.f32(), weight.f32(), bias.f32(), y.f32(), mean.f32(), rstd.f32(), rows, cols, eps,
+          op_stream(d));
   }
   no_backend("layernorm", d);
 }
@@ -38,7 +41,9 @@ void layernorm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight,
       return cpu::layernorm_backward(dy.f32(), x.f32(), weight.f32(), mean.f32(), rstd.f32(),
                                      dx.f32(), dweight.f32(), dbias.f32(), rows, cols);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::layernorm_backward, "layernorm backward", d)(
+          dy.f32(), x.f32(), weight.f32(), mean.f32(), rstd.f32(), dx.f32(), dweight.f32(),
+          dbias.f32(), rows, cols, op_stream(d));
   }
   no_backend("layernorm backward", d);
 }

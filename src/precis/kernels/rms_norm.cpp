@@ -1,6 +1,7 @@
 #include "precis/kernels/rms_norm.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 
 namespace precis {
@@ -16,7 +17,8 @@ void rms_norm_forward(const Tensor& x, const Tensor& weight, float eps, const Te
     case DeviceKind::CPU:
       return cpu::rms_norm_forward(x.f32(), weight.f32(), y.f32(), rstd.f32(), rows, cols, eps);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::rms_norm_forward, "rms_norm", d)(
+          x.f32(), weight.f32(), y.f32(), rstd.f32(), rows, cols, eps, op_stream(d));
   }
   no_backend("rms_norm", d);
 }
@@ -34,7 +36,9 @@ void rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, 
       return cpu::rms_norm_backward(dy.f32(), x.f32(), weight.f32(), rstd.f32(), dx.f32(),
                                     dweight.f32(), rows, cols);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::rms_norm_backward, "rms_norm backward", d)(
+          dy.f32(), x.f32(), weight.f32(), rstd.f32(), dx.f32(), dweight.f32(), rows, cols,
+          op_stream(d));
   }
   no_backend("rms_norm backward", d);
 }

@@ -38,11 +38,13 @@ class ActivationKernel : public KernelTest {};
 
 }  // namespace
 
-// A flat 64 and the odd shapes; inputs in [-4, 4], away from relu's kink.
+// A flat 64, the odd shapes and one larger than the emulated grid's threads (its grid-stride
+// loop wraps); inputs in [-4, 4], away from relu's kink.
 TEST_P(ActivationKernel, EveryKindMatchesFiniteDifferences) {
   std::mt19937 rng(6);
   std::vector<Shape> shapes{Shape{64}};
   for (OddShape s : odd_shapes()) shapes.push_back(Shape{s.rows, s.cols});
+  shapes.push_back(Shape{3, 401});
   for (const Shape& shape : shapes) {
     const int64_t n = shape.numel();
     std::vector<float> x = random_floats(n, rng, -4.0f, 4.0f);
@@ -80,4 +82,4 @@ TEST_P(ActivationKernel, ReluGradientAtZeroIsZero) {
   EXPECT_EQ(to_host(d)[0], 0.0f) << "relu'(0) = 0 as in torch";
 }
 
-INSTANTIATE_CPU_KERNEL_TEST(ActivationKernel);
+INSTANTIATE_KERNEL_TEST(ActivationKernel);

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "precis/core/dtype.h"
 #include "precis/kernels/convert.h"
 
 #include "kernel_test.h"
@@ -101,4 +102,53 @@ TEST_P(ConvertKernel, OnlyBetweenFp32AndSixteenBits) {
   EXPECT_THROW(convert(a, short_half), Error);
 }
 
-INSTANTIATE_CPU_KERNEL_TEST(ConvertKernel);
+// Every 16-bit word widens to core/dtype.h's float, and random fp32 words (normals, subnormals,
+// infinities, NaNs) narrow to its words: the op's conversions are the load-time ones, bit for
+// bit, on every backend. 65536 words: the grid-stride loops wrap.
+TEST_P(ConvertKernel, SameBitsAsTheLoadTimeConversions) {
+  const int64_t words = 65536;
+  std::vector<uint16_t> every(static_cast<size_t>(words));
+  for (int64_t i = 0; i < words; ++i) every[size_t(i)] = uint16_t(i);
+  auto float_bits = [](float v) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return u;
+  };
+  Arena arena(size_t(words) * 2 + Arena::kAlignment, device());
+  for (DType dtype : {DType::BF16, DType::F16}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    Tensor narrow_words = arena.alloc({words}, dtype), wide = filled({words});
+    copy(Tensor{every.data(), Shape{words}, dtype, Device::cpu()}, narrow_words);
+    convert(narrow_words, wide);
+    std::vector<float> back = to_host(wide);
+    for (int64_t i = 0; i < words; ++i) {
+      const float expected = dtype == DType::BF16 ? bf16_to_float(every[size_t(i)])
+                                                  : f16_to_float(every[size_t(i)]);
+      ASSERT_EQ(float_bits(back[size_t(i)]), float_bits(expected)) << "word " << i;
+    }
+    arena.reset();
+  }
+  std::mt19937 rng(17);
+  std::vector<float> values(static_cast<size_t>(words));
+  for (float& v : values) {
+    uint32_t u = uint32_t(rng());
+    // A quarter across fp16's range (2^-27..2^16: below its subnormals to beyond its
+    // overflow), an eighth on an fp16 tie there, an eighth on a bf16 tie.
+    const uint32_t fp16_range = uint32_t(100 + (u >> 8) % 44) << 23;
+    if (u % 4 == 0) u = (u & 0x807FFFFFu) | fp16_range;
+    if (u % 8 == 2) u = (u & 0x807FE000u) | fp16_range | 0x1000u;
+    if (u % 8 == 1) u = (u & 0xFFFF0000u) | 0x8000u;
+    std::memcpy(&v, &u, 4);
+  }
+  for (DType dtype : {DType::BF16, DType::F16}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    std::vector<uint16_t> got = narrow(values, dtype);
+    for (int64_t i = 0; i < words; ++i) {
+      const float v = values[size_t(i)];
+      ASSERT_EQ(got[size_t(i)], dtype == DType::BF16 ? float_to_bf16(v) : float_to_f16(v))
+          << "value " << v << " (word " << float_bits(v) << ")";
+    }
+  }
+}
+
+INSTANTIATE_KERNEL_TEST(ConvertKernel);

@@ -153,7 +153,7 @@ TEST_P(DropoutKernel, AShardNumbersItsMaskAsTheWholeBatch) {
   EXPECT_EQ(to_host(dx_shard), expected);
 }
 
-INSTANTIATE_CPU_KERNEL_TEST(DropoutKernel);
+INSTANTIATE_KERNEL_TEST(DropoutKernel);
 
 TEST(DropoutCpu, SameMaskForAnyThreadCount) {
   const int64_t n = 100003;  // not a multiple of the parallel chunk

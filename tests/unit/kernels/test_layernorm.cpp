@@ -90,7 +90,40 @@ TEST_P(LayerNormKernel, OddShapes) {
   }
 }
 
-INSTANTIATE_CPU_KERNEL_TEST(LayerNormKernel);
+// Rows wider than a block's threads (a CUDA row block strides 9 times) and more columns than
+// the emulated grid's threads (the parameter gradients' grid-stride loop wraps).
+TEST_P(LayerNormKernel, WideRows) {
+  std::mt19937 rng(8);
+  const int64_t rows = 2, cols = 1031;
+  std::vector<float> x = random_floats(rows * cols, rng, -2.0f, 3.0f);
+  for (int64_t c = 0; c < cols; ++c) x[c] += 10.0f;
+  check({rows, cols}, x, 9);
+}
+
+// dweight and dbias sum each column's rows in order on every backend: given the same mean and
+// rstd, they are the CPU's bits.
+TEST_P(LayerNormKernel, ParameterGradientsAreTheCpuBits) {
+  std::mt19937 rng(10);
+  const int64_t rows = 37, cols = 300;
+  const size_t n = static_cast<size_t>(rows * cols), c = static_cast<size_t>(cols),
+               r = static_cast<size_t>(rows);
+  std::vector<float> x = random_floats(rows * cols, rng), G = random_floats(rows * cols, rng),
+                     w = random_floats(cols, rng), b = random_floats(cols, rng), y(n), mean(r),
+                     rstd(r), dx(n), dw(c, 0.5f), db(c, 0.25f);
+  auto host = [](std::vector<float>& v, Shape s) { return Tensor{v.data(), s, DType::F32, Device::cpu()}; };
+  layernorm_forward(host(x, {rows, cols}), host(w, {cols}), host(b, {cols}), 1e-5f,
+                    host(y, {rows, cols}), host(mean, {rows}), host(rstd, {rows}));
+  layernorm_backward(host(G, {rows, cols}), host(x, {rows, cols}), host(w, {cols}),
+                     host(mean, {rows}), host(rstd, {rows}), host(dx, {rows, cols}),
+                     host(dw, {cols}), host(db, {cols}));
+  Tensor dwt = filled({cols}, 0.5f), dbt = filled({cols}, 0.25f), dxt = filled({rows, cols});
+  layernorm_backward(on_device(G, {rows, cols}), on_device(x, {rows, cols}), on_device(w, {cols}),
+                     on_device(mean, {rows}), on_device(rstd, {rows}), dxt, dwt, dbt);
+  EXPECT_EQ(to_host(dwt), dw);
+  EXPECT_EQ(to_host(dbt), db);
+}
+
+INSTANTIATE_KERNEL_TEST(LayerNormKernel);
 
 // The parameter gradients sum rows in order on every thread count.
 TEST(LayerNormCpu, SameBitsForAnyThreadCount) {

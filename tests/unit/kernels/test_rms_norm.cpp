@@ -87,7 +87,31 @@ TEST_P(RmsNormKernel, RejectsMismatchedShapes) {
   EXPECT_THROW(rms_norm_backward(x, x, w37, rstd, dx, dw), Error);
 }
 
-INSTANTIATE_CPU_KERNEL_TEST(RmsNormKernel);
+// Rows wider than a block's threads (a CUDA row block strides 9 times) and more columns than
+// the emulated grid's threads (the weight gradient's grid-stride loop wraps).
+TEST_P(RmsNormKernel, WideRows) { check(2, 1031, 11); }
+
+// dweight sums each column's rows in order on every backend: given the same rstd, it is the
+// CPU's bits.
+TEST_P(RmsNormKernel, WeightGradientIsTheCpuBits) {
+  std::mt19937 rng(12);
+  const int64_t rows = 37, cols = 300;
+  const size_t n = static_cast<size_t>(rows * cols);
+  std::vector<float> x = random_floats(rows * cols, rng), G = random_floats(rows * cols, rng),
+                     w = random_floats(cols, rng), y(n), rstd(static_cast<size_t>(rows)), dx(n),
+                     dw(static_cast<size_t>(cols), 0.5f);
+  auto host = [](std::vector<float>& v, Shape s) { return Tensor{v.data(), s, DType::F32, Device::cpu()}; };
+  rms_norm_forward(host(x, {rows, cols}), host(w, {cols}), 1e-6f, host(y, {rows, cols}),
+                   host(rstd, {rows}));
+  rms_norm_backward(host(G, {rows, cols}), host(x, {rows, cols}), host(w, {cols}),
+                    host(rstd, {rows}), host(dx, {rows, cols}), host(dw, {cols}));
+  Tensor dwt = filled({cols}, 0.5f), dxt = filled({rows, cols});
+  rms_norm_backward(on_device(G, {rows, cols}), on_device(x, {rows, cols}), on_device(w, {cols}),
+                    on_device(rstd, {rows}), dxt, dwt);
+  EXPECT_EQ(to_host(dwt), dw);
+}
+
+INSTANTIATE_KERNEL_TEST(RmsNormKernel);
 
 TEST(RmsNormCpu, SameBitsForAnyThreadCount) {
   std::mt19937 rng(32);

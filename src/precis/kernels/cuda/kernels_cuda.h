@@ -14,6 +14,8 @@
 #include "precis/core/allocator.h"
 #include "precis/core/device.h"
 #include "precis/kernels/attention.h"
+
+#include "precis/kernels/activation.h"
 #include "precis/kernels/dispatch.h"
 #include "precis/kernels/optimizer_math.h"
 #include "precis/kernels/relative_position.h"
@@ -105,6 +107,31 @@ struct Kernels {
                                           int64_t first_query, float* dtable, int64_t batch,
                                           int64_t heads, int64_t tq, int64_t tk,
                                           Stream stream) = nullptr;
+
+  // LayerNorm and RMSNorm: a block per row; the parameter gradients (+=) a thread per column.
+  void (*layernorm_forward)(const float* x, const float* weight, const float* bias, float* y,
+                            float* mean, float* rstd, int64_t rows, int64_t cols, float eps,
+                            Stream stream) = nullptr;
+  void (*layernorm_backward)(const float* dy, const float* x, const float* weight,
+                             const float* mean, const float* rstd, float* dx, float* dweight,
+                             float* dbias, int64_t rows, int64_t cols, Stream stream) = nullptr;
+  void (*rms_norm_forward)(const float* x, const float* weight, float* y, float* rstd,
+                           int64_t rows, int64_t cols, float eps, Stream stream) = nullptr;
+  void (*rms_norm_backward)(const float* dy, const float* x, const float* weight,
+                            const float* rstd, float* dx, float* dweight, int64_t rows,
+                            int64_t cols, Stream stream) = nullptr;
+  void (*activation_forward)(Activation kind, const float* x, float* y, int64_t n,
+                             Stream stream) = nullptr;
+  void (*activation_backward)(Activation kind, const float* x, const float* dy, float* dx,
+                              int64_t n, Stream stream) = nullptr;
+  // Dropout's flat elements first.. of (seed, stream_id), as cpu::dropout.
+  void (*dropout)(const float* x, float* y, int64_t n, uint64_t threshold, float scale,
+                  uint64_t seed, uint64_t stream_id, uint64_t first, Stream stream) = nullptr;
+  // fp32 to and from bf16 (bf16) or fp16, convert_math.h's bits.
+  void (*convert_to_16)(const float* src, uint16_t* dst, int64_t n, bool bf16,
+                        Stream stream) = nullptr;
+  void (*convert_from_16)(const uint16_t* src, float* dst, int64_t n, bool bf16,
+                          Stream stream) = nullptr;
 };
 
 // The installed backend's table; null when none is (no backend in this process, or no GPU).

@@ -16,6 +16,11 @@ const Kernels& twins() {
     add_cross_entropy_twins(k);
     add_token_ids_twins(k);
     add_relative_position_twins(k);
+    add_layernorm_twins(k);
+    add_rms_norm_twins(k);
+    add_activation_twins(k);
+    add_dropout_twins(k);
+    add_convert_twins(k);
     return k;
   }();
   return table;

@@ -25,5 +25,10 @@ void add_embedding_twins(Kernels& k);
 void add_cross_entropy_twins(Kernels& k);
 void add_token_ids_twins(Kernels& k);
 void add_relative_position_twins(Kernels& k);
+void add_layernorm_twins(Kernels& k);
+void add_rms_norm_twins(Kernels& k);
+void add_activation_twins(Kernels& k);
+void add_dropout_twins(Kernels& k);
+void add_convert_twins(Kernels& k);
 
 }  // namespace precis::cuda

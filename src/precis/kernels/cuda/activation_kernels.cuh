@@ -1,0 +1,78 @@
+// The CUDA twin's kernels of the activations (kernels/activation.h): one thread per element in a
+// grid-stride loop, each element activation_math.h's formula for the kind, the expression the
+// CPU loop runs, so the results are the CPU's bits (erf, tanh and exp up to libm's ulps on a GPU).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "precis/core/host_device.h"
+#include "precis/kernels/activation.h"
+#include "precis/kernels/activation_math.h"
+
+namespace precis::cuda {
+
+// act(v) for the kind; the branch is the same for every thread of a launch.
+PRECIS_HOST_DEVICE inline float activate(Activation kind, float v) {
+  using namespace activation_math;
+  switch (kind) {
+    case Activation::GeluExact:
+      return gelu_exact(v);
+    case Activation::GeluTanh:
+      return gelu_tanh(v);
+    case Activation::GeluFast:
+      return gelu_fast(v);
+    case Activation::QuickGelu:
+      return sigmoid_gate(v, kQuickGeluA);
+    case Activation::Relu:
+      return relu(v);
+    case Activation::Silu:
+      return sigmoid_gate(v, 1.0f);
+    case Activation::Tanh:
+      return std::tanh(v);
+    case Activation::Linear:
+      return v;
+  }
+  return v;
+}
+
+// act'(v) for the kind.
+PRECIS_HOST_DEVICE inline float activation_slope(Activation kind, float v) {
+  using namespace activation_math;
+  switch (kind) {
+    case Activation::GeluExact:
+      return gelu_exact_derivative(v);
+    case Activation::GeluTanh:
+      return tanh_gelu_derivative(v, kSqrt2OverPi, kGeluCubic);
+    case Activation::GeluFast:
+      return tanh_gelu_derivative(v, kGeluFastK, kGeluCubic);
+    case Activation::QuickGelu:
+      return sigmoid_gate_derivative(v, kQuickGeluA);
+    case Activation::Relu:
+      return relu_derivative(v);
+    case Activation::Silu:
+      return sigmoid_gate_derivative(v, 1.0f);
+    case Activation::Tanh:
+      return tanh_derivative(v);
+    case Activation::Linear:
+      return 1.0f;
+  }
+  return 1.0f;
+}
+
+// y = act(x); y may alias x.
+PRECIS_KERNEL void activation_forward_kernel(Activation kind, const float* x, float* y, int64_t n) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    y[i] = activate(kind, x[i]);
+}
+
+// dx = dy · act'(x); dx may alias dy.
+PRECIS_KERNEL void activation_backward_kernel(Activation kind, const float* x, const float* dy,
+                                              float* dx, int64_t n) {
+  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    dx[i] = dy[i] * activation_slope(kind, x[i]);
+}
+
+}  // namespace precis::cuda

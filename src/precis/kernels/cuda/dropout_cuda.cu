@@ -1,0 +1,22 @@
+// The CUDA twin of dropout (kernels/dropout.h): a thread per Philox block of the mask, in a
+// grid-stride loop (dropout_kernels.cuh).
+#include "precis/kernels/cuda/dropout_kernels.cuh"
+#include "precis/kernels/cuda/launch.h"
+#include "precis/kernels/cuda/twins.h"
+
+namespace precis::cuda {
+
+namespace {
+
+void dropout(const float* x, float* y, int64_t n, uint64_t threshold, float scale, uint64_t seed,
+             uint64_t stream_id, uint64_t first, Stream s) {
+  if (n == 0) return;
+  PRECIS_LAUNCH(dropout_kernel, dim3{grid_stride_blocks(int64_t(dropout_blocks(n, first)))},
+                dim3{kThreads}, s, x, y, n, threshold, scale, seed, stream_id, first);
+}
+
+}  // namespace
+
+void add_dropout_twins(Kernels& k) { k.dropout = dropout; }
+
+}  // namespace precis::cuda

@@ -1,0 +1,36 @@
+// The CUDA twin of LayerNorm (kernels/layernorm.h): a block per row, the parameter gradients a
+// thread per column (layernorm_kernels.cuh).
+#include "precis/kernels/cuda/launch.h"
+#include "precis/kernels/cuda/layernorm_kernels.cuh"
+#include "precis/kernels/cuda/twins.h"
+
+namespace precis::cuda {
+
+namespace {
+
+void layernorm_forward(const float* x, const float* weight, const float* bias, float* y,
+                       float* mean, float* rstd, int64_t rows, int64_t cols, float eps, Stream s) {
+  if (rows == 0) return;
+  PRECIS_LAUNCH(layernorm_forward_kernel, dim3{unsigned(rows)}, dim3{kRowThreads}, s, x, weight,
+                bias, y, mean, rstd, cols, eps);
+}
+
+void layernorm_backward(const float* dy, const float* x, const float* weight, const float* mean,
+                        const float* rstd, float* dx, float* dweight, float* dbias, int64_t rows,
+                        int64_t cols, Stream s) {
+  if (rows == 0) return;
+  // In stream order: the parameter gradients read dy before dx (which may be dy) is written.
+  PRECIS_LAUNCH(layernorm_parameter_gradients_kernel, dim3{grid_stride_blocks(cols)},
+                dim3{kThreads}, s, dy, x, mean, rstd, dweight, dbias, rows, cols);
+  PRECIS_LAUNCH(layernorm_input_gradient_kernel, dim3{unsigned(rows)}, dim3{kRowThreads}, s, dy, x,
+                weight, mean, rstd, dx, cols);
+}
+
+}  // namespace
+
+void add_layernorm_twins(Kernels& k) {
+  k.layernorm_forward = layernorm_forward;
+  k.layernorm_backward = layernorm_backward;
+}
+
+}  // namespace precis::cuda

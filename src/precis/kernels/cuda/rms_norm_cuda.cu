@@ -1,0 +1,35 @@
+// The CUDA twin of RMSNorm (kernels/rms_norm.h): a block per row, the weight gradient a thread
+// per column (rms_norm_kernels.cuh).
+#include "precis/kernels/cuda/launch.h"
+#include "precis/kernels/cuda/rms_norm_kernels.cuh"
+#include "precis/kernels/cuda/twins.h"
+
+namespace precis::cuda {
+
+namespace {
+
+void rms_norm_forward(const float* x, const float* weight, float* y, float* rstd, int64_t rows,
+                      int64_t cols, float eps, Stream s) {
+  if (rows == 0) return;
+  PRECIS_LAUNCH(rms_norm_forward_kernel, dim3{unsigned(rows)}, dim3{kRowThreads}, s, x, weight, y,
+                rstd, cols, eps);
+}
+
+void rms_norm_backward(const float* dy, const float* x, const float* weight, const float* rstd,
+                       float* dx, float* dweight, int64_t rows, int64_t cols, Stream s) {
+  if (rows == 0) return;
+  // In stream order: the weight gradient reads dy before dx (which may be dy) is written.
+  PRECIS_LAUNCH(rms_norm_weight_gradient_kernel, dim3{grid_stride_blocks(cols)}, dim3{kThreads}, s,
+                dy, x, rstd, dweight, rows, cols);
+  PRECIS_LAUNCH(rms_norm_input_gradient_kernel, dim3{unsigned(rows)}, dim3{kRowThreads}, s, dy, x,
+                weight, rstd, dx, cols);
+}
+
+}  // namespace
+
+void add_rms_norm_twins(Kernels& k) {
+  k.rms_norm_forward = rms_norm_forward;
+  k.rms_norm_backward = rms_norm_backward;
+}
+
+}  // namespace precis::cuda
