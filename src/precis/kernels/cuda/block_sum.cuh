@@ -24,4 +24,25 @@ PRECIS_DEVICE double block_sum(double value, double* lanes) {
   return sum;
 }
 
+// Σ over the block of two values at once (a row's sums of exponentials and of logits, a loss
+// total and its count), in the same fixed tree; blockDim.x a power of two. The sums come back
+// in a and b to every thread; lanes_a and lanes_b (__shared__, blockDim.x each) are free again
+// on return.
+template <class A, class B>
+PRECIS_DEVICE void block_sum_pair(A& a, B& b, A* lanes_a, B* lanes_b) {
+  lanes_a[threadIdx.x] = a;
+  lanes_b[threadIdx.x] = b;
+  __syncthreads();
+  for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
+    if (threadIdx.x < width) {
+      lanes_a[threadIdx.x] += lanes_a[threadIdx.x + width];
+      lanes_b[threadIdx.x] += lanes_b[threadIdx.x + width];
+    }
+    __syncthreads();
+  }
+  a = lanes_a[0];
+  b = lanes_b[0];
+  __syncthreads();  // every thread has read them before the lanes are used again
+}
+
 }  // namespace precis::cuda

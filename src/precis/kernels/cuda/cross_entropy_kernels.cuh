@@ -12,10 +12,9 @@
 #include "precis/core/host_device.h"
 #include "precis/kernels/cross_entropy.h"
 #include "precis/kernels/cross_entropy_math.h"
+#include "precis/kernels/cuda/block_sum.cuh"
 
 namespace precis::cuda {
-
-constexpr int kRowThreads = 128;  // threads per block: a power of two
 
 // losses[row] = the row's loss as float (0 where ignored), row_losses[row] the same in double,
 // for the total. A block per row: grid (n), block (kRowThreads).
@@ -50,19 +49,10 @@ PRECIS_KERNEL void cross_entropy_rows_kernel(const float* logits, const int32_t*
     sum += std::exp(double(row[j] - max));
     logit_sum += row[j];
   }
-  exp_sums[threadIdx.x] = sum;
-  logit_sums[threadIdx.x] = logit_sum;
-  __syncthreads();
-  for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
-    if (threadIdx.x < width) {
-      exp_sums[threadIdx.x] += exp_sums[threadIdx.x + width];
-      logit_sums[threadIdx.x] += logit_sums[threadIdx.x + width];
-    }
-    __syncthreads();
-  }
+  block_sum_pair(sum, logit_sum, exp_sums, logit_sums);
   if (threadIdx.x == 0) {
-    const double log_z = std::log(exp_sums[0]) + max;
-    const double loss = cross_entropy_math::smoothed_loss(log_z, row[label], logit_sums[0],
+    const double log_z = std::log(sum) + max;
+    const double loss = cross_entropy_math::smoothed_loss(log_z, row[label], logit_sum,
                                                           double(vocab), label_smoothing);
     losses[i] = float(loss);
     row_losses[i] = loss;
@@ -80,19 +70,10 @@ PRECIS_KERNEL void cross_entropy_total_kernel(const double* row_losses, const in
     s += row_losses[i];  // 0 where ignored
     c += labels[i] != kIgnoreIndex;
   }
-  sums[threadIdx.x] = s;
-  counts[threadIdx.x] = c;
-  __syncthreads();
-  for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
-    if (threadIdx.x < width) {
-      sums[threadIdx.x] += sums[threadIdx.x + width];
-      counts[threadIdx.x] += counts[threadIdx.x + width];
-    }
-    __syncthreads();
-  }
+  block_sum_pair(s, c, sums, counts);
   if (threadIdx.x == 0) {
-    sum[0] = sums[0];
-    counted[0] = counts[0];
+    sum[0] = s;
+    counted[0] = c;
   }
 }
 
