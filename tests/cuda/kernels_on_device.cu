@@ -2,7 +2,7 @@
 // kernels' arithmetic run here on the host (the same optimizer_math.h step, without
 // contraction): the fused, masked AdamW must be bit-identical, and the sum of squares within
 // n·2^-53 of a long-double sum. The kernel emulator runs the same bodies in CI
-// (tests/unit/cuda_emulation/); this is the GPU's confirmation. Built by scripts/gpu-check.sh
+// (tests/unit/cuda_emulation/, over tests/cuda_emulation/); this is the GPU's confirmation. Built by scripts/gpu-check.sh
 // with --fmad=false. Exits 2 with a message when no GPU is present.
 #include <cuda_runtime.h>
 
