@@ -4,6 +4,8 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
+#include <algorithm>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -20,10 +22,11 @@ namespace {
   std::abort();
 }
 
-// __syncthreads for the threads of one block.
+// __syncthreads for the threads of one block, and a warp's shuffle for the threads of one warp.
 class BlockBarrier {
  public:
-  BlockBarrier(const char* kernel, int threads) : kernel_(kernel), threads_(threads) {}
+  BlockBarrier(const char* kernel, int threads, const char* what = "__syncthreads")
+      : kernel_(kernel), what_(what), threads_(threads) {}
 
   void wait() {
     std::unique_lock<std::mutex> lock(mu_);
@@ -38,7 +41,7 @@ class BlockBarrier {
     if (!cv_.wait_for(lock, std::chrono::seconds(10), [&] { return generation_ != generation; }))
       fail(std::string(kernel_) + ": deadlock: " + std::to_string(waiting_) + " of " +
            std::to_string(threads_) + " threads of block " + std::to_string(blockIdx.x) +
-           " waited 10 s at __syncthreads");
+           " waited 10 s at " + what_);
   }
 
   // A thread returned from the kernel.
@@ -50,11 +53,12 @@ class BlockBarrier {
 
  private:
   [[noreturn]] void divergent() {
-    fail(std::string(kernel_) + ": divergent __syncthreads: a thread of block " +
-         std::to_string(blockIdx.x) + " returned while others wait at (or will reach) a barrier");
+    fail(std::string(kernel_) + ": divergent " + what_ + ": a thread of block " +
+         std::to_string(blockIdx.x) + " returned while others wait at (or will reach) it");
   }
 
   const char* kernel_;
+  const char* what_;
   const int threads_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -62,9 +66,36 @@ class BlockBarrier {
   uint64_t generation_ = 0;
 };
 
+// One warp of a block: its barrier and a slot per lane for the values a shuffle exchanges.
+struct Warp {
+  Warp(const char* kernel, int lanes) : barrier(kernel, lanes, "warp shuffle"), lanes(lanes) {}
+  BlockBarrier barrier;
+  const int lanes;
+  uint64_t slots[32] = {};
+};
+
 thread_local BlockBarrier* current_barrier = nullptr;
+thread_local Warp* current_warp = nullptr;
 
 }  // namespace
+
+uint64_t shuffle(unsigned mask, uint64_t value, int source_lane, int width) {
+  Warp* warp = current_warp;
+  if (!warp) fail("a warp shuffle outside a kernel");
+  const int lane = lane_id();
+  const unsigned full = warp->lanes == 32 ? 0xFFFFFFFFu : (1u << warp->lanes) - 1;
+  // A partial mask would need the lanes outside it to skip the exchange: not emulated.
+  if (mask != full) fail("a warp shuffle with mask " + std::to_string(mask) + ": only the whole warp's is emulated");
+  if (width <= 0 || width > 32 || (width & (width - 1)) != 0) fail("a warp shuffle of width " + std::to_string(width));
+  warp->slots[lane] = value;
+  warp->barrier.wait();  // every lane has written
+  // CUDA's rule: the source lane is taken within the lane's segment of `width` lanes; a lane
+  // outside the warp's existing lanes gives the caller its own value.
+  const int source = (lane / width) * width + ((source_lane % width) + width) % width;
+  const uint64_t result = source < warp->lanes ? warp->slots[source] : value;
+  warp->barrier.wait();  // every lane has read before the next shuffle writes
+  return result;
+}
 
 void syncthreads() {
   if (!current_barrier) fail("__syncthreads outside a kernel");
@@ -143,6 +174,9 @@ void launch(const char* kernel, dim3 grid, dim3 block, const std::function<void(
     for (unsigned by = 0; by < grid.y; ++by)
       for (unsigned bx = 0; bx < grid.x; ++bx) {
         BlockBarrier barrier(kernel, threads);
+        std::vector<std::unique_ptr<Warp>> warps;
+        for (int first = 0; first < threads; first += 32)
+          warps.push_back(std::make_unique<Warp>(kernel, std::min(32, threads - first)));
         pool.run(threads, [&](int t) {
           threadIdx = {unsigned(t) % block.x, unsigned(t) / block.x % block.y,
                        unsigned(t) / (block.x * block.y)};
@@ -150,9 +184,12 @@ void launch(const char* kernel, dim3 grid, dim3 block, const std::function<void(
           blockDim = block;
           gridDim = grid;
           current_barrier = &barrier;
+          current_warp = warps[size_t(t / 32)].get();
           body();
+          current_warp->barrier.exit();
           barrier.exit();
           current_barrier = nullptr;
+          current_warp = nullptr;
         });
       }
 }

@@ -22,9 +22,12 @@
 // leak into the other files of a unity batch).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
+#include <type_traits>
 
 namespace precis::cuda_emulation {
 
@@ -38,12 +41,66 @@ void launch(const char* kernel, dim3 grid, dim3 block, const std::function<void(
 
 void syncthreads();
 
+// The warp's exchange: every lane of the calling thread's warp gives `value` (its bits) and gets
+// lane source_lane's (within its segment of `width` lanes). Only a whole warp's mask is
+// emulated; a lane that returns while its warp waits aborts the run as a divergent shuffle.
+uint64_t shuffle(unsigned mask, uint64_t value, int source_lane, int width);
+
+template <class T>
+T shuffle_as(unsigned mask, T value, int source_lane, int width) {
+  static_assert(sizeof(T) <= sizeof(uint64_t) && std::is_trivially_copyable_v<T>);
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof(T));
+  bits = shuffle(mask, bits, source_lane, width);
+  T out;
+  std::memcpy(&out, &bits, sizeof(T));
+  return out;
+}
+
 }  // namespace precis::cuda_emulation
 
 // The names a kernel body uses, per emulated CUDA thread.
 using dim3 = precis::cuda_emulation::dim3;
 extern thread_local dim3 threadIdx, blockIdx, blockDim, gridDim;
 inline void __syncthreads() { precis::cuda_emulation::syncthreads(); }
+
+namespace precis::cuda_emulation {
+// The calling thread's lane: its linear index in the block, modulo the warp's 32.
+inline int lane_id() {
+  return int((threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) % 32);
+}
+}  // namespace precis::cuda_emulation
+
+// Warp shuffles; lanes count the block's threads in linear order, 32 to a warp.
+template <class T>
+T __shfl_sync(unsigned mask, T value, int source_lane, int width = 32) {
+  return precis::cuda_emulation::shuffle_as(mask, value, source_lane, width);
+}
+template <class T>
+T __shfl_xor_sync(unsigned mask, T value, int lane_mask, int width = 32) {
+  return precis::cuda_emulation::shuffle_as(mask, value, precis::cuda_emulation::lane_id() ^ lane_mask, width);
+}
+template <class T>
+T __shfl_down_sync(unsigned mask, T value, unsigned delta, int width = 32) {
+  // A lane whose source would pass its segment's end keeps its own value.
+  const int lane = precis::cuda_emulation::lane_id(), within = lane % width;
+  const int source = within + int(delta) < width ? lane + int(delta) : lane;
+  return precis::cuda_emulation::shuffle_as(mask, value, source % width, width);
+}
+
+// Atomics: the host's, on the same memory (TSan sees them as atomic, so they are no race).
+template <class T>
+T atomicAdd(T* address, T value) {
+  return std::atomic_ref<T>(*address).fetch_add(value);
+}
+template <class T>
+T atomicMax(T* address, T value) {
+  std::atomic_ref<T> a(*address);
+  T old = a.load();
+  while (old < value && !a.compare_exchange_weak(old, value)) {
+  }
+  return old;
+}
 #define __shared__ static
 
 // EMULATE(kernel, grid, block, args...): kernel<<<grid, block>>>(args...) on the host.

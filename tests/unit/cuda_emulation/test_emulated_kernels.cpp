@@ -116,3 +116,61 @@ TEST(CudaEmulator, ADivergentSyncthreadsEndsTheRunWithTheKernelsName) {
   EXPECT_DEATH(EMULATE(divergent_kernel, dim3{1}, dim3{8}, out.data()),
                "divergent_kernel: divergent __syncthreads");
 }
+
+namespace {
+
+// A warp's sum by butterfly (xor) and by halving (down), over a block of 48 threads: one whole
+// warp and one of 16 lanes, whose mask is its 16 lanes.
+void warp_sums_kernel(const int* in, int* by_xor, int* by_down) {
+  const int t = int(threadIdx.x), lanes = t < 32 ? 32 : int(blockDim.x) - 32;
+  const unsigned mask = lanes == 32 ? 0xFFFFFFFFu : (1u << lanes) - 1;
+  int x = in[t], d = in[t];
+  for (int offset = lanes / 2; offset > 0; offset /= 2) {
+    x += __shfl_xor_sync(mask, x, offset);
+    d += __shfl_down_sync(mask, d, unsigned(offset));
+  }
+  by_xor[t] = x;
+  by_down[t] = d;
+}
+
+// Lane 3 leaves before the shuffle its warp waits at.
+void divergent_shuffle_kernel(int* out) {
+  if (threadIdx.x == 3) return;
+  out[threadIdx.x] = __shfl_xor_sync(0xFFFFFFFFu, int(threadIdx.x), 1);
+}
+
+void count_kernel(int64_t* counter, float* total) {
+  atomicAdd(counter, int64_t(1));
+  atomicAdd(total, 0.5f);
+}
+
+}  // namespace
+
+TEST(CudaEmulator, WarpShufflesExchangeWithinEachWarp) {
+  std::vector<int> in(48), by_xor(48, -1), by_down(48, -1);
+  for (int t = 0; t < 48; ++t) in[size_t(t)] = t * t + 1;
+  EMULATE(warp_sums_kernel, dim3{2}, dim3{48}, in.data(), by_xor.data(), by_down.data());
+  int first = 0, second = 0;
+  for (int t = 0; t < 32; ++t) first += in[size_t(t)];
+  for (int t = 32; t < 48; ++t) second += in[size_t(t)];
+  for (int t = 0; t < 48; ++t) EXPECT_EQ(by_xor[size_t(t)], t < 32 ? first : second) << "lane " << t;
+  // Halving leaves the whole sum in each warp's lane 0 only.
+  EXPECT_EQ(by_down[0], first);
+  EXPECT_EQ(by_down[32], second);
+  EXPECT_NE(by_down[31], first);
+}
+
+TEST(CudaEmulator, ADivergentShuffleEndsTheRunWithTheKernelsName) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::vector<int> out(32, 0);
+  EXPECT_DEATH(EMULATE(divergent_shuffle_kernel, dim3{1}, dim3{32}, out.data()),
+               "divergent_shuffle_kernel: divergent warp shuffle");
+}
+
+TEST(CudaEmulator, AtomicsAddFromEveryThread) {
+  int64_t counter = 0;
+  float total = 0.0f;
+  EMULATE(count_kernel, dim3{3}, dim3{100}, &counter, &total);
+  EXPECT_EQ(counter, 300);
+  EXPECT_EQ(total, 150.0f);  // halves add exactly in any order
+}
