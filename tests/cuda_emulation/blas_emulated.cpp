@@ -6,6 +6,8 @@
 #include "precis/core/error.h"
 #include "precis/kernels/cuda/blas.h"
 
+#include "device_memory.h"
+
 namespace precis::cuda {
 
 namespace {
@@ -24,6 +26,7 @@ void gemm(Stream, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a, G
         "gemm: leading dimensions " + std::to_string(a.ld) + ", " + std::to_string(b.ld) + ", " +
             std::to_string(ldc) + " for " + std::to_string(m) + "x" + std::to_string(n) + "x" +
             std::to_string(k));
+  cuda_emulation::DeviceMemoryAccess access;
   for (int64_t j = 0; j < n; ++j)
     for (int64_t i = 0; i < m; ++i) {
       float acc = 0.0f;

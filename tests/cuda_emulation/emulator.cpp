@@ -1,5 +1,7 @@
 #include "emulator.h"
 
+#include "device_memory.h"
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -170,6 +172,7 @@ void launch(const char* kernel, dim3 grid, dim3 block, const std::function<void(
   static std::mutex device;
   static ThreadPool pool;
   std::lock_guard<std::mutex> one_at_a_time(device);
+  DeviceMemoryAccess access;
   for (unsigned bz = 0; bz < grid.z; ++bz)
     for (unsigned by = 0; by < grid.y; ++by)
       for (unsigned bx = 0; bx < grid.x; ++bx) {

@@ -14,7 +14,9 @@
 //
 // What it cannot see: the GPU's memory model (anything that relies on ordering beyond
 // __syncthreads, e.g. missing __threadfence between blocks, since blocks run one after
-// another here), host/device pointer mix-ups (all memory is host memory), register and
+// another here), host/device pointer mix-ups unless device memory is guarded
+// (device_memory.h: then the host's own reads and writes of it stop with SIGSEGV), a device
+// pointer passed where a kernel expects host memory (all of it is host memory), register and
 // shared-memory limits and occupancy, warp-synchronous code (shuffles and votes are not
 // emulated yet), and cuBLASLt and NCCL themselves. Keep shapes small: threads are real threads.
 //

@@ -1,6 +1,7 @@
 // cuda/runtime.h in the kernel emulator: "device" memory is host memory (aligned as
-// cudaMalloc aligns), copies and fills happen at once (the emulator runs every launch to the
-// end before returning, so the stream's order holds), and synchronize has nothing to wait for.
+// cudaMalloc aligns; guarded from the host's own reads and writes when device_memory.h says
+// so), copies and fills happen at once (the emulator runs every launch to the end before
+// returning, so the stream's order holds), and synchronize has nothing to wait for.
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -10,36 +11,43 @@
 #include "precis/core/error.h"
 #include "precis/kernels/cuda/runtime.h"
 
+#include "device_memory.h"
+
 namespace precis::cuda {
 
-void* device_malloc(int device, size_t bytes) {
-  constexpr size_t kAlign = 256;
-  void* p = std::aligned_alloc(kAlign, (bytes + kAlign - 1) / kAlign * kAlign);
-  check(p != nullptr, "emulated cudaMalloc of " + std::to_string(bytes) + " bytes on cuda:" +
-                          std::to_string(device));
-  return p;
-}
+void* device_malloc(int, size_t bytes) { return cuda_emulation::device_allocate(bytes); }
 
-void device_free(int, void* p) { std::free(p); }
+void device_free(int, void* p) { cuda_emulation::device_release(p); }
 
 void copy_async(void* dst, const void* src, size_t bytes, Stream) {
+  cuda_emulation::DeviceMemoryAccess access;
   if (bytes) std::memmove(dst, src, bytes);
 }
 
 void memset_async(void* p, int value, size_t bytes, Stream) {
+  cuda_emulation::DeviceMemoryAccess access;
   if (bytes) std::memset(p, value, bytes);
 }
 
 void synchronize(Stream) {}
 
 void* scratch(Stream s, size_t bytes) {
+  struct Buffer {
+    void* data = nullptr;
+    size_t bytes = 0;
+  };
   static std::mutex mu;
-  static std::vector<std::vector<unsigned char>> per_device;
+  static std::vector<Buffer> per_device;
   std::lock_guard<std::mutex> lock(mu);
   const size_t d = size_t(s.device.index);
   if (per_device.size() <= d) per_device.resize(d + 1);
-  if (per_device[d].size() < bytes) per_device[d].resize(bytes);
-  return per_device[d].data();
+  Buffer& b = per_device[d];
+  if (b.bytes < bytes) {
+    device_free(int(d), b.data);
+    b.data = device_malloc(int(d), bytes);
+    b.bytes = bytes;
+  }
+  return b.data;
 }
 
 }  // namespace precis::cuda

@@ -11,7 +11,12 @@
 #include <random>
 #include <vector>
 
+#include "cuda_emulation/device_memory.h"
+#include "cuda_emulation/install.h"
+#include "precis/core/arena.h"
 #include "precis/dist/flat_parameters.h"
+#include "precis/kernels/copy.h"
+#include "precis/kernels/elementwise.h"
 #include "precis/kernels/cuda/grad_norm_kernels.cuh"
 #include "precis/kernels/cuda/optimizer_kernels.cuh"
 #include "precis/kernels/grad_norm.h"
@@ -173,4 +178,22 @@ TEST(CudaEmulator, AtomicsAddFromEveryThread) {
   EMULATE(count_kernel, dim3{3}, dim3{100}, &counter, &total);
   EXPECT_EQ(counter, 300);
   EXPECT_EQ(total, 150.0f);  // halves add exactly in any order
+}
+
+// Guarded device memory: ops reach it, the host's own reads and writes stop the run there.
+TEST(CudaEmulator, GuardedDeviceMemoryStopsTheHostsOwnReads) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  cuda_emulation::install();
+  cuda_emulation::guard_device_memory(true);
+  {
+    Arena arena(1024, Device::cuda(0));
+    Tensor x = arena.alloc({4}, DType::F32);
+    std::vector<float> host{1.0f, 2.0f, 3.0f, 4.0f}, back(4);
+    copy(Tensor{host.data(), Shape{4}, DType::F32, Device::cpu()}, x);
+    scale_in_place(x, 2.0f);
+    copy(x, Tensor{back.data(), Shape{4}, DType::F32, Device::cpu()});
+    EXPECT_EQ(back, (std::vector<float>{2.0f, 4.0f, 6.0f, 8.0f}));
+    EXPECT_DEATH(std::printf("%f\n", double(x.f32()[0])), "");
+  }
+  cuda_emulation::guard_device_memory(false);
 }

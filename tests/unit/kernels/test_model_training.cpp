@@ -21,6 +21,10 @@
 #include "precis/model/t5/t5_init.h"
 
 #include "backends.h"
+
+#ifdef PRECIS_EMULATED_CUDA_BACKEND
+#include "cuda_emulation/device_memory.h"
+#endif
 #include "precis/train/optimizer.h"
 
 namespace precis {
@@ -111,8 +115,19 @@ Trajectory train_three_steps(const Config& c, const typename ModelFamily<Config>
   return out;
 }
 
+// In the emulator, device memory the host reads or writes directly (a crash on a GPU) stops the
+// test with SIGSEGV where it happens: the model code, the optimizer and the clipping must move
+// data only through ops.
+struct GuardedDeviceMemory {
+#ifdef PRECIS_EMULATED_CUDA_BACKEND
+  GuardedDeviceMemory() { cuda_emulation::guard_device_memory(true); }
+  ~GuardedDeviceMemory() { cuda_emulation::guard_device_memory(false); }
+#endif
+};
+
 template <class Config>
 void expect_cuda_training_matches_cpu(const Config& c) {
+  GuardedDeviceMemory guard;
   std::vector<Device> gpus;
   for (Device d : testing::kernel_backends())
     if (!d.is_cpu()) gpus.push_back(d);
