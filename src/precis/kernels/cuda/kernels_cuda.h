@@ -14,6 +14,7 @@
 #include "precis/core/allocator.h"
 #include "precis/core/device.h"
 #include "precis/kernels/attention.h"
+#include "precis/kernels/decoding.h"
 #include "precis/kernels/dispatch.h"
 #include "precis/kernels/optimizer_math.h"
 
@@ -65,6 +66,17 @@ struct Kernels {
                              int64_t past, const float* bias, float scale,
                              const DropoutRange& dropout, float* dq, float* dk, float* dv,
                              float* d_scores, Stream stream) = nullptr;
+
+  // decoding.h, its CPU twin's arguments: the parameter structs are host memory (the twin
+  // uploads their lists in stream order), everything else device memory.
+  void (*next_token_scores)(float* scores, int64_t rows, int64_t vocab, const int32_t* history,
+                            int64_t history_capacity, int64_t length,
+                            const LogitsProcessing& processing, const float* beam_scores,
+                            Stream stream) = nullptr;
+  void (*choose_tokens)(float* scores, int64_t rows, int64_t vocab, const LogitsWarping* sampling,
+                        uint64_t seed, uint64_t counter, int32_t* tokens, Stream stream) = nullptr;
+  void (*top_candidates)(const float* scores, int64_t inputs, int64_t width, int64_t n,
+                         float* values, int32_t* indices, Stream stream) = nullptr;
 };
 
 // The installed backend's table; null when none is (no backend in this process, or no GPU).

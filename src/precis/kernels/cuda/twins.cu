@@ -12,6 +12,7 @@ const Kernels& twins() {
     add_optimizer_twins(k);
     add_grad_norm_twins(k);
     add_attention_twins(k);
+    add_decoding_twins(k);
     return k;
   }();
   return table;

@@ -21,5 +21,6 @@ void add_linear_twins(Kernels& k);
 void add_optimizer_twins(Kernels& k);
 void add_grad_norm_twins(Kernels& k);
 void add_attention_twins(Kernels& k);
+void add_decoding_twins(Kernels& k);
 
 }  // namespace precis::cuda
