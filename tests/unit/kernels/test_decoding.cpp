@@ -173,7 +173,7 @@ TEST_P(DecodingKernel, EveryProcessorMatchesTheCpu) {
     expect_processing_matches(scores, vocab, history, length, forced_eos, "forced EOS" + at);
 
     LogitsProcessing all = bad;
-    all.repetition_penalty = 0.8f, all.no_repeat_ngram_size = 3;
+    all.repetition_penalty = 0.8f, all.no_repeat_ngram_size = 2;  // bans penalised ids
     all.eos_token_ids = {2}, all.min_length = 20, all.min_new_tokens = 3, all.prompt_length = 1;
     all.forced_eos_token_ids = {1}, all.max_length = 30;
     expect_processing_matches(scores, vocab, history, length, all, "all processors" + at);

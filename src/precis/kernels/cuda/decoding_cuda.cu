@@ -1,6 +1,7 @@
 // The CUDA twin of the decoding ops (kernels/decoding.h): the kernels of decoding_kernels.cuh.
 // LogitsProcessing's lists are host vectors; next_token_scores packs them into one I32 buffer
-// and copies it into the scratch buffer in stream order, so the host never reads the device.
+// and copies it into the scratch buffer in stream order, so the host never reads the device
+// (a copy from pageable host memory has read its source when it returns, so the vector may go).
 // Sampling with top-p sorts each row in the scratch buffer.
 #include <string>
 #include <vector>
