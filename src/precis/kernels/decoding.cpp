@@ -3,6 +3,7 @@
 #include <string>
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
 
 namespace precis {
@@ -34,7 +35,9 @@ void next_token_scores(const Tensor& scores, const Tensor& history, int64_t leng
                                     history.size(1), length, processing,
                                     beam ? beam_scores.f32() : nullptr);
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::next_token_scores, "next_token_scores", d)(
+          scores.f32(), scores.size(0), scores.size(1), history.i32(), history.size(1), length,
+          processing, beam ? beam_scores.f32() : nullptr, op_stream(d));
   }
   no_backend("next_token_scores", d);
 }
@@ -50,7 +53,9 @@ void choose_tokens(const Tensor& scores, const LogitsWarping* sampling, uint64_t
       return cpu::choose_tokens(scores.f32(), scores.size(0), scores.size(1), sampling, seed,
                                 counter, tokens.i32());
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::choose_tokens, "choose_tokens", d)(
+          scores.f32(), scores.size(0), scores.size(1), sampling, seed, counter, tokens.i32(),
+          op_stream(d));
   }
   no_backend("choose_tokens", d);
 }
@@ -72,7 +77,9 @@ void top_candidates(const Tensor& scores, int64_t group, int64_t n, const Tensor
       return cpu::top_candidates(scores.f32(), inputs, group * scores.size(1), n, values.f32(),
                                  indices.i32());
     case DeviceKind::CUDA:
-      break;
+      return cuda::twin(&cuda::Kernels::top_candidates, "top_candidates", d)(
+          scores.f32(), inputs, group * scores.size(1), n, values.f32(), indices.i32(),
+          op_stream(d));
   }
   no_backend("top_candidates", d);
 }

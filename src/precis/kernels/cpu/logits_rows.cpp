@@ -1,10 +1,11 @@
 #include "precis/kernels/cpu/logits_rows.h"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <numeric>
 #include <unordered_set>
+
+#include "precis/kernels/decoding_math.h"
 
 namespace precis::cpu {
 
@@ -18,8 +19,7 @@ void apply_repetition_penalty(std::span<const int32_t> history, float penalty, s
   std::unordered_set<int32_t> seen;
   for (int32_t id : history) {
     if (id < 0 || size_t(id) >= s.size() || !seen.insert(id).second) continue;
-    float x = s[size_t(id)];
-    s[size_t(id)] = x < 0 ? x * penalty : x / penalty;
+    s[size_t(id)] = decoding_math::repetition_penalized(s[size_t(id)], penalty);
   }
 }
 
@@ -61,7 +61,7 @@ void force_tokens(std::span<const int32_t> ids, std::span<float> s) {
 }
 
 void apply_temperature(float temperature, std::span<float> s) {
-  for (float& x : s) x = x / temperature;
+  for (float& x : s) x = decoding_math::tempered(x, temperature);
 }
 
 void keep_top_k(int64_t k, int64_t min_keep, std::span<float> s) {
@@ -82,20 +82,7 @@ void keep_top_p(double top_p, int64_t min_keep, std::span<float> s) {
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](int32_t a, int32_t b) { return s[size_t(a)] < s[size_t(b)]; });
-  // softmax of the sorted scores, accumulated from the lowest
-  float max = s[size_t(order.back())];
-  if (max == kMinusInf) return;
-  double total = 0;
-  for (float x : s) total += std::exp(double(x) - double(max));
-  const float threshold = float(1.0 - top_p);
-  double cumulative = 0;
-  const size_t protected_from = n - std::min(n, size_t(std::max<int64_t>(min_keep, 0)));
-  std::vector<int32_t> removed;
-  for (size_t i = 0; i < n; ++i) {
-    cumulative += std::exp(double(s[size_t(order[i])]) - double(max)) / total;
-    if (i < protected_from && float(cumulative) <= threshold) removed.push_back(order[i]);
-  }
-  for (int32_t id : removed) s[size_t(id)] = kMinusInf;
+  decoding_math::remove_top_p(s.data(), int64_t(n), order.data(), top_p, min_keep);
 }
 
 void log_softmax(std::span<float> s) {
@@ -103,9 +90,9 @@ void log_softmax(std::span<float> s) {
   for (float x : s) max = std::max(max, x);
   if (max == kMinusInf) return;
   double sum = 0;
-  for (float x : s) sum += std::exp(double(x - max));
-  const float log_sum = float(std::log(sum));
-  for (float& x : s) x = (x - max) - log_sum;
+  for (float x : s) sum += decoding_math::log_softmax_term(x, max);
+  const float log_sum = decoding_math::log_softmax_log_sum(sum);
+  for (float& x : s) x = decoding_math::log_softmax_value(x, max, log_sum);
 }
 
 void process_row(const LogitsProcessing& p, std::span<const int32_t> history, std::span<float> s) {
@@ -130,24 +117,9 @@ void warp_row(const LogitsWarping& w, std::span<float> s) {
 }
 
 int32_t sample_from_scores(std::span<const float> scores, double u) {
-  float max = -std::numeric_limits<float>::infinity();
+  float max = kMinusInf;
   for (float x : scores) max = std::max(max, x);
-  if (max == -std::numeric_limits<float>::infinity()) return -1;
-  double total = 0;
-  for (float x : scores)
-    if (x != -std::numeric_limits<float>::infinity()) total += std::exp(double(x) - double(max));
-  const double target = u * total;
-  double cumulative = 0;
-  int32_t last = -1;
-  for (size_t i = 0; i < scores.size(); ++i) {
-    if (scores[i] == -std::numeric_limits<float>::infinity()) continue;
-    double p = std::exp(double(scores[i]) - double(max));
-    if (p <= 0) continue;
-    cumulative += p;
-    last = int32_t(i);
-    if (cumulative > target) return last;
-  }
-  return last;  // rounding left target at the very end
+  return decoding_math::draw(scores.data(), int64_t(scores.size()), max, u);
 }
 
 }  // namespace precis::cpu

@@ -16,6 +16,8 @@
 #include "precis/kernels/attention.h"
 
 #include "precis/kernels/activation.h"
+
+#include "precis/kernels/decoding.h"
 #include "precis/kernels/dispatch.h"
 #include "precis/kernels/optimizer_math.h"
 #include "precis/kernels/relative_position.h"
@@ -132,6 +134,17 @@ struct Kernels {
                         Stream stream) = nullptr;
   void (*convert_from_16)(const uint16_t* src, float* dst, int64_t n, bool bf16,
                           Stream stream) = nullptr;
+
+  // decoding.h, its CPU twin's arguments: the parameter structs are host memory (the twin
+  // uploads their lists in stream order), everything else device memory.
+  void (*next_token_scores)(float* scores, int64_t rows, int64_t vocab, const int32_t* history,
+                            int64_t history_capacity, int64_t length,
+                            const LogitsProcessing& processing, const float* beam_scores,
+                            Stream stream) = nullptr;
+  void (*choose_tokens)(float* scores, int64_t rows, int64_t vocab, const LogitsWarping* sampling,
+                        uint64_t seed, uint64_t counter, int32_t* tokens, Stream stream) = nullptr;
+  void (*top_candidates)(const float* scores, int64_t inputs, int64_t width, int64_t n,
+                         float* values, int32_t* indices, Stream stream) = nullptr;
 };
 
 // The installed backend's table; null when none is (no backend in this process, or no GPU).

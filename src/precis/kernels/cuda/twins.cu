@@ -21,6 +21,7 @@ const Kernels& twins() {
     add_activation_twins(k);
     add_dropout_twins(k);
     add_convert_twins(k);
+    add_decoding_twins(k);
     return k;
   }();
   return table;

@@ -30,5 +30,6 @@ void add_rms_norm_twins(Kernels& k);
 void add_activation_twins(Kernels& k);
 void add_dropout_twins(Kernels& k);
 void add_convert_twins(Kernels& k);
+void add_decoding_twins(Kernels& k);
 
 }  // namespace precis::cuda
