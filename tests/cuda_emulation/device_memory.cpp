@@ -23,9 +23,10 @@ struct Guarded {
   int open = 0;                     // DeviceMemoryAccess scopes alive
 };
 
+// Never destroyed: device memory may be freed by static objects' destructors at exit.
 Guarded& guarded() {
-  static Guarded g;
-  return g;
+  static auto* g = new Guarded;
+  return *g;
 }
 
 void protect(void* p, size_t bytes, int access) {

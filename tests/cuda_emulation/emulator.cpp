@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <memory>
 #include <algorithm>
+#include <atomic>
 #include <mutex>
+#include <semaphore>
 #include <thread>
 #include <vector>
 
@@ -30,27 +32,27 @@ class BlockBarrier {
   BlockBarrier(const char* kernel, int threads, const char* what = "__syncthreads")
       : kernel_(kernel), what_(what), threads_(threads) {}
 
+  // On atomics and futex waits (std::atomic::wait), not a mutex and condition variable: at every
+  // barrier each thread sleeps and wakes once, without queueing on a mutex after the wake-up.
   void wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (exited_ > 0) divergent();
-    const uint64_t generation = generation_;
-    if (++waiting_ == threads_) {
-      waiting_ = 0;
-      ++generation_;
-      cv_.notify_all();
+    const uint32_t generation = generation_.load();
+    // Dekker with exit(): of a thread arriving here and one returning from the kernel, at
+    // least one sees the other's count, so a divergent barrier always ends the run.
+    const int arrived = arrived_.fetch_add(1) + 1;
+    if (exited_.load() > 0) divergent();
+    if (arrived == threads_) {
+      arrived_.store(0);  // before the next generation: no thread can arrive until it begins
+      generation_.fetch_add(1);
+      generation_.notify_all();
       return;
     }
-    if (!cv_.wait_for(lock, std::chrono::seconds(10), [&] { return generation_ != generation; }))
-      fail(std::string(kernel_) + ": deadlock: " + std::to_string(waiting_) + " of " +
-           std::to_string(threads_) + " threads of block " + std::to_string(blockIdx.x) +
-           " waited 10 s at " + what_);
+    while (generation_.load() == generation) generation_.wait(generation);
   }
 
   // A thread returned from the kernel.
   void exit() {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++exited_;
-    if (waiting_ > 0) divergent();
+    exited_.fetch_add(1);
+    if (arrived_.load() > 0) divergent();
   }
 
  private:
@@ -62,10 +64,8 @@ class BlockBarrier {
   const char* kernel_;
   const char* what_;
   const int threads_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int waiting_ = 0, exited_ = 0;
-  uint64_t generation_ = 0;
+  std::atomic<int> arrived_{0}, exited_{0};
+  std::atomic<uint32_t> generation_{0};
 };
 
 // One warp of a block: its barrier and a slot per lane for the values a shuffle exchanges.
@@ -113,53 +113,60 @@ namespace {
 class ThreadPool {
  public:
   ~ThreadPool() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    start_.notify_all();
-    for (std::thread& t : workers_) t.join();
+    stop_ = true;
+    for (auto& w : workers_) w->go.release();
+    for (auto& w : workers_) w->thread.join();
   }
 
-  // task(t) on workers 0 .. threads-1 at once; returns when all have returned.
+  // task(t) on workers 0 .. threads-1 at once; returns when all have returned. Only those
+  // workers wake: a block of 32 threads costs 32 wake-ups, not one per worker of the pool.
   void run(int threads, const std::function<void(int)>& task) {
-    std::unique_lock<std::mutex> lock(mu_);
     while (int(workers_.size()) < threads) {
       const int index = int(workers_.size());
-      workers_.emplace_back([this, index] { work(index); });
+      workers_.push_back(std::make_unique<Worker>());
+      workers_.back()->thread = std::thread([this, index] { work(index); });
     }
     task_ = &task;
-    active_ = threads;
-    remaining_ = threads;
-    ++generation_;
-    start_.notify_all();
-    done_.wait(lock, [&] { return remaining_ == 0; });
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      remaining_ = threads;
+    }
+    for (int t = 0; t < threads; ++t) workers_[size_t(t)]->go.release();
+    std::unique_lock<std::mutex> lock(mu_);
+    // A block whose threads wait at a barrier some never reach (a deadlock) never ends.
+    if (!done_.wait_for(lock, std::chrono::seconds(30), [&] { return remaining_ == 0; }))
+      fail(std::string(kernel_name_) + ": deadlock: block (" + std::to_string(blockIdx_.x) + ", " +
+           std::to_string(blockIdx_.y) + ", " + std::to_string(blockIdx_.z) +
+           ") did not finish in 30 s (threads waiting at a barrier others never reach?)");
     task_ = nullptr;
   }
 
+  // For the deadlock message: the launch and block the pool runs.
+  const char* kernel_name_ = "";
+  dim3 blockIdx_;
+
  private:
+  struct Worker {
+    std::thread thread;
+    std::binary_semaphore go{0};
+  };
+
   void work(int index) {
-    uint64_t seen = 0;
-    std::unique_lock<std::mutex> lock(mu_);
+    Worker& self = *workers_[size_t(index)];
     for (;;) {
-      start_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      self.go.acquire();  // what run() wrote before releasing it is visible from here
       if (stop_) return;
-      seen = generation_;
-      if (index >= active_) continue;
-      const std::function<void(int)>* task = task_;
-      lock.unlock();
-      (*task)(index);
-      lock.lock();
+      (*task_)(index);
+      std::lock_guard<std::mutex> lock(mu_);
       if (--remaining_ == 0) done_.notify_one();
     }
   }
 
   std::mutex mu_;
-  std::condition_variable start_, done_;
-  std::vector<std::thread> workers_;
+  std::condition_variable done_;
+  std::vector<std::unique_ptr<Worker>> workers_;  // run() grows it while no worker runs
   const std::function<void(int)>* task_ = nullptr;
-  uint64_t generation_ = 0;
-  int active_ = 0, remaining_ = 0;
+  int remaining_ = 0;
   bool stop_ = false;
 };
 
@@ -180,6 +187,8 @@ void launch(const char* kernel, dim3 grid, dim3 block, const std::function<void(
         std::vector<std::unique_ptr<Warp>> warps;
         for (int first = 0; first < threads; first += 32)
           warps.push_back(std::make_unique<Warp>(kernel, std::min(32, threads - first)));
+        pool.kernel_name_ = kernel;
+        pool.blockIdx_ = {bx, by, bz};
         pool.run(threads, [&](int t) {
           threadIdx = {unsigned(t) % block.x, unsigned(t) / block.x % block.y,
                        unsigned(t) / (block.x * block.y)};

@@ -7,7 +7,7 @@
 // - __shared__ becomes `static`: one copy, shared by the threads of the block that runs (blocks
 //   never overlap), the same storage a block's threads share on the GPU.
 // - __syncthreads() is a barrier of the block's threads. A thread that returns while others
-//   wait at it (a divergent barrier) or a barrier nobody completes within 10 s (a deadlock)
+//   wait at it (a divergent barrier) or a block that does not end within 30 s (a deadlock)
 //   aborts with the kernel's name. Between barriers the threads really run concurrently, so a
 //   missing __syncthreads is a data race TSan reports at its line, and an index off by one an
 //   out-of-bounds access ASan reports at its line.
@@ -23,6 +23,11 @@
 // Include it before a kernel header, in files outside the unity build (the macros below would
 // leak into the other files of a unity batch).
 #pragma once
+
+// What the kernels' headers test to pick their emulated form (host_device.h, cuda/launch.h).
+#ifndef PRECIS_CUDA_EMULATION
+#define PRECIS_CUDA_EMULATION
+#endif
 
 #include <atomic>
 #include <cstdint>

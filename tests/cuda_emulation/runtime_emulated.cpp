@@ -37,11 +37,13 @@ void* scratch(Stream s, size_t bytes) {
     size_t bytes = 0;
   };
   static std::mutex mu;
-  static std::vector<Buffer> per_device;
+  // Kept to the end of the process (never destroyed: static arenas may still free their
+  // blocks after static destructors ran), and reachable from here for LeakSanitizer.
+  static auto* per_device = new std::vector<Buffer>;
   std::lock_guard<std::mutex> lock(mu);
   const size_t d = size_t(s.device.index);
-  if (per_device.size() <= d) per_device.resize(d + 1);
-  Buffer& b = per_device[d];
+  if (per_device->size() <= d) per_device->resize(d + 1);
+  Buffer& b = (*per_device)[d];
   if (b.bytes < bytes) {
     device_free(int(d), b.data);
     b.data = device_malloc(int(d), bytes);

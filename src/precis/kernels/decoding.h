@@ -47,7 +47,8 @@ void next_token_scores(const Tensor& scores, const Tensor& history, int64_t leng
                        const LogitsProcessing& processing, const Tensor& beam_scores);
 
 // tokens (R) I32: each row's first argmax, or with `sampling` its warped scores' draw with
-// uniform(seed, r, counter) (decoding_math.h); -1 where every score is -inf.
+// uniform(seed, r, counter) (decoding_math.h); when sampling, -1 where every score is -inf
+// (greedy then gives 0, the first of the equal scores).
 void choose_tokens(const Tensor& scores, const LogitsWarping* sampling, uint64_t seed,
                    uint64_t counter, const Tensor& tokens);
 

@@ -16,6 +16,7 @@
 #include "precis/core/arena.h"
 #include "precis/dist/flat_parameters.h"
 #include "precis/kernels/copy.h"
+#include "precis/generate/generate.h"
 #include "precis/model/bart/bart_init.h"
 #include "precis/model/common/seq2seq_family.h"
 #include "precis/model/t5/t5_init.h"
@@ -127,7 +128,7 @@ struct GuardedDeviceMemory {
 
 template <class Config>
 void expect_cuda_training_matches_cpu(const Config& c) {
-  GuardedDeviceMemory guard;
+  [[maybe_unused]] GuardedDeviceMemory guard;
   std::vector<Device> gpus;
   for (Device d : testing::kernel_backends())
     if (!d.is_cpu()) gpus.push_back(d);
@@ -141,13 +142,11 @@ void expect_cuda_training_matches_cpu(const Config& c) {
 
   const Trajectory cpu = train_three_steps(c, initial, batches, Device::cpu());
   const Trajectory gpu = train_three_steps(c, initial, batches, gpus.front());
-#ifdef PRECIS_REAL_CUDA_BACKEND
-  // Deterministic kernels: the same run again on the GPU gives the same bits. (In the
-  // emulator the threads' timing varies from run to run too, but each run costs seconds.)
+  // Deterministic kernels: the same run again gives the same bits (in the emulator too, where
+  // the threads' timing differs from run to run).
   const Trajectory again = train_three_steps(c, initial, batches, gpus.front());
   EXPECT_EQ(again.losses, gpu.losses);
   EXPECT_TRUE(again.final_params == gpu.final_params) << "a second run on the device differs";
-#endif
   auto near = [](double expected) { return 1e-5 * std::max(1.0, std::abs(expected)); };
   for (size_t i = 0; i < cpu.losses.size(); ++i) {
     EXPECT_NEAR(gpu.losses[i], cpu.losses[i], near(cpu.losses[i])) << "loss of step " << i;
@@ -164,6 +163,96 @@ void expect_cuda_training_matches_cpu(const Config& c) {
   size_t moved = 0;
   for (size_t i = 0; i < cpu.final_params.size(); ++i) moved += cpu.final_params[i] != start.f32()[i];
   EXPECT_GT(moved, cpu.final_params.size() / 2);
+}
+
+// generate() with the model's weights on `device`: the ids and beam scores HF's generate() would
+// give for each configuration below, computed there (the KV cache, the logits processors and
+// beam search's candidates on that device too).
+template <class Model>
+std::vector<generate::Generated> generate_on(const Model& initial, Device device,
+                                             const std::vector<generate::GenerationConfig>& configs) {
+  using Config = decltype(Model::config);
+  const Config& c = initial.config;
+  ScopedExecutionContext on(device);
+  Model model = Model::allocate(c);
+  auto& init_params = const_cast<ParamsOf<Config>&>(initial.params);
+  copy(dist::flat_tensor(c, init_params), dist::flat_tensor(c, model.params));
+  const std::vector<std::vector<int32_t>> inputs{{5, 17, 9, 33, 4, 61, 2}, {12, 7, 90}, {44, 3, 8, 8, 8}};
+  std::vector<generate::Generated> out;
+  for (const auto& config : configs) out.push_back(generate::generate(model, inputs, config));
+  return out;
+}
+
+// Greedy, beam search as bart-large-cnn's generation config sets it (4 beams, length penalty,
+// no repeated trigram, minimum length, forced EOS), and sampling with temperature, top-k, top-p
+// and a repetition penalty (the same draws on both devices: decoding_math.h's uniform).
+std::vector<generate::GenerationConfig> generation_configs(int32_t eos) {
+  generate::GenerationConfig greedy;
+  greedy.max_length = 9;
+  greedy.top_k = 0;
+  generate::GenerationConfig beams = greedy;
+  beams.num_beams = 4;
+  beams.length_penalty = 2.0;
+  beams.no_repeat_ngram_size = 3;
+  beams.min_length = 4;
+  beams.forced_eos_token_id = {eos};
+  beams.early_stopping = generate::EarlyStopping::kTrue;
+  beams.num_return_sequences = 2;
+  generate::GenerationConfig sampling = greedy;
+  sampling.do_sample = true;
+  sampling.temperature = 0.7;
+  sampling.top_k = 20;
+  sampling.top_p = 0.9;
+  sampling.repetition_penalty = 1.3;
+  sampling.seed = 5;
+  return {greedy, beams, sampling};
+}
+
+template <class Model>
+void expect_cuda_generation_matches_cpu(const Model& model) {
+  std::vector<Device> gpus;
+  for (Device d : testing::kernel_backends())
+    if (!d.is_cpu()) gpus.push_back(d);
+  if (gpus.empty()) GTEST_SKIP() << "no CUDA backend in this process (precis_gpu_op_tests without a GPU)";
+  [[maybe_unused]] GuardedDeviceMemory guard;
+  const auto configs = generation_configs(model.config.eos_token_id);
+  const auto cpu = generate_on(model, Device::cpu(), configs);
+  const auto gpu = generate_on(model, gpus.front(), configs);
+  const char* names[] = {"greedy", "beam search", "sampling"};
+  for (size_t i = 0; i < configs.size(); ++i) {
+    EXPECT_EQ(gpu[i].sequences, cpu[i].sequences) << names[i];
+    ASSERT_EQ(gpu[i].sequence_scores.size(), cpu[i].sequence_scores.size()) << names[i];
+    for (size_t r = 0; r < cpu[i].sequence_scores.size(); ++r)
+      EXPECT_NEAR(gpu[i].sequence_scores[r], cpu[i].sequence_scores[r], 1e-5) << names[i] << " row " << r;
+  }
+  // Beam search is not greedy here: the comparison covers what beams add.
+  EXPECT_NE(cpu[1].sequences, cpu[0].sequences);
+}
+
+TEST(CudaGeneration, TinyBartMatchesTheCpu) {
+  BartConfig c = bart_config_from("bart-tiny");
+  c.vocab_size = 128;
+  c.d_model = 32;
+  c.encoder_ffn_dim = c.decoder_ffn_dim = 48;
+  c.max_position_embeddings = 64;
+  c.encoder_layers = c.decoder_layers = 1;
+  BartModel model = BartModel::allocate(c);
+  initialize_weights(model, 21);
+  expect_cuda_generation_matches_cpu(model);
+}
+
+TEST(CudaGeneration, TinyT5MatchesTheCpu) {
+  T5Config c = t5_config_from("t5-v1_1-small");
+  c.vocab_size = 128;
+  c.d_model = 32;
+  c.d_ff = 48;
+  c.d_kv = 8;
+  c.num_heads = 4;
+  c.num_layers = 1;
+  c.num_decoder_layers = 1;
+  T5Model model = T5Model::allocate(c);
+  initialize_weights(model, 22);
+  expect_cuda_generation_matches_cpu(model);
 }
 
 TEST(CudaTraining, TinyBartMatchesTheCpu) {

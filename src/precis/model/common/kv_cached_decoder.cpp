@@ -23,6 +23,7 @@ KvCachedDecoder::KvCachedDecoder(int64_t batch, int64_t source_len, int64_t rows
 void KvCachedDecoder::lay_out(int64_t layers, int64_t d_model, int64_t attention_width,
                               const std::function<void(Arena&)>& lay_out_step) {
   auto lay_out_all = [&](Arena& a) {
+    source_ids_ = a.alloc({batch_, source_len_}, DType::I32);
     source_mask_ = a.alloc({batch_, source_len_}, DType::I32);
     encoder_out_ = a.alloc({batch_, source_len_, d_model});
     cross_.assign(size_t(layers), {});
@@ -50,8 +51,10 @@ void KvCachedDecoder::encode(const Tensor& input_ids, const Tensor& attention_ma
         "incremental decoder: inputs " + input_ids.describe() + " / mask " +
             attention_mask.describe() + " for a decoder laid out for [" + std::to_string(batch_) +
             ", " + std::to_string(source_len_) + "]");
+  // The inputs, wherever the caller has them, on the model's device.
+  copy(input_ids, source_ids_);
   copy(attention_mask, source_mask_);
-  run_encoder(input_ids);
+  run_encoder(source_ids_);
   for (size_t i = 0; i < cross_.size(); ++i) {
     const AttentionParams& cross = cross_attention(i);
     linear_forward(encoder_out_, cross.k_proj.weight, cross.k_proj.bias, cross_[i].k);

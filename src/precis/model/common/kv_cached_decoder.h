@@ -73,7 +73,7 @@ class KvCachedDecoder : public Seq2SeqDecoder {
   int64_t length_ = 0;
   Arena arena_;
 
-  Tensor source_mask_;  // (B, S) I32
+  Tensor source_ids_, source_mask_;  // (B, S) I32, copied from the inputs to the model's device
   Tensor encoder_out_;  // (B, S, d)
   struct CrossCache {
     Tensor k, v;  // (B, S, attention width)
