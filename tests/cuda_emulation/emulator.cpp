@@ -123,8 +123,11 @@ class ThreadPool {
   void run(int threads, const std::function<void(int)>& task) {
     while (int(workers_.size()) < threads) {
       const int index = int(workers_.size());
-      workers_.push_back(std::make_unique<Worker>());
-      workers_.back()->thread = std::thread([this, index] { work(index); });
+      auto worker = std::make_unique<Worker>();
+      // The thread gets its Worker itself: the vector may move its pointers as it grows.
+      Worker* self = worker.get();
+      worker->thread = std::thread([this, self, index] { work(*self, index); });
+      workers_.push_back(std::move(worker));
     }
     task_ = &task;
     {
@@ -151,8 +154,7 @@ class ThreadPool {
     std::binary_semaphore go{0};
   };
 
-  void work(int index) {
-    Worker& self = *workers_[size_t(index)];
+  void work(Worker& self, int index) {
     for (;;) {
       self.go.acquire();  // what run() wrote before releasing it is visible from here
       if (stop_) return;
@@ -164,7 +166,7 @@ class ThreadPool {
 
   std::mutex mu_;
   std::condition_variable done_;
-  std::vector<std::unique_ptr<Worker>> workers_;  // run() grows it while no worker runs
+  std::vector<std::unique_ptr<Worker>> workers_;  // only run() and the destructor touch it
   const std::function<void(int)>* task_ = nullptr;
   int remaining_ = 0;
   bool stop_ = false;

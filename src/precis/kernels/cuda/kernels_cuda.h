@@ -13,10 +13,8 @@
 
 #include "precis/core/allocator.h"
 #include "precis/core/device.h"
-#include "precis/kernels/attention.h"
-
 #include "precis/kernels/activation.h"
-
+#include "precis/kernels/attention.h"
 #include "precis/kernels/decoding.h"
 #include "precis/kernels/dispatch.h"
 #include "precis/kernels/optimizer_math.h"
