@@ -37,9 +37,11 @@ class BlockBarrier {
   void wait() {
     const uint32_t generation = generation_.load();
     // Dekker with exit(): of a thread arriving here and one returning from the kernel, at
-    // least one sees the other's count, so a divergent barrier always ends the run.
+    // least one sees the other's count, so a divergent barrier always ends the run. An exit
+    // counts only while this barrier is still open: a thread slow to look may find exits that
+    // came after the barrier completed and the others ran to the kernel's end.
     const int arrived = arrived_.fetch_add(1) + 1;
-    if (exited_.load() > 0) divergent();
+    if (exited_.load() > 0 && generation_.load() == generation) divergent();
     if (arrived == threads_) {
       arrived_.store(0);  // before the next generation: no thread can arrive until it begins
       generation_.fetch_add(1);
