@@ -229,20 +229,19 @@ void expect_cuda_generation_matches_cpu(const Model& model) {
   EXPECT_NE(cpu[1].sequences, cpu[0].sequences);
 }
 
-TEST(CudaGeneration, TinyBartMatchesTheCpu) {
+// The tiny models of these tests: small, since in the emulator every CUDA thread is a host thread.
+BartConfig tiny_bart() {
   BartConfig c = bart_config_from("bart-tiny");
   c.vocab_size = 128;
   c.d_model = 32;
   c.encoder_ffn_dim = c.decoder_ffn_dim = 48;
   c.max_position_embeddings = 64;
   c.encoder_layers = c.decoder_layers = 1;
-  BartModel model = BartModel::allocate(c);
-  initialize_weights(model, 21);
-  expect_cuda_generation_matches_cpu(model);
+  return c;
 }
 
-TEST(CudaGeneration, TinyT5MatchesTheCpu) {
-  T5Config c = t5_config_from("t5-v1_1-small");
+T5Config tiny_t5(const char* preset) {
+  T5Config c = t5_config_from(preset);
   c.vocab_size = 128;
   c.d_model = 32;
   c.d_ff = 48;
@@ -250,33 +249,27 @@ TEST(CudaGeneration, TinyT5MatchesTheCpu) {
   c.num_heads = 4;
   c.num_layers = 1;
   c.num_decoder_layers = 1;
-  T5Model model = T5Model::allocate(c);
+  return c;
+}
+
+TEST(CudaGeneration, TinyBartMatchesTheCpu) {
+  BartModel model = BartModel::allocate(tiny_bart());
+  initialize_weights(model, 21);
+  expect_cuda_generation_matches_cpu(model);
+}
+
+TEST(CudaGeneration, TinyT5MatchesTheCpu) {
+  T5Model model = T5Model::allocate(tiny_t5("t5-v1_1-small"));
   initialize_weights(model, 22);
   expect_cuda_generation_matches_cpu(model);
 }
 
-TEST(CudaTraining, TinyBartMatchesTheCpu) {
-  BartConfig c = bart_config_from("bart-tiny");
-  c.vocab_size = 128;
-  c.d_model = 32;
-  c.encoder_ffn_dim = c.decoder_ffn_dim = 48;
-  c.max_position_embeddings = 64;
-  c.encoder_layers = c.decoder_layers = 1;
-  expect_cuda_training_matches_cpu(c);
-}
+TEST(CudaTraining, TinyBartMatchesTheCpu) { expect_cuda_training_matches_cpu(tiny_bart()); }
 
 TEST(CudaTraining, TinyT5MatchesTheCpu) {
   for (const char* name : {"t5-tiny", "t5-v1_1-small"}) {
-    T5Config c = t5_config_from(name);
-    c.vocab_size = 128;
-    c.d_model = 32;
-    c.d_ff = 48;
-    c.d_kv = 8;
-    c.num_heads = 4;
-    c.num_layers = 1;
-    c.num_decoder_layers = 1;
     SCOPED_TRACE(name);
-    expect_cuda_training_matches_cpu(c);
+    expect_cuda_training_matches_cpu(tiny_t5(name));
   }
 }
 
