@@ -31,6 +31,12 @@ float* Tensor::f32() const {
   return static_cast<float*>(ptr);
 }
 
+uint16_t* Tensor::u16() const {
+  check(dtype == DType::BF16 || dtype == DType::F16,
+        "expected a BF16 or F16 tensor, found " + describe());
+  return static_cast<uint16_t*>(ptr);
+}
+
 int32_t* Tensor::i32() const {
   check(dtype == DType::I32, "expected an I32 tensor, found " + describe());
   return static_cast<int32_t*>(ptr);

@@ -41,6 +41,7 @@ struct Tensor {
   template <class T>
   T* data() const { return static_cast<T*>(ptr); }
   float* f32() const;    // checked: dtype must be F32
+  uint16_t* u16() const;  // checked: dtype must be BF16 or F16 (the bits, convert_math.h)
   int32_t* i32() const;  // checked: dtype must be I32
 
   // The same memory seen with another shape of equal element count.

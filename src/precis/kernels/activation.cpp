@@ -43,12 +43,16 @@ std::string activation_name(Activation a) {
 }
 
 void activation_forward(Activation kind, const Tensor& x, const Tensor& y) {
-  check(x.shape == y.shape, "activation: input " + x.describe() + " vs output " + y.describe());
+  check(x.shape == y.shape && x.dtype == y.dtype,
+        "activation: input " + x.describe() + " vs output " + y.describe());
   const Device d = op_device("activation", {&x, &y});
   switch (d.kind) {
     case DeviceKind::CPU:
       return cpu::activation_forward(kind, x.f32(), y.f32(), x.numel());
     case DeviceKind::CUDA:
+      if (is_16_bit(x.dtype))
+        return cuda::twin(&cuda::Kernels::activation_forward_16, "activation", d)(
+            kind, x.u16(), y.u16(), x.numel(), x.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::activation_forward, "activation", d)(
           kind, x.f32(), y.f32(), x.numel(), op_stream(d));
   }
@@ -56,14 +60,17 @@ void activation_forward(Activation kind, const Tensor& x, const Tensor& y) {
 }
 
 void activation_backward(Activation kind, const Tensor& x, const Tensor& dy, const Tensor& dx) {
-  check(x.shape == dy.shape && dx.shape == x.shape, "activation backward: input " + x.describe() +
-                                                        ", dy " + dy.describe() + ", dx " +
-                                                        dx.describe());
+  check(x.shape == dy.shape && dx.shape == x.shape && dy.dtype == x.dtype && dx.dtype == x.dtype,
+        "activation backward: input " + x.describe() + ", dy " + dy.describe() + ", dx " +
+            dx.describe());
   const Device d = op_device("activation backward", {&x, &dy, &dx});
   switch (d.kind) {
     case DeviceKind::CPU:
       return cpu::activation_backward(kind, x.f32(), dy.f32(), dx.f32(), x.numel());
     case DeviceKind::CUDA:
+      if (is_16_bit(x.dtype))
+        return cuda::twin(&cuda::Kernels::activation_backward_16, "activation backward", d)(
+            kind, x.u16(), dy.u16(), dx.u16(), x.numel(), x.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::activation_backward, "activation backward", d)(
           kind, x.f32(), dy.f32(), dx.f32(), x.numel(), op_stream(d));
   }

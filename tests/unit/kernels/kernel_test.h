@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "precis/core/arena.h"
+#include "precis/core/dtype.h"
 #include "precis/core/tensor.h"
 #include "precis/kernels/copy.h"
 
@@ -60,6 +61,127 @@ class KernelTest : public ::testing::TestWithParam<Device> {
 
  private:
   static constexpr size_t kArenaBytes = size_t(64) << 20;  // the largest test holds ~12 MiB
+
+  Tensor upload(const void* values, Shape shape, DType dtype) {
+    if (!arena_) arena_.emplace(kArenaBytes, device());
+    Tensor t = arena_->alloc(shape, dtype);
+    copy(Tensor{const_cast<void*>(values), shape, dtype, Device::cpu()}, t);
+    return t;
+  }
+
+  std::optional<Arena> arena_;
+};
+
+// Mixed precision's op tests (test_<op>.cpp's <Op>Kernel16): a CUDA backend's 16-bit twin
+// (kernels_cuda.h's _16 members) on BF16 or F16 tensors against the CPU's fp32 kernel on the
+// same values. Inputs are rounded to the 16-bit type first, so both sides see the same
+// numbers, and the twin computes in fp32 and rounds each result once: its output must be the
+// CPU's result rounded to the 16-bit type, within half an ulp of it (expect_rounded_from).
+struct HalfCase {
+  Device device;
+  DType dtype;  // BF16 or F16
+};
+
+// Each non-CPU backend of kernel_backends(), in bf16 and in fp16.
+inline std::vector<HalfCase> half_cases() {
+  std::vector<HalfCase> cases;
+  for (Device d : kernel_backends())
+    if (d.kind != DeviceKind::CPU)
+      for (DType t : {DType::BF16, DType::F16}) cases.push_back({d, t});
+  return cases;
+}
+
+// "cuda0_BF16".
+inline std::string half_test_name(const ::testing::TestParamInfo<HalfCase>& info) {
+  std::string name;
+  for (char c : info.param.device.name())
+    if (std::isalnum(static_cast<unsigned char>(c))) name += c;
+  return name + "_" + dtype_name(info.param.dtype);
+}
+
+// `values` rounded in place to the 16-bit type (nearest even, core/dtype.h's conversions).
+inline void round_to(std::vector<float>& values, DType dtype) {
+  for (float& v : values)
+    v = dtype == DType::BF16 ? bf16_to_float(float_to_bf16(v)) : f16_to_float(float_to_f16(v));
+}
+
+// The spacing of the 16-bit type's values at |x| (normal numbers; fp16's subnormal step below).
+inline double ulp_16(double x, DType dtype) {
+  int exponent = 0;
+  std::frexp(x, &exponent);  // |x| = m · 2^exponent, m in [0.5, 1)
+  if (dtype == DType::BF16) return std::ldexp(1.0, exponent - 8);  // 8 significant bits
+  return std::max(std::ldexp(1.0, exponent - 11), std::ldexp(1.0, -24));  // 11 bits
+}
+
+// Every element of a 16-bit result against the CPU's fp32 `reference`: within half an ulp of
+// the 16-bit type (one rounding to nearest) plus the fp32 tolerance relative to
+// max(1, |reference|), for the fp32 rounding differences the twins' summation order makes
+// (test_<op>.cpp's fp32 cases bound those). A kernel that truncates, rounds an intermediate
+// to 16 bits, or sums in 16 bits leaves the half ulp.
+inline void expect_rounded_from(const std::vector<float>& actual,
+                                const std::vector<float>& reference, DType dtype,
+                                const std::string& what) {
+  ASSERT_EQ(actual.size(), reference.size()) << what;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const double r = reference[i];
+    const double bound = 0.5 * ulp_16(r, dtype) + kFp32Tolerance * std::max(1.0, std::abs(r));
+    EXPECT_NEAR(double(actual[i]), r, bound) << what << " element " << i << " (" << dtype_name(dtype) << ")";
+  }
+}
+
+// The fixture of the 16-bit op tests: tensors of the case's 16-bit type or fp32 on its device,
+// and CPU tensors over host vectors for the fp32 reference.
+class HalfKernelTest : public ::testing::TestWithParam<HalfCase> {
+ protected:
+  Device device() const { return GetParam().device; }
+  DType dtype() const { return GetParam().dtype; }
+
+  // `values` rounded in place to the 16-bit type, on the device in that type.
+  Tensor on_device_16(std::vector<float>& values, Shape shape) {
+    round_to(values, dtype());
+    std::vector<uint16_t> bits(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      bits[i] = dtype() == DType::BF16 ? float_to_bf16(values[i]) : float_to_f16(values[i]);
+    return upload(bits.data(), shape, dtype());
+  }
+  // A 16-bit tensor on the device with every element `value` (exact in both types).
+  Tensor filled_16(Shape shape, float value = 0.0f) {
+    std::vector<float> values(size_t(shape.numel()), value);
+    return on_device_16(values, shape);
+  }
+  // fp32 and id tensors on the device: parameters, statistics, labels.
+  Tensor on_device(const std::vector<float>& values, Shape shape) {
+    return upload(values.data(), shape, DType::F32);
+  }
+  Tensor on_device(const std::vector<int32_t>& values, Shape shape) {
+    return upload(values.data(), shape, DType::I32);
+  }
+  Tensor filled(Shape shape, float value = 0.0f) {
+    return on_device(std::vector<float>(size_t(shape.numel()), value), shape);
+  }
+  // The values of a device tensor, fp32 or 16-bit.
+  std::vector<float> to_host(const Tensor& t) {
+    std::vector<float> out(size_t(t.numel()));
+    if (t.dtype == DType::F32) {
+      copy(t, Tensor{out.data(), t.shape, DType::F32, Device::cpu()});
+      return out;
+    }
+    std::vector<uint16_t> bits(out.size());
+    copy(t, Tensor{bits.data(), t.shape, t.dtype, Device::cpu()});
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = t.dtype == DType::BF16 ? bf16_to_float(bits[i]) : f16_to_float(bits[i]);
+    return out;
+  }
+  // A CPU tensor over `values` (the reference's inputs and outputs).
+  static Tensor on_cpu(std::vector<float>& values, Shape shape) {
+    return Tensor{values.data(), shape, DType::F32, Device::cpu()};
+  }
+  static Tensor on_cpu(std::vector<int32_t>& values, Shape shape) {
+    return Tensor{values.data(), shape, DType::I32, Device::cpu()};
+  }
+
+ private:
+  static constexpr size_t kArenaBytes = size_t(64) << 20;
 
   Tensor upload(const void* values, Shape shape, DType dtype) {
     if (!arena_) arena_.emplace(kArenaBytes, device());
@@ -137,3 +259,17 @@ inline const std::vector<OddShape>& odd_shapes() {
 }
 
 }  // namespace precis::testing
+
+namespace precis::testing {
+inline void PrintTo(const HalfCase& c, std::ostream* os) {
+  *os << c.device.name() << " " << dtype_name(c.dtype);
+}
+}  // namespace precis::testing
+
+// Runs the TEST_Ps of `Fixture` (a HalfKernelTest) on each CUDA backend in bf16 and fp16:
+// Halves/Fixture.Name/cuda0_BF16. A build whose only backend is the CPU has none to run
+// (precis_gpu_op_tests on a machine without a GPU).
+#define INSTANTIATE_HALF_KERNEL_TEST(Fixture)                                                \
+  GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Fixture);                                    \
+  INSTANTIATE_TEST_SUITE_P(Halves, Fixture, ::testing::ValuesIn(precis::testing::half_cases()), \
+                           precis::testing::half_test_name)

@@ -83,3 +83,32 @@ TEST_P(ActivationKernel, ReluGradientAtZeroIsZero) {
 }
 
 INSTANTIATE_KERNEL_TEST(ActivationKernel);
+
+// The 16-bit twins (bf16, fp16) against the CPU's fp32 kernel on the same rounded values:
+// forward, backward, and the backward in place on dy.
+class ActivationKernel16 : public HalfKernelTest {};
+
+TEST_P(ActivationKernel16, EveryKindIsTheFp32ResultRoundedOnce) {
+  std::mt19937 rng(16);
+  for (const Shape& shape : {Shape{5, 129}, Shape{3, 401}}) {
+    const int64_t n = shape.numel();
+    std::vector<float> x = random_floats(n, rng, -4.0f, 4.0f), G = random_floats(n, rng);
+    Tensor xt = on_device_16(x, shape), Gt = on_device_16(G, shape);
+    for (Activation a : kEveryActivation) {
+      const std::string what = activation_name(a) + " on " + std::to_string(n) + " elements";
+      std::vector<float> y(static_cast<size_t>(n)), dx(static_cast<size_t>(n));
+      activation_forward(a, on_cpu(x, shape), on_cpu(y, shape));
+      activation_backward(a, on_cpu(x, shape), on_cpu(G, shape), on_cpu(dx, shape));
+      Tensor yt = filled_16(shape), dxt = filled_16(shape, 9.0f);
+      activation_forward(a, xt, yt);
+      expect_rounded_from(to_host(yt), y, dtype(), what);
+      activation_backward(a, xt, Gt, dxt);
+      expect_rounded_from(to_host(dxt), dx, dtype(), what + " backward");
+      Tensor inplace = on_device_16(G, shape);
+      activation_backward(a, xt, inplace, inplace);
+      EXPECT_EQ(to_host(inplace), to_host(dxt)) << what << " backward in place";
+    }
+  }
+}
+
+INSTANTIATE_HALF_KERNEL_TEST(ActivationKernel16);

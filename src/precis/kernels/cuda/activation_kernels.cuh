@@ -1,12 +1,14 @@
 // The CUDA twin's kernels of the activations (kernels/activation.h): one thread per element in a
 // grid-stride loop, each element activation_math.h's formula for the kind, the expression the
 // CPU loop runs, so the results are the CPU's bits (erf, tanh and exp up to libm's ulps on a GPU).
+// T is the element type (element.cuh): fp32, or bf16/fp16 rounded once from the fp32 result.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
 #include "precis/core/host_device.h"
+#include "precis/kernels/cuda/element.cuh"
 #include "precis/kernels/activation.h"
 #include "precis/kernels/activation_math.h"
 
@@ -61,18 +63,20 @@ PRECIS_HOST_DEVICE inline float activation_slope(Activation kind, float v) {
 }
 
 // y = act(x); y may alias x.
-PRECIS_KERNEL void activation_forward_kernel(Activation kind, const float* x, float* y, int64_t n) {
+template <class T>
+PRECIS_KERNEL void activation_forward_kernel(Activation kind, const T* x, T* y, int64_t n) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    y[i] = activate(kind, x[i]);
+    store(y[i], activate(kind, load(x[i])));
 }
 
 // dx = dy · act'(x); dx may alias dy.
-PRECIS_KERNEL void activation_backward_kernel(Activation kind, const float* x, const float* dy,
-                                              float* dx, int64_t n) {
+template <class T>
+PRECIS_KERNEL void activation_backward_kernel(Activation kind, const T* x, const T* dy, T* dx,
+                                              int64_t n) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    dx[i] = dy[i] * activation_slope(kind, x[i]);
+    store(dx[i], load(dy[i]) * activation_slope(kind, load(x[i])));
 }
 
 }  // namespace precis::cuda

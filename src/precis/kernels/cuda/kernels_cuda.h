@@ -6,6 +6,12 @@
 // (tests/cuda_emulation/, the same .cu launchers compiled as host C++). An op's CUDA case
 // calls twin(&Kernels::member, ...), which ends in no_backend when no backend is installed or
 // the kernel has no twin yet, so the twins can arrive one op at a time.
+//
+// Mixed precision: a member whose name ends in _16 is its fp32 namesake for BF16 or F16
+// activations (the `half` argument says which; their bits as uint16_t, cuda/element.cuh),
+// with parameters, statistics and parameter gradients in fp32. It computes in fp32 and rounds
+// each result once. Master weights, optimizer state, the gradient norm and the decoding step's
+// scores are fp32 only, so their kernels have no _16 form.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +19,7 @@
 
 #include "precis/core/allocator.h"
 #include "precis/core/device.h"
+#include "precis/core/dtype.h"
 #include "precis/kernels/activation.h"
 #include "precis/kernels/attention.h"
 #include "precis/kernels/decoding.h"
@@ -124,6 +131,10 @@ struct Kernels {
                              Stream stream) = nullptr;
   void (*activation_backward)(Activation kind, const float* x, const float* dy, float* dx,
                               int64_t n, Stream stream) = nullptr;
+  void (*activation_forward_16)(Activation kind, const uint16_t* x, uint16_t* y, int64_t n,
+                                DType half, Stream stream) = nullptr;
+  void (*activation_backward_16)(Activation kind, const uint16_t* x, const uint16_t* dy,
+                                 uint16_t* dx, int64_t n, DType half, Stream stream) = nullptr;
   // Dropout's flat elements first.. of (seed, stream_id), as cpu::dropout.
   void (*dropout)(const float* x, float* y, int64_t n, uint64_t threshold, float scale,
                   uint64_t seed, uint64_t stream_id, uint64_t first, Stream stream) = nullptr;
