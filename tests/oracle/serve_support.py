@@ -12,10 +12,11 @@ from conftest import precis_binary
 
 
 class Server:
-    """`precis serve --port 0 ...` in the background; the port is read from its first line."""
+    """`precis serve --port 0 ...` (or `binary serve ...`) in the background; the port is read
+    from its first line."""
 
-    def __init__(self, model_dir, *args, env=None):
-        cmd = [precis_binary(), "serve", "--model", str(model_dir), "--port", "0", *map(str, args)]
+    def __init__(self, model_dir, *args, env=None, binary="precis"):
+        cmd = [precis_binary(binary), "serve", "--model", str(model_dir), "--port", "0", *map(str, args)]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      env={**os.environ, **(env or {})})
         line = self.proc.stdout.readline()

@@ -71,6 +71,21 @@ def test_list_equals_transformers_batch(server, model, case):
     assert body == [{"summary_text": s} for s in hf_summaries(hf, tok, TEXTS, parameters)]
 
 
+def test_on_cuda_equals_transformers(model):
+    """--device cuda in precis_emulated, the CLI whose CUDA backend is the kernel emulator
+    (device memory guarded, so any host access to it crashes the server): the weights, the KV
+    cache, the logits processors and beam search on the device give HF's summaries."""
+    _, hf, tok = model
+    with Server(model[0], "--max_input_tokens", MAX_INPUT_TOKENS, "--device", "cuda", binary="precis_emulated") as s:
+        assert "on cuda:0" in s.stdout_lines[0], s.stdout_lines[0]
+        for case in ("checkpoint-defaults-beam", "greedy", "beam-repetition-penalty"):
+            parameters = CASES[case]
+            status, body, _ = post_json(s.port, {"inputs": TEXTS[:4], "parameters": parameters})
+            assert status == 200, body
+            assert body == [{"summary_text": t} for t in hf_summaries(hf, tok, TEXTS[:4], parameters)], case
+        assert s.stop() == 0
+
+
 def test_truncation_or_refusal_past_the_input_limit(server, model):
     _, hf, tok = model
     long_text = " ".join(TEXTS)

@@ -140,16 +140,16 @@ def hf_train(model, tokenizer, records, tmp_path, micro_batches=None, **override
     return {k: v.detach().clone() for k, v in model.state_dict().items()}, step_losses, grad_norms
 
 
-def precis_train(tmp_path, out, **overrides):
-    """`precis train` on make_job's files with hf_trainer's arguments (plus overrides): its
-    weights, train_log.jsonl lines, trainer_state.json and the CompletedProcess."""
+def precis_train(tmp_path, out, binary="precis", **overrides):
+    """`precis train` (or `binary train`) on make_job's files with hf_trainer's arguments (plus
+    overrides): its weights, train_log.jsonl lines, trainer_state.json and the CompletedProcess."""
     job = dict(model_name_or_path=str(tmp_path / "base"), train_file=str(tmp_path / "train.jsonl"),
                output_dir=str(out), do_train=True, per_device_train_batch_size=len(SOURCES), learning_rate=1e-3,
                weight_decay=0.01, warmup_steps=1, max_grad_norm=1.0, max_steps=3, logging_steps=1,
                save_strategy="no", seed=7, max_source_length=MAX_SOURCE_LENGTH, max_target_length=MAX_TARGET_LENGTH)
     job.update(overrides)
     (tmp_path / "job.json").write_text(json.dumps(job))
-    result = run_precis("train", "--config", tmp_path / "job.json")
+    result = run_precis("train", "--config", tmp_path / "job.json", binary=binary)
     state = json.loads((out / "trainer_state.json").read_text())
     steps = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
     return load_file(str(out / "model.safetensors")), steps, state, result

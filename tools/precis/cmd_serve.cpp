@@ -16,12 +16,13 @@
 #include "command.h"
 #include "precis/core/error.h"
 #include "precis/generate/generation_config.h"
+#include "precis/kernels/device_choice.h"
 #include "precis/serve/server.h"
 
 namespace {
 
 struct ServeCommandOptions {
-  std::string model, host = "127.0.0.1", token_env;
+  std::string model, host = "127.0.0.1", token_env, device = "auto";
   int port = 8080;
   size_t max_batch_size = 16, max_queue = 64, max_inputs = 64, max_body_bytes = 1 << 20,
          http_threads = 96;
@@ -75,13 +76,15 @@ void run(const ServeCommandOptions& o) {
   serve::SummarizerLimits limits;
   limits.max_input_tokens = o.max_input_tokens;
   limits.max_num_beams = o.max_num_beams;
-  auto summarizer = serve::Summarizer::load(o.model, limits);
+  const Device device = choose_device(o.device, 0, 1);
+  auto summarizer = serve::Summarizer::load(o.model, limits, device);
   serve::PageContent page = serve::page_content(o.model, form_defaults(summarizer->defaults()),
                                                 options.token.has_value());
   serve::InferenceServer server(*summarizer, std::move(page), options);
   const int port = server.bind();
-  std::printf("precis serve: %s on http://%s:%d (inputs up to %zu tokens)\n", o.model.c_str(),
-              o.host.c_str(), port, summarizer->max_input_tokens());
+  std::printf("precis serve: %s on http://%s:%d (inputs up to %zu tokens, on %s)\n",
+              o.model.c_str(), o.host.c_str(), port, summarizer->max_input_tokens(),
+              device.name().c_str());
   std::fflush(stdout);
 
   std::atomic<bool> signalled = false;
@@ -110,6 +113,9 @@ PRECIS_COMMAND(
       app.add_option("--model,--model_name_or_path", o->model,
                      "Model directory (HF checkpoint with tokenizer)")
           ->required();
+      app.add_option("--device", o->device,
+                     "auto (a GPU when there is one), cpu or cuda: where the model generates")
+          ->capture_default_str();
       app.add_option("--host", o->host, "Address to listen on (loopback unless told otherwise)")
           ->capture_default_str();
       app.add_option("--port", o->port, "Port (0: any free port, printed at start)")

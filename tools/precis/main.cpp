@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "backends.h"
 #include "command.h"
 #include "precis/core/error.h"
 
@@ -14,6 +15,7 @@ std::vector<Command>& commands() {
 }  // namespace precis::cli
 
 int main(int argc, char** argv) {
+  precis::cli::register_backends();
   CLI::App app{"precis: fine-tune, evaluate, publish and serve seq2seq summarization models"};
   app.require_subcommand(1);
   auto& all = precis::cli::commands();

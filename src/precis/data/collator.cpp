@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "precis/kernels/copy.h"
 #include "precis/kernels/cross_entropy.h"
 
 namespace precis::data {
@@ -37,11 +38,30 @@ void shift_tokens_right(const Tensor& labels, int32_t pad, int32_t start, const 
   }
 }
 
+namespace {
+
+// `batch` (host memory) in tensors of the same shapes from `arena`.
+Seq2SeqBatch upload(const Seq2SeqBatch& batch, Arena& arena) {
+  auto moved = [&](const Tensor& t) {
+    Tensor out = arena.alloc(t.shape, t.dtype);
+    copy(t, out);
+    return out;
+  };
+  return {moved(batch.input_ids), moved(batch.attention_mask), moved(batch.decoder_input_ids),
+          moved(batch.labels)};
+}
+
+}  // namespace
+
 Seq2SeqBatch collate(std::span<const SummarizationExample* const> examples,
                      const CollatorOptions& options, Arena& arena) {
   check(!examples.empty(), "collate: empty batch");
   auto [S, T] = padded_lengths(examples, options);
   const int64_t B = int64_t(examples.size());
+  if (!arena.device().is_cpu()) {
+    Arena host(size_t(2 * B * (S + T)) * sizeof(int32_t) + 4 * Arena::kAlignment, Device::cpu());
+    return upload(collate(examples, options, host), arena);
+  }
   Seq2SeqBatch batch{arena.alloc({B, S}, DType::I32), arena.alloc({B, S}, DType::I32),
                      arena.alloc({B, T}, DType::I32), arena.alloc({B, T}, DType::I32)};
   for (int64_t b = 0; b < B; ++b) {

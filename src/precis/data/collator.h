@@ -21,7 +21,8 @@ struct CollatorOptions {
 std::pair<int64_t, int64_t> padded_lengths(std::span<const SummarizationExample* const> examples,
                                            const CollatorOptions& options);
 
-// The batch's tensors are allocated from `arena`.
+// The batch's tensors are allocated from `arena`, on its device: a GPU's batch is built on the
+// host and copied there, one copy per tensor.
 Seq2SeqBatch collate(std::span<const SummarizationExample* const> examples,
                      const CollatorOptions& options, Arena& arena);
 

@@ -17,6 +17,7 @@
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
 #include "precis/core/json_input.h"
+#include "precis/kernels/copy.h"
 
 namespace precis {
 namespace fs = std::filesystem;
@@ -403,7 +404,15 @@ Shape SafetensorsReader::shape(const std::string& name) const {
 void SafetensorsReader::read(const std::string& name, Tensor dst) const {
   const SafetensorsEntry& e = entry(name);
   const std::string what = path_.string() + ": tensor " + json_quoted(name);
-  if (!dst.device.is_cpu()) throw Error(what + ": cannot read into " + dst.describe());
+  if (!dst.device.is_cpu()) {
+    // A device tensor (a model or optimizer state loaded for a GPU): read on the host, then
+    // one copy to the device.
+    std::vector<char> host(dst.nbytes());
+    const Tensor staged{host.data(), dst.shape, dst.dtype, Device::cpu()};
+    read(name, staged);
+    copy(staged, dst);
+    return;
+  }
   if (!same_shape(e.shape, dst.shape)) {
     throw Error(what + " has shape " + shape_str(e.shape) + ", expected " + dst.shape.str());
   }
@@ -469,7 +478,6 @@ void write_safetensors(const fs::path& path, const std::vector<NamedTensor>& ten
     const std::string what = "cannot write " + where + ": tensor " + json_quoted(t.name);
     if (t.name == "__metadata__") throw Error(what + " has a reserved name");
     if (!seen.insert(t.name).second) throw Error(what + " is given twice");
-    if (!t.tensor.device.is_cpu()) throw Error(what + " is on " + t.tensor.describe());
     for (int i = 0; i < t.tensor.rank(); ++i)
       if (t.tensor.shape.dims[i] < 0) throw Error(what + " has shape " + t.tensor.shape.str());
     if (t.tensor.numel() > 0 && t.tensor.ptr == nullptr) throw Error(what + " has no memory");
@@ -518,7 +526,16 @@ void write_safetensors(const fs::path& path, const std::vector<NamedTensor>& ten
   for (int i = 0; i < 8; ++i) length_bytes[i] = uint8_t(n >> (8 * i));
   out.write(length_bytes, 8);
   out.write(text);
-  for (const NamedTensor* t : order) out.write(t->tensor.ptr, safetensors_data_bytes(t->tensor));
+  std::vector<char> staged;  // a device tensor's bytes, copied to the host one at a time
+  for (const NamedTensor* t : order) {
+    const void* bytes = t->tensor.ptr;
+    if (!t->tensor.device.is_cpu()) {
+      staged.resize(t->tensor.nbytes());
+      copy(t->tensor, Tensor{staged.data(), t->tensor.shape, t->tensor.dtype, Device::cpu()});
+      bytes = staged.data();
+    }
+    out.write(bytes, safetensors_data_bytes(t->tensor));
+  }
   out.commit();
 }
 

@@ -55,7 +55,8 @@ class SafetensorsReader {
   std::string dtype(const std::string& name) const { return entry(name).dtype; }
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
 
-  // Reads tensor `name` into `dst` (CPU memory, dst.shape must equal the file's shape),
+  // Reads tensor `name` into `dst` (on any device: a GPU's through one host copy; dst.shape
+  // must equal the file's shape),
   // converting: floats (F32/F16/BF16/F64 in the file) into an F32/BF16/F16 dst (rounding to
   // nearest even), integers (I64/I32/I16/I8/U8/U16/U32/U64/BOOL) into an I32/I64 dst, with
   // a range check. Float <-> integer conversions are refused.
@@ -75,7 +76,7 @@ class SafetensorsReader {
 
 struct NamedTensor {
   std::string name;
-  Tensor tensor;  // CPU memory, contiguous
+  Tensor tensor;  // contiguous, on any device (a GPU's is copied to the host to be written)
 };
 
 // Writes `tensors` to `path` atomically, laid out as the reference implementation

@@ -13,16 +13,19 @@ namespace {
 // (512 for the published checkpoints) when it has one, else this.
 constexpr size_t kT5DefaultInputTokens = 512;
 
-std::variant<BartModel, T5Model> load_model(const std::filesystem::path& dir) {
+std::variant<BartModel, T5Model> load_model(const std::filesystem::path& dir, Device device) {
+  ScopedExecutionContext on(device);
   if (model_type_of(dir) == "t5") return T5Model::load(dir);
   return BartModel::load(dir);
 }
 
 }  // namespace
 
-Summarizer::Summarizer(const std::filesystem::path& dir, const SummarizerLimits& limits)
+Summarizer::Summarizer(const std::filesystem::path& dir, const SummarizerLimits& limits,
+                       Device device)
     : dir_(dir),
-      model_(load_model(dir)),
+      device_(device),
+      model_(load_model(dir, device)),
       tokens_(std::holds_alternative<T5Model>(model_) ? special_tokens(std::get<T5Model>(model_).config)
                                                        : special_tokens(std::get<BartModel>(model_).config)),
       tokenizer_(tokenize::load_text_tokenizer(dir)),
@@ -39,8 +42,8 @@ Summarizer::Summarizer(const std::filesystem::path& dir, const SummarizerLimits&
 }
 
 std::unique_ptr<Summarizer> Summarizer::load(const std::filesystem::path& dir,
-                                             const SummarizerLimits& limits) {
-  return std::unique_ptr<Summarizer>(new Summarizer(dir, limits));
+                                             const SummarizerLimits& limits, Device device) {
+  return std::unique_ptr<Summarizer>(new Summarizer(dir, limits, device));
 }
 
 std::variant<std::vector<int32_t>, RequestError> Summarizer::encode(const std::string& text,
@@ -85,6 +88,7 @@ std::optional<RequestError> Summarizer::check_generation(const nlohmann::json& o
 std::vector<std::string> Summarizer::summarize(
     const std::string& key, const std::vector<std::vector<int32_t>>& inputs) const {
   generate::GenerationConfig config = config_for(nlohmann::json::parse(key));
+  ScopedExecutionContext on(device_);
   generate::Generated out =
       std::visit([&](const auto& model) { return generate::generate(model, inputs, config); }, model_);
   std::vector<std::string> summaries;

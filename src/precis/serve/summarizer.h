@@ -30,8 +30,10 @@ struct SummarizerLimits {
 
 class Summarizer {
  public:
+  // The model's weights and every generation on `device` (the batcher's thread names it).
   static std::unique_ptr<Summarizer> load(const std::filesystem::path& dir,
-                                          const SummarizerLimits& limits = {});
+                                          const SummarizerLimits& limits = {},
+                                          Device device = Device::cpu());
 
   // The input's token ids (special tokens included), cut to the input limit when
   // `truncate`; a 400 naming the limit when the input is longer and not truncated.
@@ -52,10 +54,11 @@ class Summarizer {
   const std::filesystem::path& directory() const { return dir_; }
 
  private:
-  Summarizer(const std::filesystem::path& dir, const SummarizerLimits& limits);
+  Summarizer(const std::filesystem::path& dir, const SummarizerLimits& limits, Device device);
   generate::GenerationConfig config_for(const nlohmann::json& overrides) const;
 
   std::filesystem::path dir_;
+  Device device_;
   std::variant<BartModel, T5Model> model_;
   SpecialTokens tokens_;  // the special tokens and decoder positions generate() checks against
   std::unique_ptr<tokenize::TextTokenizer> tokenizer_;

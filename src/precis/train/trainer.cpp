@@ -8,6 +8,7 @@
 
 #include "precis/dist/host_threads.h"
 #include "precis/dist/launch_environment.h"
+#include "precis/kernels/device_choice.h"
 #include "precis/model/t5/t5_config.h"
 #include "precis/model/t5/t5_init.h"
 #include "precis/train/job_clock.h"
@@ -30,6 +31,12 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, JobClock::tim
   const std::string warning = ignored_options_warning(a);
   if (!warning.empty() && comm.is_main())
     std::fprintf(stderr, "precis: warning: %s\n", warning.c_str());
+  // Everything the job allocates, the model, its optimizer state and every batch, lives on
+  // the device; the host reads it only through copies (checkpoints, logs, predictions).
+  const Device device = choose_device(a.device, comm.local_rank(), comm.world_size());
+  if (comm.is_main() && !device.is_cpu())
+    std::fprintf(stderr, "precis: training on %s\n", device.name().c_str());
+  ScopedExecutionContext on(device);
   if (model_type == "t5") return Seq2SeqTrainer<T5Model>(a, comm, job_start).run();
   Seq2SeqTrainer<BartModel>(a, comm, job_start).run();
 }

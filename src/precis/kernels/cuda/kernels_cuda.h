@@ -161,6 +161,15 @@ const Kernels* installed();
 // Makes `kernels` (static storage, or null to uninstall) the CUDA backend of this process.
 void install(const Kernels* kernels);
 
+// How this process gets its backend when a job first asks for CUDA (kernels/device_choice.h):
+// the CLI registers install_if_gpu_present (cuda/twins.h) in builds with the CUDA toolkit, a
+// test binary the kernel emulator. The installer installs a table and returns how many devices
+// it serves (0: none, nothing installed).
+void set_backend_installer(int (*installer)());
+// The CUDA devices this process can use: runs the registered installer once, on first call;
+// 0 when none is registered or it found no GPU.
+int device_count();
+
 // The twin `member` for an op on device d, or no_backend(op, d) when there is none.
 template <class F>
 F twin(F Kernels::*member, const char* op, Device d) {
