@@ -134,6 +134,12 @@ struct Kernels {
   void (*rms_norm_backward)(const float* dy, const float* x, const float* weight,
                             const float* rstd, float* dx, float* dweight, int64_t rows,
                             int64_t cols, Stream stream) = nullptr;
+  void (*rms_norm_forward_16)(const uint16_t* x, const float* weight, uint16_t* y, float* rstd,
+                              int64_t rows, int64_t cols, float eps, DType half,
+                              Stream stream) = nullptr;
+  void (*rms_norm_backward_16)(const uint16_t* dy, const uint16_t* x, const float* weight,
+                               const float* rstd, uint16_t* dx, float* dweight, int64_t rows,
+                               int64_t cols, DType half, Stream stream) = nullptr;
   void (*activation_forward)(Activation kind, const float* x, float* y, int64_t n,
                              Stream stream) = nullptr;
   void (*activation_backward)(Activation kind, const float* x, const float* dy, float* dx,
