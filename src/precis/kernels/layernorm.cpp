@@ -12,12 +12,21 @@ void layernorm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias
   check(x.shape[-1] == cols && bias.numel() == cols && y.shape == x.shape && mean.numel() == rows &&
             rstd.numel() == rows,
         "layernorm: x " + x.describe() + ", weight " + weight.describe() + ", y " + y.describe());
+  check(y.dtype == x.dtype && weight.dtype == DType::F32 && bias.dtype == DType::F32 &&
+            mean.dtype == DType::F32 && rstd.dtype == DType::F32,
+        "layernorm: x and y of one dtype, the parameters and statistics F32: x " + x.describe() +
+            ", y " + y.describe() + ", weight " + weight.describe() + ", bias " + bias.describe() +
+            ", mean " + mean.describe() + ", rstd " + rstd.describe());
   const Device d = op_device("layernorm", {&x, &weight, &bias, &y, &mean, &rstd});
   switch (d.kind) {
     case DeviceKind::CPU:
       return cpu::layernorm_forward(x.f32(), weight.f32(), bias.f32(), y.f32(), mean.f32(),
                                     rstd.f32(), rows, cols, eps);
     case DeviceKind::CUDA:
+      if (is_16_bit(x.dtype))
+        return cuda::twin(&cuda::Kernels::layernorm_forward_16, "layernorm", d)(
+            x.u16(), weight.f32(), bias.f32(), y.u16(), mean.f32(), rstd.f32(), rows, cols, eps,
+            x.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::layernorm_forward, "layernorm", d)(
           x.f32(), weight.f32(), bias.f32(), y.f32(), mean.f32(), rstd.f32(), rows, cols, eps,
           op_stream(d));
@@ -34,6 +43,13 @@ void layernorm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight,
             rstd.numel() == rows,
         "layernorm backward: dy " + dy.describe() + ", x " + x.describe() + ", weight " +
             weight.describe() + ", dx " + dx.describe());
+  check(dy.dtype == x.dtype && dx.dtype == x.dtype && weight.dtype == DType::F32 &&
+            mean.dtype == DType::F32 && rstd.dtype == DType::F32 && dweight.dtype == DType::F32 &&
+            dbias.dtype == DType::F32,
+        "layernorm backward: dy, x and dx of one dtype, the others F32: dy " + dy.describe() +
+            ", x " + x.describe() + ", dx " + dx.describe() + ", weight " + weight.describe() +
+            ", mean " + mean.describe() + ", rstd " + rstd.describe() + ", dweight " +
+            dweight.describe() + ", dbias " + dbias.describe());
   const Device d =
       op_device("layernorm backward", {&dy, &x, &weight, &mean, &rstd, &dx, &dweight, &dbias});
   switch (d.kind) {
@@ -41,6 +57,10 @@ void layernorm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight,
       return cpu::layernorm_backward(dy.f32(), x.f32(), weight.f32(), mean.f32(), rstd.f32(),
                                      dx.f32(), dweight.f32(), dbias.f32(), rows, cols);
     case DeviceKind::CUDA:
+      if (is_16_bit(x.dtype))
+        return cuda::twin(&cuda::Kernels::layernorm_backward_16, "layernorm backward", d)(
+            dy.u16(), x.u16(), weight.f32(), mean.f32(), rstd.f32(), dx.u16(), dweight.f32(),
+            dbias.f32(), rows, cols, x.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::layernorm_backward, "layernorm backward", d)(
           dy.f32(), x.f32(), weight.f32(), mean.f32(), rstd.f32(), dx.f32(), dweight.f32(),
           dbias.f32(), rows, cols, op_stream(d));

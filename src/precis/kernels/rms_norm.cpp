@@ -12,11 +12,17 @@ void rms_norm_forward(const Tensor& x, const Tensor& weight, float eps, const Te
   check(x.shape[-1] == cols && y.shape == x.shape && rstd.numel() == rows,
         "rms_norm: x " + x.describe() + ", weight " + weight.describe() + ", y " + y.describe() +
             ", rstd " + rstd.describe());
+  check(y.dtype == x.dtype && weight.dtype == DType::F32 && rstd.dtype == DType::F32,
+        "rms_norm: x and y of one dtype, the weight and rstd F32: x " + x.describe() + ", y " +
+            y.describe() + ", weight " + weight.describe() + ", rstd " + rstd.describe());
   const Device d = op_device("rms_norm", {&x, &weight, &y, &rstd});
   switch (d.kind) {
     case DeviceKind::CPU:
       return cpu::rms_norm_forward(x.f32(), weight.f32(), y.f32(), rstd.f32(), rows, cols, eps);
     case DeviceKind::CUDA:
+      if (is_16_bit(x.dtype))
+        return cuda::twin(&cuda::Kernels::rms_norm_forward_16, "rms_norm", d)(
+            x.u16(), weight.f32(), y.u16(), rstd.f32(), rows, cols, eps, x.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::rms_norm_forward, "rms_norm", d)(
           x.f32(), weight.f32(), y.f32(), rstd.f32(), rows, cols, eps, op_stream(d));
   }
@@ -30,12 +36,21 @@ void rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, 
             dweight.numel() == cols && rstd.numel() == rows,
         "rms_norm backward: dy " + dy.describe() + ", x " + x.describe() + ", weight " +
             weight.describe() + ", dx " + dx.describe());
+  check(dy.dtype == x.dtype && dx.dtype == x.dtype && weight.dtype == DType::F32 &&
+            rstd.dtype == DType::F32 && dweight.dtype == DType::F32,
+        "rms_norm backward: dy, x and dx of one dtype, the others F32: dy " + dy.describe() +
+            ", x " + x.describe() + ", dx " + dx.describe() + ", weight " + weight.describe() +
+            ", rstd " + rstd.describe() + ", dweight " + dweight.describe());
   const Device d = op_device("rms_norm backward", {&dy, &x, &weight, &rstd, &dx, &dweight});
   switch (d.kind) {
     case DeviceKind::CPU:
       return cpu::rms_norm_backward(dy.f32(), x.f32(), weight.f32(), rstd.f32(), dx.f32(),
                                     dweight.f32(), rows, cols);
     case DeviceKind::CUDA:
+      if (is_16_bit(x.dtype))
+        return cuda::twin(&cuda::Kernels::rms_norm_backward_16, "rms_norm backward", d)(
+            dy.u16(), x.u16(), weight.f32(), rstd.f32(), dx.u16(), dweight.f32(), rows, cols,
+            x.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::rms_norm_backward, "rms_norm backward", d)(
           dy.f32(), x.f32(), weight.f32(), rstd.f32(), dx.f32(), dweight.f32(), rows, cols,
           op_stream(d));

@@ -1,8 +1,10 @@
 // layernorm (kernels/layernorm.h) forward and backward on every backend, against a double
 // reference of torch.nn.LayerNorm and central differences of it; the accumulation rule,
-// dx aliasing dy, and the same bits for any thread count on the CPU.
+// dx aliasing dy, and the same bits for any thread count on the CPU. The CUDA twin in bf16 and
+// fp16 against the CPU op on the same rounded values (LayerNormKernel16).
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "precis/kernels/layernorm.h"
@@ -144,3 +146,103 @@ TEST(LayerNormCpu, SameBitsForAnyThreadCount) {
   auto one = with_omp_threads(1, run);
   for (int threads : {2, 3, 7}) EXPECT_EQ(with_omp_threads(threads, run), one) << threads << " threads";
 }
+
+// The 16-bit twins (bf16, fp16) against the CPU's fp32 op on the same rounded x and dy, with the
+// same fp32 weight and bias: y and dx are the CPU's rounded once; mean, rstd and the parameter
+// gradients (fp32, added to 1 and 2) are the CPU's within the fp32 tolerance. y may alias x and
+// dx may alias dy, with the same bits as out of place.
+class LayerNormKernel16 : public HalfKernelTest {
+ protected:
+  void check(Shape shape, uint32_t seed) {
+    std::mt19937 rng(seed);
+    const int64_t cols = shape[shape.rank - 1], rows = shape.numel() / cols;
+    const size_t n = size_t(rows * cols), r = size_t(rows), c = size_t(cols);
+    std::vector<float> x = random_floats(rows * cols, rng, -2.0f, 3.0f),
+                       G = random_floats(rows * cols, rng), w = random_floats(cols, rng, 0.5f, 1.5f),
+                       b = random_floats(cols, rng);
+    for (size_t i = 0; i < c; ++i) x[i] += 10.0f;  // a row far from zero mean
+    const float eps = 1e-5f;
+    Tensor xt = on_device_16(x, shape), Gt = on_device_16(G, shape), wt = on_device(w, {cols}),
+           bt = on_device(b, {cols});
+
+    std::vector<float> y(n), mean(r), rstd(r), dx(n), dw(c, 1.0f), db(c, 2.0f);
+    layernorm_forward(on_cpu(x, shape), on_cpu(w, {cols}), on_cpu(b, {cols}), eps,
+                      on_cpu(y, shape), on_cpu(mean, {rows}), on_cpu(rstd, {rows}));
+    layernorm_backward(on_cpu(G, shape), on_cpu(x, shape), on_cpu(w, {cols}),
+                       on_cpu(mean, {rows}), on_cpu(rstd, {rows}), on_cpu(dx, shape),
+                       on_cpu(dw, {cols}), on_cpu(db, {cols}));
+
+    Tensor yt = filled_16(shape, 7.0f), meant = filled({rows}), rstdt = filled({rows});
+    layernorm_forward(xt, wt, bt, eps, yt, meant, rstdt);
+    expect_rounded_from(to_host(yt), y, dtype(), "y");
+    expect_near_reference(to_host(meant), to_double(mean), "mean");
+    expect_near_reference(to_host(rstdt), to_double(rstd), "rstd");
+
+    Tensor dxt = filled_16(shape, 3.0f), dwt = filled({cols}, 1.0f), dbt = filled({cols}, 2.0f);
+    layernorm_backward(Gt, xt, wt, meant, rstdt, dxt, dwt, dbt);
+    expect_rounded_from(to_host(dxt), dx, dtype(), "dx");
+    expect_near_reference(to_host(dwt), to_double(dw), "dweight (+=)");
+    expect_near_reference(to_host(dbt), to_double(db), "dbias (+=)");
+
+    Tensor x_inplace = on_device_16(x, shape), mean2 = filled({rows}), rstd2 = filled({rows});
+    layernorm_forward(x_inplace, wt, bt, eps, x_inplace, mean2, rstd2);
+    EXPECT_EQ(to_host(x_inplace), to_host(yt)) << "y in place";
+    Tensor dy_inplace = on_device_16(G, shape), dw2 = filled({cols}, 1.0f),
+           db2 = filled({cols}, 2.0f);
+    layernorm_backward(dy_inplace, xt, wt, meant, rstdt, dy_inplace, dw2, db2);
+    EXPECT_EQ(to_host(dy_inplace), to_host(dxt)) << "dx in place";
+    EXPECT_EQ(to_host(dw2), to_host(dwt)) << "dweight with dx in place";
+    EXPECT_EQ(to_host(db2), to_host(dbt)) << "dbias with dx in place";
+  }
+};
+
+TEST_P(LayerNormKernel16, OddShapes) {
+  for (OddShape s : odd_shapes()) {
+    SCOPED_TRACE(::testing::Message() << s.rows << "x" << s.cols);
+    check({s.rows, s.cols}, uint32_t(s.rows * 1000 + s.cols));
+  }
+  SCOPED_TRACE("2x3x37");
+  check({2, 3, 37}, 16);
+}
+
+// As LayerNormKernel.WideRows: the row blocks stride, the parameter gradients' loop wraps.
+TEST_P(LayerNormKernel16, WideRows) { check({2, 1031}, 17); }
+
+// The 16-bit tensors of one dtype (bf16 bits are not fp16's), the parameters, statistics and
+// their gradients F32; the error names the tensor.
+TEST_P(LayerNormKernel16, RejectsMixedDtypes) {
+  const Shape shape{3, 37};
+  Tensor x = filled_16(shape, 1.0f), y = filled_16(shape), w = filled({37}, 1.0f), b = filled({37}),
+         mean = filled({3}), rstd = filled({3}), dw = filled({37}), db = filled({37});
+  Tensor other = filled_16(shape), y32 = filled(shape), w16 = filled_16({37}, 1.0f),
+         stat16 = filled_16({3});
+  other.dtype = dtype() == DType::BF16 ? DType::F16 : DType::BF16;  // the same bits, the other type
+  auto expect_rejected = [](auto op, const std::string& name) {
+    try {
+      op();
+      ADD_FAILURE() << "accepted " << name;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  };
+  auto forward = [&](Tensor x_, Tensor w_, Tensor b_, Tensor y_, Tensor mean_, Tensor rstd_) {
+    return [=] { layernorm_forward(x_, w_, b_, 1e-5f, y_, mean_, rstd_); };
+  };
+  expect_rejected(forward(x, w, b, other, mean, rstd), "y " + other.describe());
+  expect_rejected(forward(x, w, b, y32, mean, rstd), "y " + y32.describe());
+  expect_rejected(forward(x, w16, b, y, mean, rstd), "weight " + w16.describe());
+  expect_rejected(forward(x, w, w16, y, mean, rstd), "bias " + w16.describe());
+  expect_rejected(forward(x, w, b, y, stat16, rstd), "mean " + stat16.describe());
+  expect_rejected(forward(x, w, b, y, mean, stat16), "rstd " + stat16.describe());
+  auto backward = [&](Tensor dy_, Tensor x_, Tensor mean_, Tensor dx_, Tensor dw_, Tensor db_) {
+    return [=] { layernorm_backward(dy_, x_, w, mean_, rstd, dx_, dw_, db_); };
+  };
+  expect_rejected(backward(x, x, mean, other, dw, db), "dx " + other.describe());
+  expect_rejected(backward(other, x, mean, y, dw, db), "dy " + other.describe());
+  expect_rejected(backward(x, x, mean, y32, dw, db), "dx " + y32.describe());
+  expect_rejected(backward(x, x, stat16, y, dw, db), "mean " + stat16.describe());
+  expect_rejected(backward(x, x, mean, y, w16, db), "dweight " + w16.describe());
+  expect_rejected(backward(x, x, mean, y, dw, w16), "dbias " + w16.describe());
+}
+
+INSTANTIATE_HALF_KERNEL_TEST(LayerNormKernel16);

@@ -1,8 +1,10 @@
 // rms_norm (kernels/rms_norm.h), T5's LayerNorm: forward and backward on every backend against
 // a double reference of T5LayerNorm and central differences of it; dweight accumulates, dx
-// overwrites and may alias dy; the same bits for any thread count on the CPU.
+// overwrites and may alias dy; the same bits for any thread count on the CPU. The CUDA twin in
+// bf16 and fp16 against the CPU op on the same rounded values (RmsNormKernel16).
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "precis/kernels/rms_norm.h"
@@ -129,3 +131,91 @@ TEST(RmsNormCpu, SameBitsForAnyThreadCount) {
   auto one = with_omp_threads(1, run);
   for (int threads : {2, 3, 7}) EXPECT_EQ(with_omp_threads(threads, run), one) << threads << " threads";
 }
+
+// The 16-bit twins (bf16, fp16) against the CPU's fp32 op on the same rounded x and dy, with the
+// same fp32 weight and T5's eps: y and dx are the CPU's rounded once; rstd and dweight (fp32,
+// added to 1) are the CPU's within the fp32 tolerance. y may alias x and dx may alias dy, with
+// the same bits as out of place.
+class RmsNormKernel16 : public HalfKernelTest {
+ protected:
+  void check(int64_t rows, int64_t cols, uint32_t seed) {
+    std::mt19937 rng(seed);
+    const Shape shape{rows, cols};
+    const size_t n = size_t(rows * cols), r = size_t(rows), c = size_t(cols);
+    std::vector<float> x = random_floats(rows * cols, rng, -2.0f, 3.0f),
+                       w = random_floats(cols, rng, 0.5f, 1.5f), G = random_floats(rows * cols, rng);
+    for (size_t i = 0; i < c; ++i) x[i] = 0.01f * x[i];  // a row of small values: rstd ~ 60
+    const float eps = 1e-6f;
+    Tensor xt = on_device_16(x, shape), Gt = on_device_16(G, shape), wt = on_device(w, {cols});
+
+    std::vector<float> y(n), rstd(r), dx(n), dw(c, 1.0f);
+    rms_norm_forward(on_cpu(x, shape), on_cpu(w, {cols}), eps, on_cpu(y, shape),
+                     on_cpu(rstd, {rows}));
+    rms_norm_backward(on_cpu(G, shape), on_cpu(x, shape), on_cpu(w, {cols}), on_cpu(rstd, {rows}),
+                      on_cpu(dx, shape), on_cpu(dw, {cols}));
+
+    Tensor yt = filled_16(shape, 7.0f), rstdt = filled({rows});
+    rms_norm_forward(xt, wt, eps, yt, rstdt);
+    expect_rounded_from(to_host(yt), y, dtype(), "y");
+    expect_near_reference(to_host(rstdt), to_double(rstd), "rstd");
+
+    Tensor dxt = filled_16(shape, 3.0f), dwt = filled({cols}, 1.0f);
+    rms_norm_backward(Gt, xt, wt, rstdt, dxt, dwt);
+    expect_rounded_from(to_host(dxt), dx, dtype(), "dx");
+    expect_near_reference(to_host(dwt), to_double(dw), "dweight (+=)");
+
+    Tensor x_inplace = on_device_16(x, shape), rstd2 = filled({rows});
+    rms_norm_forward(x_inplace, wt, eps, x_inplace, rstd2);
+    EXPECT_EQ(to_host(x_inplace), to_host(yt)) << "y in place";
+    Tensor dy_inplace = on_device_16(G, shape), dw2 = filled({cols}, 1.0f);
+    rms_norm_backward(dy_inplace, xt, wt, rstdt, dy_inplace, dw2);
+    EXPECT_EQ(to_host(dy_inplace), to_host(dxt)) << "dx in place";
+    EXPECT_EQ(to_host(dw2), to_host(dwt)) << "dweight with dx in place";
+  }
+};
+
+TEST_P(RmsNormKernel16, OddShapes) {
+  for (OddShape s : odd_shapes()) {
+    SCOPED_TRACE(::testing::Message() << s.rows << "x" << s.cols);
+    check(s.rows, s.cols, uint32_t(s.rows * 1000 + s.cols));
+  }
+}
+
+// As RmsNormKernel.WideRows: the row blocks stride, the weight gradient's loop wraps.
+TEST_P(RmsNormKernel16, WideRows) { check(2, 1031, 11); }
+
+// The 16-bit tensors of one dtype (bf16 bits are not fp16's), the weight, rstd and dweight F32;
+// the error names the tensor.
+TEST_P(RmsNormKernel16, RejectsMixedDtypes) {
+  const Shape shape{3, 37};
+  Tensor x = filled_16(shape, 1.0f), y = filled_16(shape), w = filled({37}, 1.0f),
+         rstd = filled({3}), dw = filled({37});
+  Tensor other = filled_16(shape), y32 = filled(shape), w16 = filled_16({37}, 1.0f),
+         rstd16 = filled_16({3});
+  other.dtype = dtype() == DType::BF16 ? DType::F16 : DType::BF16;  // the same bits, the other type
+  auto expect_rejected = [](auto op, const std::string& name) {
+    try {
+      op();
+      ADD_FAILURE() << "accepted " << name;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  };
+  auto forward = [&](Tensor w_, Tensor y_, Tensor rstd_) {
+    return [=] { rms_norm_forward(x, w_, 1e-6f, y_, rstd_); };
+  };
+  expect_rejected(forward(w, other, rstd), "y " + other.describe());
+  expect_rejected(forward(w, y32, rstd), "y " + y32.describe());
+  expect_rejected(forward(w16, y, rstd), "weight " + w16.describe());
+  expect_rejected(forward(w, y, rstd16), "rstd " + rstd16.describe());
+  auto backward = [&](Tensor dy_, Tensor rstd_, Tensor dx_, Tensor dw_) {
+    return [=] { rms_norm_backward(dy_, x, w, rstd_, dx_, dw_); };
+  };
+  expect_rejected(backward(x, rstd, other, dw), "dx " + other.describe());
+  expect_rejected(backward(other, rstd, y, dw), "dy " + other.describe());
+  expect_rejected(backward(x, rstd, y32, dw), "dx " + y32.describe());
+  expect_rejected(backward(x, rstd16, y, dw), "rstd " + rstd16.describe());
+  expect_rejected(backward(x, rstd, y, w16), "dweight " + w16.describe());
+}
+
+INSTANTIATE_HALF_KERNEL_TEST(RmsNormKernel16);

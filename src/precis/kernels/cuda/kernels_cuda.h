@@ -122,11 +122,24 @@ struct Kernels {
   void (*layernorm_backward)(const float* dy, const float* x, const float* weight,
                              const float* mean, const float* rstd, float* dx, float* dweight,
                              float* dbias, int64_t rows, int64_t cols, Stream stream) = nullptr;
+  void (*layernorm_forward_16)(const uint16_t* x, const float* weight, const float* bias,
+                               uint16_t* y, float* mean, float* rstd, int64_t rows, int64_t cols,
+                               float eps, DType half, Stream stream) = nullptr;
+  void (*layernorm_backward_16)(const uint16_t* dy, const uint16_t* x, const float* weight,
+                                const float* mean, const float* rstd, uint16_t* dx,
+                                float* dweight, float* dbias, int64_t rows, int64_t cols,
+                                DType half, Stream stream) = nullptr;
   void (*rms_norm_forward)(const float* x, const float* weight, float* y, float* rstd,
                            int64_t rows, int64_t cols, float eps, Stream stream) = nullptr;
   void (*rms_norm_backward)(const float* dy, const float* x, const float* weight,
                             const float* rstd, float* dx, float* dweight, int64_t rows,
                             int64_t cols, Stream stream) = nullptr;
+  void (*rms_norm_forward_16)(const uint16_t* x, const float* weight, uint16_t* y, float* rstd,
+                              int64_t rows, int64_t cols, float eps, DType half,
+                              Stream stream) = nullptr;
+  void (*rms_norm_backward_16)(const uint16_t* dy, const uint16_t* x, const float* weight,
+                               const float* rstd, uint16_t* dx, float* dweight, int64_t rows,
+                               int64_t cols, DType half, Stream stream) = nullptr;
   void (*activation_forward)(Activation kind, const float* x, float* y, int64_t n,
                              Stream stream) = nullptr;
   void (*activation_backward)(Activation kind, const float* x, const float* dy, float* dx,

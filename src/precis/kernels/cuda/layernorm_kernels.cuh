@@ -3,38 +3,42 @@
 // gradient layernorm_math.h's, as the CPU loop computes them. The parameter gradients are one
 // thread per column summing the rows in order, the CPU's order and types, so dweight and dbias
 // are the CPU's bits; the row statistics and dx differ from them only by the order of the row
-// sums' additions.
+// sums' additions. T is the element type of x, y, dy and dx (element.cuh): fp32, or bf16/fp16
+// loaded to float and rounded once from the fp32 result; weight, bias, the statistics and the
+// parameter gradients are fp32 for every T.
 #pragma once
 
 #include <cstdint>
 
 #include "precis/core/host_device.h"
 #include "precis/kernels/cuda/block_sum.cuh"
+#include "precis/kernels/cuda/element.cuh"
 #include "precis/kernels/layernorm_math.h"
 
 namespace precis::cuda {
 
 // Block r normalises row r of x (rows, cols) into y; mean[r] and rstd[r] for the backward.
 // y may alias x: every element is read before the row's last sum and written after it.
-PRECIS_KERNEL void layernorm_forward_kernel(const float* x, const float* weight, const float* bias,
-                                            float* y, float* mean, float* rstd, int64_t cols,
+template <class T>
+PRECIS_KERNEL void layernorm_forward_kernel(const T* x, const float* weight, const float* bias,
+                                            T* y, float* mean, float* rstd, int64_t cols,
                                             float eps) {
   __shared__ double lanes[kRowThreads];
   const int64_t r = blockIdx.x;
-  const float* xr = x + r * cols;
-  float* yr = y + r * cols;
+  const T* xr = x + r * cols;
+  T* yr = y + r * cols;
   // Two passes, as the CPU: the mean, then the centred variance (no cancellation).
   double sum = 0.0;
-  for (int64_t c = threadIdx.x; c < cols; c += kRowThreads) sum += xr[c];
+  for (int64_t c = threadIdx.x; c < cols; c += kRowThreads) sum += load(xr[c]);
   const float m = float(block_sum(sum, lanes) / double(cols));
   double var = 0.0;
   for (int64_t c = threadIdx.x; c < cols; c += kRowThreads) {
-    const double d = double(xr[c]) - m;
+    const double d = double(load(xr[c])) - m;
     var += d * d;
   }
   const float s = layernorm_math::rstd(block_sum(var, lanes), double(cols), eps);
   for (int64_t c = threadIdx.x; c < cols; c += kRowThreads)
-    yr[c] = layernorm_math::output(xr[c], m, s, weight[c], bias[c]);
+    store(yr[c], layernorm_math::output(load(xr[c]), m, s, weight[c], bias[c]));
   if (threadIdx.x == 0) {
     mean[r] = m;
     rstd[r] = s;
@@ -43,16 +47,16 @@ PRECIS_KERNEL void layernorm_forward_kernel(const float* x, const float* weight,
 
 // dweight[c] += Σ_r dy·x̂ and dbias[c] += Σ_r dy: a column per thread (grid-stride), rows in
 // order in double. Runs before the dx kernel, which may overwrite dy.
-PRECIS_KERNEL void layernorm_parameter_gradients_kernel(const float* dy, const float* x,
-                                                        const float* mean, const float* rstd,
-                                                        float* dweight, float* dbias, int64_t rows,
-                                                        int64_t cols) {
+template <class T>
+PRECIS_KERNEL void layernorm_parameter_gradients_kernel(const T* dy, const T* x, const float* mean,
+                                                        const float* rstd, float* dweight,
+                                                        float* dbias, int64_t rows, int64_t cols) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols; c += stride) {
     double dw = 0.0, db = 0.0;
     for (int64_t r = 0; r < rows; ++r) {
-      const float g = dy[r * cols + c], m = mean[r], s = rstd[r];
-      dw += g * ((x[r * cols + c] - m) * s);
+      const float g = load(dy[r * cols + c]), m = mean[r], s = rstd[r];
+      dw += g * ((load(x[r * cols + c]) - m) * s);
       db += g;
     }
     dweight[c] += float(dw);
@@ -62,27 +66,29 @@ PRECIS_KERNEL void layernorm_parameter_gradients_kernel(const float* dy, const f
 
 // Block r writes row r of dx; dx may alias dy (each element is read before the row's sums
 // and written after them, by the same thread).
-PRECIS_KERNEL void layernorm_input_gradient_kernel(const float* dy, const float* x,
-                                                   const float* weight, const float* mean,
-                                                   const float* rstd, float* dx, int64_t cols) {
+template <class T>
+PRECIS_KERNEL void layernorm_input_gradient_kernel(const T* dy, const T* x, const float* weight,
+                                                   const float* mean, const float* rstd, T* dx,
+                                                   int64_t cols) {
   __shared__ double lanes[kRowThreads];
   const int64_t r = blockIdx.x;
-  const float* dyr = dy + r * cols;
-  const float* xr = x + r * cols;
-  float* dxr = dx + r * cols;
+  const T* dyr = dy + r * cols;
+  const T* xr = x + r * cols;
+  T* dxr = dx + r * cols;
   const float m = mean[r], s = rstd[r];
   // With g = dy·w: mean_c(g) and mean_c(g·x̂), the two terms the normalisation feeds back.
   double g_sum = 0.0, gx_sum = 0.0;
   for (int64_t c = threadIdx.x; c < cols; c += kRowThreads) {
-    const float g = dyr[c] * weight[c];
+    const float g = load(dyr[c]) * weight[c];
     g_sum += g;
-    gx_sum += double(g) * ((xr[c] - m) * s);
+    gx_sum += double(g) * ((load(xr[c]) - m) * s);
   }
   const float g_mean = float(block_sum(g_sum, lanes) / double(cols));
   const float gx_mean = float(block_sum(gx_sum, lanes) / double(cols));
   for (int64_t c = threadIdx.x; c < cols; c += kRowThreads) {
-    const float xhat = (xr[c] - m) * s;
-    dxr[c] = layernorm_math::input_gradient(dyr[c], weight[c], xhat, s, g_mean, gx_mean);
+    const float xhat = (load(xr[c]) - m) * s;
+    store(dxr[c],
+          layernorm_math::input_gradient(load(dyr[c]), weight[c], xhat, s, g_mean, gx_mean));
   }
 }
 

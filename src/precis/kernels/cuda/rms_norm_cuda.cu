@@ -1,5 +1,5 @@
 // The CUDA twin of RMSNorm (kernels/rms_norm.h): a block per row, the weight gradient a thread
-// per column (rms_norm_kernels.cuh).
+// per column (rms_norm_kernels.cuh), with x, y, dy and dx in fp32 or in bf16/fp16.
 #include "precis/kernels/cuda/launch.h"
 #include "precis/kernels/cuda/rms_norm_kernels.cuh"
 #include "precis/kernels/cuda/twins.h"
@@ -8,28 +8,49 @@ namespace precis::cuda {
 
 namespace {
 
-void rms_norm_forward(const float* x, const float* weight, float* y, float* rstd, int64_t rows,
+template <class T>
+void rms_norm_forward(const T* x, const float* weight, T* y, float* rstd, int64_t rows,
                       int64_t cols, float eps, Stream s) {
   if (rows == 0) return;
-  PRECIS_LAUNCH(rms_norm_forward_kernel, dim3{unsigned(rows)}, dim3{kRowThreads}, s, x, weight, y,
-                rstd, cols, eps);
+  PRECIS_LAUNCH(rms_norm_forward_kernel<T>, dim3{unsigned(rows)}, dim3{kRowThreads}, s, x, weight,
+                y, rstd, cols, eps);
 }
 
-void rms_norm_backward(const float* dy, const float* x, const float* weight, const float* rstd,
-                       float* dx, float* dweight, int64_t rows, int64_t cols, Stream s) {
+template <class T>
+void rms_norm_backward(const T* dy, const T* x, const float* weight, const float* rstd, T* dx,
+                       float* dweight, int64_t rows, int64_t cols, Stream s) {
   if (rows == 0) return;
   // In stream order: the weight gradient reads dy before dx (which may be dy) is written.
-  PRECIS_LAUNCH(rms_norm_weight_gradient_kernel, dim3{grid_stride_blocks(cols)}, dim3{kThreads}, s,
-                dy, x, rstd, dweight, rows, cols);
-  PRECIS_LAUNCH(rms_norm_input_gradient_kernel, dim3{unsigned(rows)}, dim3{kRowThreads}, s, dy, x,
-                weight, rstd, dx, cols);
+  PRECIS_LAUNCH(rms_norm_weight_gradient_kernel<T>, dim3{grid_stride_blocks(cols)}, dim3{kThreads},
+                s, dy, x, rstd, dweight, rows, cols);
+  PRECIS_LAUNCH(rms_norm_input_gradient_kernel<T>, dim3{unsigned(rows)}, dim3{kRowThreads}, s, dy,
+                x, weight, rstd, dx, cols);
+}
+
+void rms_norm_forward_16(const uint16_t* x, const float* weight, uint16_t* y, float* rstd,
+                         int64_t rows, int64_t cols, float eps, DType t, Stream s) {
+  with_16_bit(t, [&](auto e) {
+    using T = decltype(e);
+    rms_norm_forward(as<T>(x), weight, as<T>(y), rstd, rows, cols, eps, s);
+  });
+}
+
+void rms_norm_backward_16(const uint16_t* dy, const uint16_t* x, const float* weight,
+                          const float* rstd, uint16_t* dx, float* dweight, int64_t rows,
+                          int64_t cols, DType t, Stream s) {
+  with_16_bit(t, [&](auto e) {
+    using T = decltype(e);
+    rms_norm_backward(as<T>(dy), as<T>(x), weight, rstd, as<T>(dx), dweight, rows, cols, s);
+  });
 }
 
 }  // namespace
 
 void add_rms_norm_twins(Kernels& k) {
-  k.rms_norm_forward = rms_norm_forward;
-  k.rms_norm_backward = rms_norm_backward;
+  k.rms_norm_forward = rms_norm_forward<float>;
+  k.rms_norm_backward = rms_norm_backward<float>;
+  k.rms_norm_forward_16 = rms_norm_forward_16;
+  k.rms_norm_backward_16 = rms_norm_backward_16;
 }
 
 }  // namespace precis::cuda

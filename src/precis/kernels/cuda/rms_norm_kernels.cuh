@@ -3,63 +3,71 @@
 // output and gradient rms_norm_math.h's, as the CPU loop computes them. The weight gradient is
 // one thread per column summing the rows in order, the CPU's order and types, so it is the
 // CPU's bits; rstd and dx differ from them only by the order of the row sums' additions.
+// T is the element type of x, y, dy and dx (element.cuh): fp32, or bf16/fp16 loaded to float
+// and rounded once from the fp32 result; the weight, rstd and dweight are fp32 for every T.
 #pragma once
 
 #include <cstdint>
 
 #include "precis/core/host_device.h"
 #include "precis/kernels/cuda/block_sum.cuh"
+#include "precis/kernels/cuda/element.cuh"
 #include "precis/kernels/rms_norm_math.h"
 
 namespace precis::cuda {
 
 // Block r normalises row r of x (rows, cols) into y and keeps rstd[r] for the backward.
 // y may alias x: every element is read before the row's sum and written after it.
-PRECIS_KERNEL void rms_norm_forward_kernel(const float* x, const float* weight, float* y,
-                                           float* rstd, int64_t cols, float eps) {
+template <class T>
+PRECIS_KERNEL void rms_norm_forward_kernel(const T* x, const float* weight, T* y, float* rstd,
+                                           int64_t cols, float eps) {
   __shared__ double lanes[kRowThreads];
   const int64_t r = blockIdx.x;
-  const float* xr = x + r * cols;
-  float* yr = y + r * cols;
+  const T* xr = x + r * cols;
+  T* yr = y + r * cols;
   double sum_sq = 0.0;
-  for (int64_t c = threadIdx.x; c < cols; c += kRowThreads) sum_sq += double(xr[c]) * xr[c];
+  for (int64_t c = threadIdx.x; c < cols; c += kRowThreads) {
+    const double v = load(xr[c]);
+    sum_sq += v * v;
+  }
   const float s = rms_norm_math::rstd(block_sum(sum_sq, lanes), double(cols), eps);
   for (int64_t c = threadIdx.x; c < cols; c += kRowThreads)
-    yr[c] = rms_norm_math::output(xr[c], s, weight[c]);
+    store(yr[c], rms_norm_math::output(load(xr[c]), s, weight[c]));
   if (threadIdx.x == 0) rstd[r] = s;
 }
 
 // dweight[c] += Σ_r dy·x̂: a column per thread (grid-stride), rows in order in double. Runs
 // before the dx kernel, which may overwrite dy.
-PRECIS_KERNEL void rms_norm_weight_gradient_kernel(const float* dy, const float* x,
-                                                   const float* rstd, float* dweight, int64_t rows,
-                                                   int64_t cols) {
+template <class T>
+PRECIS_KERNEL void rms_norm_weight_gradient_kernel(const T* dy, const T* x, const float* rstd,
+                                                   float* dweight, int64_t rows, int64_t cols) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols; c += stride) {
     double dw = 0.0;
-    for (int64_t r = 0; r < rows; ++r) dw += dy[r * cols + c] * (x[r * cols + c] * rstd[r]);
+    for (int64_t r = 0; r < rows; ++r)
+      dw += load(dy[r * cols + c]) * (load(x[r * cols + c]) * rstd[r]);
     dweight[c] += float(dw);
   }
 }
 
 // Block r writes row r of dx; dx may alias dy (each element is read before the row's sum and
 // written after it, by the same thread).
-PRECIS_KERNEL void rms_norm_input_gradient_kernel(const float* dy, const float* x,
-                                                  const float* weight, const float* rstd, float* dx,
-                                                  int64_t cols) {
+template <class T>
+PRECIS_KERNEL void rms_norm_input_gradient_kernel(const T* dy, const T* x, const float* weight,
+                                                  const float* rstd, T* dx, int64_t cols) {
   __shared__ double lanes[kRowThreads];
   const int64_t r = blockIdx.x;
-  const float* dyr = dy + r * cols;
-  const float* xr = x + r * cols;
-  float* dxr = dx + r * cols;
+  const T* dyr = dy + r * cols;
+  const T* xr = x + r * cols;
+  T* dxr = dx + r * cols;
   const float s = rstd[r];
   // With g = dy·w, the only feedback is through the mean of squares: mean_c(g·x̂).
   double gx_sum = 0.0;
   for (int64_t c = threadIdx.x; c < cols; c += kRowThreads)
-    gx_sum += double(dyr[c] * weight[c]) * (xr[c] * s);
+    gx_sum += double(load(dyr[c]) * weight[c]) * (load(xr[c]) * s);
   const float gx_mean = float(block_sum(gx_sum, lanes) / double(cols));
   for (int64_t c = threadIdx.x; c < cols; c += kRowThreads)
-    dxr[c] = rms_norm_math::input_gradient(dyr[c], weight[c], xr[c], s, gx_mean);
+    store(dxr[c], rms_norm_math::input_gradient(load(dyr[c]), weight[c], load(xr[c]), s, gx_mean));
 }
 
 }  // namespace precis::cuda
