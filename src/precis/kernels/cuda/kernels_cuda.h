@@ -101,6 +101,18 @@ struct Kernels {
   void (*cross_entropy_backward)(const float* logits, const int32_t* labels, float* dlogits,
                                  int64_t n, int64_t vocab, float label_smoothing,
                                  float loss_scale, Stream stream) = nullptr;
+  double (*cross_entropy_forward_16)(const uint16_t* logits, const int32_t* labels, float* losses,
+                                     int64_t n, int64_t vocab, float label_smoothing,
+                                     int64_t* counted, DType half, Stream stream) = nullptr;
+  void (*cross_entropy_forward_into_16)(const uint16_t* logits, const int32_t* labels,
+                                        float* losses, int64_t n, int64_t vocab,
+                                        float label_smoothing, double global_tokens,
+                                        double accumulation_steps, double* total, DType half,
+                                        Stream stream) = nullptr;
+  void (*cross_entropy_backward_16)(const uint16_t* logits, const int32_t* labels,
+                                    uint16_t* dlogits, int64_t n, int64_t vocab,
+                                    float label_smoothing, float loss_scale, DType half,
+                                    Stream stream) = nullptr;
 
   // token_ids.h: the first invalid position of ids (device memory), -1 when none.
   int64_t (*first_invalid_id)(const int32_t* ids, int64_t n, int64_t limit, bool has_allowed,
