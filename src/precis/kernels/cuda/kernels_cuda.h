@@ -87,6 +87,18 @@ struct Kernels {
   void (*position_embeddings_backward)(const float* dx, float* dpositions, int64_t batch,
                                        int64_t len, int64_t dim, int64_t first_row,
                                        Stream stream) = nullptr;
+  void (*embedding_forward_16)(const int32_t* ids, const float* table, uint16_t* out, int64_t n,
+                               int64_t dim, int64_t vocab, float scale, DType half,
+                               Stream stream) = nullptr;
+  void (*add_position_embeddings_16)(uint16_t* x, const float* positions, int64_t batch,
+                                     int64_t len, int64_t dim, int64_t first_row, DType half,
+                                     Stream stream) = nullptr;
+  void (*embedding_backward_16)(const uint16_t* dout, const int32_t* ids, float* dtable, int64_t n,
+                                int64_t dim, float scale, int64_t padding_idx, DType half,
+                                Stream stream) = nullptr;
+  void (*position_embeddings_backward_16)(const uint16_t* dx, float* dpositions, int64_t batch,
+                                          int64_t len, int64_t dim, int64_t first_row, DType half,
+                                          Stream stream) = nullptr;
 
   // cross_entropy.h. The host form returns the loss sum and writes *counted (host memory) once
   // the stream has them; the training form adds its share to total (one double on the device)
