@@ -15,6 +15,12 @@ void check_labels(const Tensor& labels, int64_t vocab) {
                            std::to_string(vocab) + " (and is not -100)");
 }
 
+// The losses are fp32 whatever the logits' type (fp32, or bf16/fp16 on CUDA).
+void check_losses(const Tensor& logits, const Tensor& losses) {
+  check(losses.dtype == DType::F32, "cross entropy: logits " + logits.describe() + ", losses " +
+                                        losses.describe() + " (the losses are F32)");
+}
+
 }  // namespace
 
 CrossEntropyResult cross_entropy_forward(const Tensor& logits, const Tensor& labels,
@@ -22,6 +28,7 @@ CrossEntropyResult cross_entropy_forward(const Tensor& logits, const Tensor& lab
   int64_t vocab = logits.shape[-1], n = logits.numel() / vocab;
   check(labels.numel() == n && losses.numel() == n,
         "cross entropy: logits " + logits.describe() + ", labels " + labels.describe());
+  check_losses(logits, losses);
   check_labels(labels, vocab);
   const Device d = op_device("cross entropy", {&logits, &labels, &losses});
   switch (d.kind) {
@@ -33,6 +40,12 @@ CrossEntropyResult cross_entropy_forward(const Tensor& logits, const Tensor& lab
     }
     case DeviceKind::CUDA: {
       CrossEntropyResult r;
+      if (is_16_bit(logits.dtype)) {
+        r.loss_sum = cuda::twin(&cuda::Kernels::cross_entropy_forward_16, "cross entropy", d)(
+            logits.u16(), labels.i32(), losses.f32(), n, vocab, label_smoothing, &r.counted,
+            logits.dtype, op_stream(d));
+        return r;
+      }
       r.loss_sum = cuda::twin(&cuda::Kernels::cross_entropy_forward, "cross entropy", d)(
           logits.f32(), labels.i32(), losses.f32(), n, vocab, label_smoothing, &r.counted,
           op_stream(d));
@@ -50,6 +63,7 @@ void cross_entropy_forward_into(const Tensor& logits, const Tensor& labels, cons
             total.dtype == DType::F64,
         "cross entropy: logits " + logits.describe() + ", labels " + labels.describe() +
             ", total " + total.describe() + " (one F64)");
+  check_losses(logits, losses);
   check_labels(labels, vocab);
   const Device d = op_device("cross entropy", {&logits, &labels, &losses, &total});
   switch (d.kind) {
@@ -61,6 +75,10 @@ void cross_entropy_forward_into(const Tensor& logits, const Tensor& labels, cons
       return;
     }
     case DeviceKind::CUDA:
+      if (is_16_bit(logits.dtype))
+        return cuda::twin(&cuda::Kernels::cross_entropy_forward_into_16, "cross entropy", d)(
+            logits.u16(), labels.i32(), losses.f32(), n, vocab, label_smoothing, global_tokens,
+            accumulation_steps, total.data<double>(), logits.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::cross_entropy_forward_into, "cross entropy", d)(
           logits.f32(), labels.i32(), losses.f32(), n, vocab, label_smoothing, global_tokens,
           accumulation_steps, total.data<double>(), op_stream(d));
@@ -71,7 +89,7 @@ void cross_entropy_forward_into(const Tensor& logits, const Tensor& labels, cons
 void cross_entropy_backward(const Tensor& logits, const Tensor& labels, float label_smoothing,
                             float loss_scale, const Tensor& dlogits) {
   int64_t vocab = logits.shape[-1], n = logits.numel() / vocab;
-  check(labels.numel() == n && dlogits.shape == logits.shape,
+  check(labels.numel() == n && dlogits.shape == logits.shape && dlogits.dtype == logits.dtype,
         "cross entropy backward: logits " + logits.describe() + ", labels " + labels.describe() +
             ", dlogits " + dlogits.describe());
   check_labels(labels, vocab);
@@ -81,6 +99,10 @@ void cross_entropy_backward(const Tensor& logits, const Tensor& labels, float la
       return cpu::cross_entropy_backward(logits.f32(), labels.i32(), dlogits.f32(), n, vocab,
                                          label_smoothing, loss_scale);
     case DeviceKind::CUDA:
+      if (is_16_bit(logits.dtype))
+        return cuda::twin(&cuda::Kernels::cross_entropy_backward_16, "cross entropy backward", d)(
+            logits.u16(), labels.i32(), dlogits.u16(), n, vocab, label_smoothing, loss_scale,
+            logits.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::cross_entropy_backward, "cross entropy backward", d)(
           logits.f32(), labels.i32(), dlogits.f32(), n, vocab, label_smoothing, loss_scale,
           op_stream(d));

@@ -15,6 +15,10 @@ void check_token_ids(const Tensor& ids, int64_t vocab) {
                            " is outside the embedding table of " + std::to_string(vocab) + " rows");
 }
 
+// The tables and their gradients are fp32 (the master weights); the activations are fp32, or
+// bf16/fp16 on CUDA (mixed precision).
+bool is_activation_type(DType t) { return t == DType::F32 || is_16_bit(t); }
+
 }  // namespace
 
 void embedding_forward(const Tensor& ids, const Tensor& table, float scale, const Tensor& out) {
@@ -22,6 +26,9 @@ void embedding_forward(const Tensor& ids, const Tensor& table, float scale, cons
   check(out.numel() == ids.numel() * dim && out.shape[-1] == dim,
         "embedding: ids " + ids.describe() + ", table " + table.describe() + ", out " +
             out.describe());
+  check(table.dtype == DType::F32 && is_activation_type(out.dtype),
+        "embedding: table " + table.describe() + ", out " + out.describe() +
+            " (the table is F32, out F32, BF16 or F16)");
   check_token_ids(ids, vocab);
   const Device d = op_device("embedding", {&ids, &table, &out});
   switch (d.kind) {
@@ -29,6 +36,10 @@ void embedding_forward(const Tensor& ids, const Tensor& table, float scale, cons
       return cpu::embedding_forward(ids.i32(), table.f32(), out.f32(), ids.numel(), dim, vocab,
                                     scale);
     case DeviceKind::CUDA:
+      if (is_16_bit(out.dtype))
+        return cuda::twin(&cuda::Kernels::embedding_forward_16, "embedding", d)(
+            ids.i32(), table.f32(), out.u16(), ids.numel(), dim, vocab, scale, out.dtype,
+            op_stream(d));
       return cuda::twin(&cuda::Kernels::embedding_forward, "embedding", d)(
           ids.i32(), table.f32(), out.f32(), ids.numel(), dim, vocab, scale, op_stream(d));
   }
@@ -38,6 +49,9 @@ void embedding_forward(const Tensor& ids, const Tensor& table, float scale, cons
 void add_position_embeddings(const Tensor& x, const Tensor& positions, int64_t first_row) {
   check(x.rank() == 3 && x.size(2) == positions.size(1),
         "positions: x " + x.describe() + ", table " + positions.describe());
+  check(positions.dtype == DType::F32 && is_activation_type(x.dtype),
+        "positions: x " + x.describe() + ", table " + positions.describe() +
+            " (the table is F32, x F32, BF16 or F16)");
   check(first_row + x.size(1) <= positions.size(0),
         "sequence of " + std::to_string(x.size(1)) + " tokens is longer than the " +
             std::to_string(positions.size(0) - first_row) + " positions the model has");
@@ -47,6 +61,10 @@ void add_position_embeddings(const Tensor& x, const Tensor& positions, int64_t f
       return cpu::add_position_embeddings(x.f32(), positions.f32(), x.size(0), x.size(1), x.size(2),
                                           first_row);
     case DeviceKind::CUDA:
+      if (is_16_bit(x.dtype))
+        return cuda::twin(&cuda::Kernels::add_position_embeddings_16, "position embeddings", d)(
+            x.u16(), positions.f32(), x.size(0), x.size(1), x.size(2), first_row, x.dtype,
+            op_stream(d));
       return cuda::twin(&cuda::Kernels::add_position_embeddings, "position embeddings", d)(
           x.f32(), positions.f32(), x.size(0), x.size(1), x.size(2), first_row, op_stream(d));
   }
@@ -59,6 +77,9 @@ void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int6
   check(dtable.rank() == 2 && dout.numel() == ids.numel() * dim && dout.shape[-1] == dim,
         "embedding backward: dout " + dout.describe() + ", ids " + ids.describe() + ", dtable " +
             dtable.describe());
+  check(dtable.dtype == DType::F32 && is_activation_type(dout.dtype),
+        "embedding backward: dout " + dout.describe() + ", dtable " + dtable.describe() +
+            " (dtable is F32, dout F32, BF16 or F16)");
   check_token_ids(ids, vocab);
   const Device d = op_device("embedding backward", {&dout, &ids, &dtable});
   switch (d.kind) {
@@ -66,6 +87,10 @@ void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int6
       return cpu::embedding_backward(dout.f32(), ids.i32(), dtable.f32(), ids.numel(), dim, scale,
                                      padding_idx);
     case DeviceKind::CUDA:
+      if (is_16_bit(dout.dtype))
+        return cuda::twin(&cuda::Kernels::embedding_backward_16, "embedding backward", d)(
+            dout.u16(), ids.i32(), dtable.f32(), ids.numel(), dim, scale, padding_idx, dout.dtype,
+            op_stream(d));
       return cuda::twin(&cuda::Kernels::embedding_backward, "embedding backward", d)(
           dout.f32(), ids.i32(), dtable.f32(), ids.numel(), dim, scale, padding_idx, op_stream(d));
   }
@@ -75,6 +100,9 @@ void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int6
 void position_embeddings_backward(const Tensor& dx, int64_t first_row, const Tensor& dpositions) {
   check(dx.rank() == 3 && dpositions.rank() == 2 && dx.size(2) == dpositions.size(1),
         "positions backward: dx " + dx.describe() + ", table " + dpositions.describe());
+  check(dpositions.dtype == DType::F32 && is_activation_type(dx.dtype),
+        "positions backward: dx " + dx.describe() + ", table " + dpositions.describe() +
+            " (the table is F32, dx F32, BF16 or F16)");
   check(first_row >= 0 && first_row + dx.size(1) <= dpositions.size(0),
         "positions backward: rows " + std::to_string(first_row) + ".." +
             std::to_string(first_row + dx.size(1)) + " outside the table " + dpositions.describe());
@@ -84,6 +112,11 @@ void position_embeddings_backward(const Tensor& dx, int64_t first_row, const Ten
       return cpu::position_embeddings_backward(dx.f32(), dpositions.f32(), dx.size(0), dx.size(1),
                                                dx.size(2), first_row);
     case DeviceKind::CUDA:
+      if (is_16_bit(dx.dtype))
+        return cuda::twin(&cuda::Kernels::position_embeddings_backward_16,
+                          "position embeddings backward", d)(
+            dx.u16(), dpositions.f32(), dx.size(0), dx.size(1), dx.size(2), first_row, dx.dtype,
+            op_stream(d));
       return cuda::twin(&cuda::Kernels::position_embeddings_backward,
                         "position embeddings backward", d)(
           dx.f32(), dpositions.f32(), dx.size(0), dx.size(1), dx.size(2), first_row, op_stream(d));

@@ -1,6 +1,8 @@
 // cross_entropy (kernels/cross_entropy.h): the per-position loss (ignore_index, label
 // smoothing as HF's LabelSmoother) against a double reference, and its gradient against
-// central differences of that reference, on every backend; dlogits may alias logits.
+// central differences of that reference, on every backend; dlogits may alias logits. The CUDA
+// twins' bf16/fp16 logits (CrossEntropyKernel16) against the CPU's fp32 op on the same rounded
+// values.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -10,6 +12,7 @@
 #include "precis/kernels/cross_entropy.h"
 
 #include "kernel_test.h"
+#include "test_support.h"
 
 using namespace precis;
 using namespace precis::testing;
@@ -131,3 +134,120 @@ TEST_P(CrossEntropyKernel, RejectsLabelsOutsideTheVocabulary) {
 }
 
 INSTANTIATE_KERNEL_TEST(CrossEntropyKernel);
+
+// The 16-bit twins (bf16, fp16) against the CPU's fp32 op on the same rounded logits: the
+// per-position losses, their sum and count and the training form's share (fp32 and double
+// whatever the logits' type), and dlogits rounded once, also in place on the logits.
+class CrossEntropyKernel16 : public HalfKernelTest {
+ protected:
+  // loss_scale is 1/counted times `loss_scale_factor` (fp16 training's loss scaling above 1).
+  void check(std::vector<int32_t> labels, int64_t V, float eps, uint32_t seed,
+             float loss_scale_factor = 1.0f) {
+    std::mt19937 rng(seed);
+    const int64_t N = int64_t(labels.size());
+    int64_t counted = 0;
+    for (int32_t l : labels) counted += l != kIgnoreIndex;
+    const float loss_scale = loss_scale_factor / float(counted);
+    const std::string what = "vocabulary " + std::to_string(V) + ", smoothing " +
+                             std::to_string(eps) + ", loss scale " + std::to_string(loss_scale);
+    std::vector<float> logits = random_floats(N * V, rng, -3.0f, 3.0f);
+    Tensor logits_t = on_device_16(logits, {N, V}), labels_t = on_device(labels, {N});
+
+    std::vector<float> losses_ref(size_t(N), 0.0f), dlogits_ref(size_t(N * V), 0.0f);
+    const CrossEntropyResult ref = cross_entropy_forward(
+        on_cpu(logits, {N, V}), on_cpu(labels, {N}), on_cpu(losses_ref, {N}), eps);
+    cross_entropy_backward(on_cpu(logits, {N, V}), on_cpu(labels, {N}), eps, loss_scale,
+                           on_cpu(dlogits_ref, {N, V}));
+
+    Tensor losses = filled({N}, 8.0f);
+    const CrossEntropyResult r = cross_entropy_forward(logits_t, labels_t, losses, eps);
+    EXPECT_EQ(r.counted, ref.counted) << what;
+    EXPECT_NEAR(r.loss_sum, ref.loss_sum, kFp32Tolerance * std::max(1.0, ref.loss_sum)) << what;
+    expect_near_reference(to_host(losses), to_double(losses_ref), what + ": losses");
+
+    // The training form: total (one F64, two floats' storage holding its bits) starts at 0.5.
+    const double start = 0.5, global_tokens = 1000.0, accumulation_steps = 4.0;
+    std::vector<float> bits(2);
+    std::memcpy(bits.data(), &start, sizeof(double));
+    Tensor storage = on_device(bits, {2});
+    Tensor total{storage.ptr, Shape{1}, DType::F64, storage.device};
+    Tensor losses_into = filled({N}, 8.0f);
+    cross_entropy_forward_into(logits_t, labels_t, losses_into, eps, global_tokens,
+                               accumulation_steps, total);
+    double got = 0.0;
+    copy(total, Tensor{&got, Shape{1}, DType::F64, Device::cpu()});
+    const double share = ref.loss_sum / global_tokens / accumulation_steps;
+    EXPECT_NEAR(got, start + share, kFp32Tolerance * share) << what << ": total";
+    expect_near_reference(to_host(losses_into), to_double(losses_ref), what + ": losses (into)");
+
+    Tensor dlogits = filled_16({N, V}, 4.0f);
+    cross_entropy_backward(logits_t, labels_t, eps, loss_scale, dlogits);
+    const std::vector<float> d = to_host(dlogits);
+    expect_rounded_from(d, dlogits_ref, dtype(), what + ": dlogits");
+    for (int64_t i = 0; i < N; ++i) {
+      if (labels[i] != kIgnoreIndex) continue;
+      for (int64_t j = 0; j < V; ++j)
+        ASSERT_EQ(d[i * V + j], 0.0f) << what << ": ignored row " << i;
+    }
+    // In place: dlogits aliasing logits.
+    Tensor inplace = on_device_16(logits, {N, V});
+    cross_entropy_backward(inplace, labels_t, eps, loss_scale, inplace);
+    EXPECT_EQ(to_host(inplace), d) << what << ": in place";
+  }
+};
+
+TEST_P(CrossEntropyKernel16, IgnoreIndex) { check({3, -100, 0, 6, -100, 2}, 7, 0.0f, 20); }
+TEST_P(CrossEntropyKernel16, LabelSmoothing) { check({3, -100, 0, 6, -100, 2}, 7, 0.1f, 21); }
+
+// Vocabularies of 37 and 129, not multiples of a CUDA block's 128 threads (or of 8/16/32).
+TEST_P(CrossEntropyKernel16, OddShapes) {
+  check({36, 0, -100}, 37, 0.0f, 22);
+  check({128, -100, 5, 0, 77}, 129, 0.1f, 23);
+}
+
+// Several rounds of a block's threads per row; and the same loss-scaled as fp16 training does,
+// which keeps the gradients' elements well above the fp32 tolerance so their rounding shows.
+TEST_P(CrossEntropyKernel16, WideVocabulary) {
+  check({5, -100, 999}, 1000, 0.1f, 24);
+  check({5, -100, 999}, 1000, 0.1f, 24, 1024.0f);
+}
+
+// More rows than a block has threads: the total's threads each add several rows.
+TEST_P(CrossEntropyKernel16, TotalsOverManyRows) {
+  std::mt19937 rng(25);
+  std::vector<int32_t> labels(150);
+  for (int32_t& l : labels) l = rng() % 6 == 0 ? int32_t(rng() % 37) : kIgnoreIndex;
+  check(labels, 37, 0.1f, 26);
+}
+
+// Many rows of a small vocabulary, loss-scaled: the label's probability is large, so rounding
+// its element's two terms separately (the softmax's, then the label's) would be an ulp off in
+// some rows; the element is one rounding of both.
+TEST_P(CrossEntropyKernel16, LabelElementRoundedOnce) {
+  std::mt19937 rng(27);
+  std::vector<int32_t> labels(64);
+  for (int32_t& l : labels) l = int32_t(rng() % 5);
+  check(labels, 5, 0.1f, 28, 1024.0f);
+}
+
+// The losses are F32 and dlogits the logits' type, refused by the op's check naming the
+// tensors; labels stay checked against the vocabulary.
+TEST_P(CrossEntropyKernel16, RejectsMixedTypesAndLabelsOutsideTheVocabulary) {
+  Tensor logits = filled_16({2, 3}), labels = on_device(std::vector<int32_t>{1, 2}, {2});
+  const std::string half = dtype_name(dtype());
+  EXPECT_CONTAINS(error_of([&] { cross_entropy_forward(logits, labels, filled_16({2})); }),
+                  "losses " + half + "[2] on cuda:0 (the losses are F32)");
+  EXPECT_CONTAINS(
+      error_of([&] { cross_entropy_backward(logits, labels, 0.0f, 1.0f, filled({2, 3})); }),
+      "cross entropy backward: logits " + half + "[2, 3]");
+  Tensor fp32_logits = filled({2, 3});
+  EXPECT_CONTAINS(
+      error_of([&] { cross_entropy_backward(fp32_logits, labels, 0.0f, 1.0f, filled_16({2, 3})); }),
+      "dlogits " + half + "[2, 3]");
+  Tensor outside = on_device(std::vector<int32_t>{1, 3}, {2});
+  EXPECT_CONTAINS(
+      error_of([&] { cross_entropy_backward(logits, outside, 0.0f, 1.0f, filled_16({2, 3})); }),
+      "label 3 is outside the vocabulary of 3");
+}
+
+INSTANTIATE_HALF_KERNEL_TEST(CrossEntropyKernel16);

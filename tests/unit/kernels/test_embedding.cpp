@@ -1,13 +1,15 @@
 // embedding (kernels/embedding.h): token embeddings (scaled), learned positions, and their
 // backward, on every backend against loops in double. Both forwards are linear in the table,
 // so the gradients are checked exactly against the sums they are; the CPU gives the same bits
-// for any thread count.
+// for any thread count. The CUDA twins' bf16/fp16 activations (EmbeddingKernel16) against the
+// CPU's fp32 op on the same rounded values.
 #include <random>
 #include <vector>
 
 #include "precis/kernels/embedding.h"
 
 #include "kernel_test.h"
+#include "test_support.h"
 
 using namespace precis;
 using namespace precis::testing;
@@ -102,6 +104,80 @@ TEST_P(EmbeddingKernel, OddShapesForwardAndBackward) {
 }
 
 INSTANTIATE_KERNEL_TEST(EmbeddingKernel);
+
+// The 16-bit twins (bf16, fp16) against the CPU's fp32 op on the same rounded activations: the
+// forwards write the fp32 table's rows (scaled, plus positions) rounded once; the backwards add
+// 16-bit gradients into the fp32 tables (+=, repeated ids in token order, the padding row
+// untouched). Widths and ids as OddShapesForwardAndBackward.
+class EmbeddingKernel16 : public HalfKernelTest {};
+
+TEST_P(EmbeddingKernel16, OddShapesForwardAndBackward) {
+  std::mt19937 rng(41);
+  const int64_t B = 3, T = 5, V = 13, P = 11, first = 2, pad = 1;
+  const float scale = 0.75f;
+  for (int64_t d : {int64_t(37), int64_t(129), int64_t(1), int64_t(1031)}) {
+    SCOPED_TRACE(::testing::Message() << "width " << d);
+    std::vector<int32_t> ids(size_t(B * T));
+    for (int32_t& id : ids) id = int32_t(rng() % V);
+    ids[3] = ids[9] = int32_t(pad);
+    std::vector<float> table = random_floats(V * d, rng), positions = random_floats(P * d, rng),
+                       G = random_floats(B * T * d, rng);
+    Tensor idt = on_device(ids, {B, T}), out = filled_16({B, T, d}, 9.0f);
+
+    std::vector<float> tokens(size_t(B * T * d));
+    embedding_forward(on_cpu(ids, {B, T}), on_cpu(table, {V, d}), scale, on_cpu(tokens, {B, T, d}));
+    embedding_forward(idt, on_device(table, {V, d}), scale, out);
+    expect_rounded_from(to_host(out), tokens, dtype(), "embedding_forward");
+
+    // x is the 16-bit tokens just written: the reference adds the positions to those values.
+    std::vector<float> with_positions = to_host(out);
+    add_position_embeddings(on_cpu(with_positions, {B, T, d}), on_cpu(positions, {P, d}), first);
+    add_position_embeddings(out, on_device(positions, {P, d}), first);
+    expect_rounded_from(to_host(out), with_positions, dtype(), "add_position_embeddings");
+
+    Tensor Gt = on_device_16(G, {B, T, d});
+    for (int64_t padding_idx : {pad, int64_t(-1)}) {
+      std::vector<float> dtable_ref(size_t(V * d), -0.5f);
+      embedding_backward(on_cpu(G, {B, T, d}), on_cpu(ids, {B, T}), scale, padding_idx,
+                         on_cpu(dtable_ref, {V, d}));
+      Tensor dtable = filled({V, d}, -0.5f);
+      embedding_backward(Gt, idt, scale, padding_idx, dtable);
+      const std::vector<float> got = to_host(dtable);
+      expect_near_reference(got, to_double(dtable_ref),
+                            "dtable (+=), padding_idx " + std::to_string(padding_idx));
+      if (padding_idx >= 0) {
+        for (int64_t c = 0; c < d; ++c) ASSERT_EQ(got[pad * d + c], -0.5f) << "pad row";
+      }
+    }
+
+    std::vector<float> dpos_ref(size_t(P * d), 0.25f);
+    position_embeddings_backward(on_cpu(G, {B, T, d}), first, on_cpu(dpos_ref, {P, d}));
+    Tensor dpos = filled({P, d}, 0.25f);
+    position_embeddings_backward(Gt, first, dpos);
+    expect_near_reference(to_host(dpos), to_double(dpos_ref), "dpositions (+=)");
+  }
+}
+
+// The tables and their gradients are F32 (master weights), the activations F32, BF16 or F16:
+// anything else is refused by the op's check, naming the tensors.
+TEST_P(EmbeddingKernel16, RejectsSixteenBitTables) {
+  const int64_t V = 4, d = 3, P = 5;
+  Tensor ids = on_device(std::vector<int32_t>{0, 3}, {1, 2}), x = filled_16({1, 2, d});
+  const std::string table = dtype_name(dtype()) + "[4, 3] on cuda:0";
+  EXPECT_CONTAINS(error_of([&] { embedding_forward(ids, filled_16({V, d}), 1.0f, x); }),
+                  "embedding: table " + table);
+  Tensor int_out = on_device(std::vector<int32_t>(size_t(2 * d)), {1, 2, d});
+  EXPECT_CONTAINS(error_of([&] { embedding_forward(ids, filled({V, d}), 1.0f, int_out); }),
+                  "out I32[1, 2, 3] on cuda:0 (the table is F32, out F32, BF16 or F16)");
+  EXPECT_CONTAINS(error_of([&] { add_position_embeddings(x, filled_16({P, d}), 0); }),
+                  "(the table is F32, x F32, BF16 or F16)");
+  EXPECT_CONTAINS(error_of([&] { embedding_backward(x, ids, 1.0f, -1, filled_16({V, d})); }),
+                  "dtable " + table + " (dtable is F32, dout F32, BF16 or F16)");
+  EXPECT_CONTAINS(error_of([&] { position_embeddings_backward(x, 0, filled_16({P, d})); }),
+                  "(the table is F32, dx F32, BF16 or F16)");
+}
+
+INSTANTIATE_HALF_KERNEL_TEST(EmbeddingKernel16);
 
 // Repeated ids and positions sum in token order whatever the thread count.
 TEST(EmbeddingCpu, SameBitsForAnyThreadCount) {

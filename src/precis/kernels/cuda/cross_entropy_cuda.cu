@@ -1,7 +1,8 @@
 // The CUDA twins of the cross-entropy (kernels/cross_entropy.h): the rows' losses, then one
 // block's fixed-order sum of them in double (a scratch buffer: rows' losses, the sum, the
 // count). The host form reads the sum and the count back; the training form adds its share to
-// the device's total without reading anything back.
+// the device's total without reading anything back. The logits and their gradient are fp32 or
+// bf16/fp16 (the _16 entry points); the losses and their sums are fp32 and double either way.
 #include "precis/kernels/cuda/cross_entropy_kernels.cuh"
 #include "precis/kernels/cuda/launch.h"
 #include "precis/kernels/cuda/runtime.h"
@@ -17,20 +18,22 @@ struct LossTotal {
 };
 
 // The rows' losses and their total, in scratch memory laid out (n) doubles then a LossTotal.
-LossTotal* loss_total(const float* logits, const int32_t* labels, float* losses, int64_t n,
+template <class T>
+LossTotal* loss_total(const T* logits, const int32_t* labels, float* losses, int64_t n,
                       int64_t vocab, float label_smoothing, Stream s) {
   auto* row_losses =
       static_cast<double*>(scratch(s, size_t(n) * sizeof(double) + sizeof(LossTotal)));
   auto* total = reinterpret_cast<LossTotal*>(row_losses + n);
   if (n > 0)
-    PRECIS_LAUNCH(cross_entropy_rows_kernel, dim3{unsigned(n)}, dim3{kRowThreads}, s, logits,
+    PRECIS_LAUNCH(cross_entropy_rows_kernel<T>, dim3{unsigned(n)}, dim3{kRowThreads}, s, logits,
                   labels, losses, row_losses, vocab, label_smoothing);
   PRECIS_LAUNCH(cross_entropy_total_kernel, dim3{1}, dim3{kRowThreads}, s, row_losses, labels, n,
                 &total->sum, &total->counted);
   return total;
 }
 
-double cross_entropy_forward(const float* logits, const int32_t* labels, float* losses, int64_t n,
+template <class T>
+double cross_entropy_forward(const T* logits, const int32_t* labels, float* losses, int64_t n,
                              int64_t vocab, float label_smoothing, int64_t* counted, Stream s) {
   const LossTotal* total = loss_total(logits, labels, losses, n, vocab, label_smoothing, s);
   LossTotal host{};
@@ -40,28 +43,65 @@ double cross_entropy_forward(const float* logits, const int32_t* labels, float* 
   return host.sum;
 }
 
-void cross_entropy_forward_into(const float* logits, const int32_t* labels, float* losses,
-                                int64_t n, int64_t vocab, float label_smoothing,
-                                double global_tokens, double accumulation_steps, double* total,
-                                Stream s) {
+template <class T>
+void cross_entropy_forward_into(const T* logits, const int32_t* labels, float* losses, int64_t n,
+                                int64_t vocab, float label_smoothing, double global_tokens,
+                                double accumulation_steps, double* total, Stream s) {
   const LossTotal* sum = loss_total(logits, labels, losses, n, vocab, label_smoothing, s);
   PRECIS_LAUNCH(add_loss_share_kernel, dim3{1}, dim3{1}, s, &sum->sum, global_tokens,
                 accumulation_steps, total);
 }
 
-void cross_entropy_backward(const float* logits, const int32_t* labels, float* dlogits, int64_t n,
+template <class T>
+void cross_entropy_backward(const T* logits, const int32_t* labels, T* dlogits, int64_t n,
                             int64_t vocab, float label_smoothing, float loss_scale, Stream s) {
   if (n == 0) return;
-  PRECIS_LAUNCH(cross_entropy_backward_kernel, dim3{unsigned(n)}, dim3{kRowThreads}, s, logits,
+  PRECIS_LAUNCH(cross_entropy_backward_kernel<T>, dim3{unsigned(n)}, dim3{kRowThreads}, s, logits,
                 labels, dlogits, vocab, label_smoothing, loss_scale);
+}
+
+double cross_entropy_forward_16(const uint16_t* logits, const int32_t* labels, float* losses,
+                                int64_t n, int64_t vocab, float label_smoothing, int64_t* counted,
+                                DType t, Stream s) {
+  double sum = 0.0;
+  with_16_bit(t, [&](auto e) {
+    using T = decltype(e);
+    sum =
+        cross_entropy_forward(as<T>(logits), labels, losses, n, vocab, label_smoothing, counted, s);
+  });
+  return sum;
+}
+
+void cross_entropy_forward_into_16(const uint16_t* logits, const int32_t* labels, float* losses,
+                                   int64_t n, int64_t vocab, float label_smoothing,
+                                   double global_tokens, double accumulation_steps, double* total,
+                                   DType t, Stream s) {
+  with_16_bit(t, [&](auto e) {
+    using T = decltype(e);
+    cross_entropy_forward_into(as<T>(logits), labels, losses, n, vocab, label_smoothing,
+                               global_tokens, accumulation_steps, total, s);
+  });
+}
+
+void cross_entropy_backward_16(const uint16_t* logits, const int32_t* labels, uint16_t* dlogits,
+                               int64_t n, int64_t vocab, float label_smoothing, float loss_scale,
+                               DType t, Stream s) {
+  with_16_bit(t, [&](auto e) {
+    using T = decltype(e);
+    cross_entropy_backward(as<T>(logits), labels, as<T>(dlogits), n, vocab, label_smoothing,
+                           loss_scale, s);
+  });
 }
 
 }  // namespace
 
 void add_cross_entropy_twins(Kernels& k) {
-  k.cross_entropy_forward = cross_entropy_forward;
-  k.cross_entropy_forward_into = cross_entropy_forward_into;
-  k.cross_entropy_backward = cross_entropy_backward;
+  k.cross_entropy_forward = cross_entropy_forward<float>;
+  k.cross_entropy_forward_into = cross_entropy_forward_into<float>;
+  k.cross_entropy_backward = cross_entropy_backward<float>;
+  k.cross_entropy_forward_16 = cross_entropy_forward_16;
+  k.cross_entropy_forward_into_16 = cross_entropy_forward_into_16;
+  k.cross_entropy_backward_16 = cross_entropy_backward_16;
 }
 
 }  // namespace precis::cuda

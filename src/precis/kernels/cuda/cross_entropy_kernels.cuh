@@ -4,6 +4,8 @@
 // and the gradient of each element are cross_entropy_math.h's, as on the CPU. The sums are the
 // CPU's up to the order of their additions (in double: ~1e-16 relative); the max is exact.
 // The loss total is one block's fixed-order sum of the rows' losses in double.
+// T is the logits' (and dlogits') element type (element.cuh): fp32, or bf16/fp16 loaded to
+// float, the losses and sums as in fp32, and each gradient element rounded once.
 #pragma once
 
 #include <cmath>
@@ -13,13 +15,15 @@
 #include "precis/kernels/cross_entropy.h"
 #include "precis/kernels/cross_entropy_math.h"
 #include "precis/kernels/cuda/block_sum.cuh"
+#include "precis/kernels/cuda/element.cuh"
 
 namespace precis::cuda {
 
 // losses[row] = the row's loss as float (0 where ignored), row_losses[row] the same in double,
 // for the total. A block per row: grid (n), block (kRowThreads).
-PRECIS_KERNEL void cross_entropy_rows_kernel(const float* logits, const int32_t* labels,
-                                             float* losses, double* row_losses, int64_t vocab,
+template <class T>
+PRECIS_KERNEL void cross_entropy_rows_kernel(const T* logits, const int32_t* labels, float* losses,
+                                             double* row_losses, int64_t vocab,
                                              float label_smoothing) {
   __shared__ float maxima[kRowThreads];
   __shared__ double exp_sums[kRowThreads];
@@ -33,9 +37,12 @@ PRECIS_KERNEL void cross_entropy_rows_kernel(const float* logits, const int32_t*
     }
     return;
   }
-  const float* row = logits + i * vocab;
-  float max = row[0];
-  for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) max = row[j] > max ? row[j] : max;
+  const T* row = logits + i * vocab;
+  float max = load(row[0]);
+  for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) {
+    const float v = load(row[j]);
+    max = v > max ? v : max;
+  }
   maxima[threadIdx.x] = max;
   __syncthreads();
   for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
@@ -46,13 +53,14 @@ PRECIS_KERNEL void cross_entropy_rows_kernel(const float* logits, const int32_t*
   max = maxima[0];
   double sum = 0.0, logit_sum = 0.0;
   for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) {
-    sum += std::exp(double(row[j] - max));
-    logit_sum += row[j];
+    const float v = load(row[j]);
+    sum += std::exp(double(v - max));
+    logit_sum += v;
   }
   block_sum_pair(sum, logit_sum, exp_sums, logit_sums);
   if (threadIdx.x == 0) {
     const double log_z = std::log(sum) + max;
-    const double loss = cross_entropy_math::smoothed_loss(log_z, row[label], logit_sum,
+    const double loss = cross_entropy_math::smoothed_loss(log_z, load(row[label]), logit_sum,
                                                           double(vocab), label_smoothing);
     losses[i] = float(loss);
     row_losses[i] = loss;
@@ -86,21 +94,25 @@ PRECIS_KERNEL void add_loss_share_kernel(const double* sum, double global_tokens
 // dlogits = d(loss_scale · Σ loss) / d logits, zeros on ignored rows; dlogits may be logits:
 // every read of the row comes before the last barrier, and afterwards each thread reads only
 // the elements it then writes. A block per row: grid (n), block (kRowThreads).
-PRECIS_KERNEL void cross_entropy_backward_kernel(const float* logits, const int32_t* labels,
-                                                 float* dlogits, int64_t vocab,
-                                                 float label_smoothing, float loss_scale) {
+template <class T>
+PRECIS_KERNEL void cross_entropy_backward_kernel(const T* logits, const int32_t* labels, T* dlogits,
+                                                 int64_t vocab, float label_smoothing,
+                                                 float loss_scale) {
   __shared__ float maxima[kRowThreads];
   __shared__ double exp_sums[kRowThreads];
   const int64_t i = blockIdx.x;
   const int32_t label = labels[i];
-  const float* row = logits + i * vocab;
-  float* drow = dlogits + i * vocab;
+  const T* row = logits + i * vocab;
+  T* drow = dlogits + i * vocab;
   if (label == kIgnoreIndex) {
-    for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) drow[j] = 0.0f;
+    for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) store(drow[j], 0.0f);
     return;
   }
-  float max = row[0];
-  for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) max = row[j] > max ? row[j] : max;
+  float max = load(row[0]);
+  for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) {
+    const float v = load(row[j]);
+    max = v > max ? v : max;
+  }
   maxima[threadIdx.x] = max;
   __syncthreads();
   for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
@@ -110,7 +122,7 @@ PRECIS_KERNEL void cross_entropy_backward_kernel(const float* logits, const int3
   }
   max = maxima[0];
   double sum = 0.0;  // exp in float (as torch's softmax), summed in double, as the CPU
-  for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) sum += std::exp(row[j] - max);
+  for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) sum += std::exp(load(row[j]) - max);
   exp_sums[threadIdx.x] = sum;
   __syncthreads();
   for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
@@ -121,9 +133,9 @@ PRECIS_KERNEL void cross_entropy_backward_kernel(const float* logits, const int3
   const float uniform = loss_scale * label_smoothing / float(vocab);
   const float label_share = cross_entropy_math::label_gradient(loss_scale, label_smoothing);
   for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) {
-    float g = cross_entropy_math::logit_gradient(std::exp(row[j] - max), p_scale, uniform);
+    float g = cross_entropy_math::logit_gradient(std::exp(load(row[j]) - max), p_scale, uniform);
     if (j == label) g -= label_share;  // the CPU's two roundings: the element, then the label
-    drow[j] = g;
+    store(drow[j], g);                 // and a 16-bit T's one
   }
 }
 

@@ -3,56 +3,63 @@
 // table entry: a thread owns one column of the table and walks the tokens (or the batch) in
 // order, as the CPU does per column, so repeated ids add up in token order and the sums are
 // the CPU's bit for bit, for any grid.
+// T is the activations' element type (element.cuh): fp32, or bf16/fp16 loaded to float and
+// each result rounded once. The tables and their gradients are fp32 (master weights).
 #pragma once
 
 #include <cstdint>
 
 #include "precis/core/host_device.h"
+#include "precis/kernels/cuda/element.cuh"
 
 namespace precis::cuda {
 
 // out (n, dim) = table[ids] · scale.
-PRECIS_KERNEL void embedding_forward_kernel(const int32_t* ids, const float* table, float* out,
+template <class T>
+PRECIS_KERNEL void embedding_forward_kernel(const int32_t* ids, const float* table, T* out,
                                             int64_t n, int64_t dim, float scale) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < n * dim; e += stride) {
     const int64_t token = e / dim, c = e - token * dim;
-    out[e] = table[int64_t(ids[token]) * dim + c] * scale;
+    store(out[e], table[int64_t(ids[token]) * dim + c] * scale);
   }
 }
 
 // x (batch, len, dim) += positions[first_row + t].
-PRECIS_KERNEL void add_position_embeddings_kernel(float* x, const float* positions, int64_t batch,
+template <class T>
+PRECIS_KERNEL void add_position_embeddings_kernel(T* x, const float* positions, int64_t batch,
                                                   int64_t len, int64_t dim, int64_t first_row) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < batch * len * dim;
        e += stride) {
     const int64_t row = e / dim, c = e - row * dim, t = row % len;
-    x[e] += positions[(first_row + t) * dim + c];
+    store(x[e], load(x[e]) + positions[(first_row + t) * dim + c]);
   }
 }
 
 // dtable (vocab, dim) += dout[i] · scale at row ids[i], padding_idx rows aside: thread per column.
-PRECIS_KERNEL void embedding_backward_kernel(const float* dout, const int32_t* ids, float* dtable,
+template <class T>
+PRECIS_KERNEL void embedding_backward_kernel(const T* dout, const int32_t* ids, float* dtable,
                                              int64_t n, int64_t dim, float scale,
                                              int64_t padding_idx) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < dim; c += stride)
     for (int64_t i = 0; i < n; ++i) {
       if (ids[i] == padding_idx) continue;  // nn.Embedding(padding_idx): no gradient
-      dtable[int64_t(ids[i]) * dim + c] += dout[i * dim + c] * scale;
+      dtable[int64_t(ids[i]) * dim + c] += load(dout[i * dim + c]) * scale;
     }
 }
 
 // dpositions[first_row + t] += Σ_b dx[b, t]: a thread per (t, column), the batch in order.
-PRECIS_KERNEL void position_embeddings_backward_kernel(const float* dx, float* dpositions,
+template <class T>
+PRECIS_KERNEL void position_embeddings_backward_kernel(const T* dx, float* dpositions,
                                                        int64_t batch, int64_t len, int64_t dim,
                                                        int64_t first_row) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < len * dim; e += stride) {
     const int64_t t = e / dim, c = e - t * dim;
     float sum = dpositions[(first_row + t) * dim + c];
-    for (int64_t b = 0; b < batch; ++b) sum += dx[(b * len + t) * dim + c];
+    for (int64_t b = 0; b < batch; ++b) sum += load(dx[(b * len + t) * dim + c]);
     dpositions[(first_row + t) * dim + c] = sum;
   }
 }

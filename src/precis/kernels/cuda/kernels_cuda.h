@@ -87,6 +87,18 @@ struct Kernels {
   void (*position_embeddings_backward)(const float* dx, float* dpositions, int64_t batch,
                                        int64_t len, int64_t dim, int64_t first_row,
                                        Stream stream) = nullptr;
+  void (*embedding_forward_16)(const int32_t* ids, const float* table, uint16_t* out, int64_t n,
+                               int64_t dim, int64_t vocab, float scale, DType half,
+                               Stream stream) = nullptr;
+  void (*add_position_embeddings_16)(uint16_t* x, const float* positions, int64_t batch,
+                                     int64_t len, int64_t dim, int64_t first_row, DType half,
+                                     Stream stream) = nullptr;
+  void (*embedding_backward_16)(const uint16_t* dout, const int32_t* ids, float* dtable, int64_t n,
+                                int64_t dim, float scale, int64_t padding_idx, DType half,
+                                Stream stream) = nullptr;
+  void (*position_embeddings_backward_16)(const uint16_t* dx, float* dpositions, int64_t batch,
+                                          int64_t len, int64_t dim, int64_t first_row, DType half,
+                                          Stream stream) = nullptr;
 
   // cross_entropy.h. The host form returns the loss sum and writes *counted (host memory) once
   // the stream has them; the training form adds its share to total (one double on the device)
@@ -101,6 +113,18 @@ struct Kernels {
   void (*cross_entropy_backward)(const float* logits, const int32_t* labels, float* dlogits,
                                  int64_t n, int64_t vocab, float label_smoothing,
                                  float loss_scale, Stream stream) = nullptr;
+  double (*cross_entropy_forward_16)(const uint16_t* logits, const int32_t* labels, float* losses,
+                                     int64_t n, int64_t vocab, float label_smoothing,
+                                     int64_t* counted, DType half, Stream stream) = nullptr;
+  void (*cross_entropy_forward_into_16)(const uint16_t* logits, const int32_t* labels,
+                                        float* losses, int64_t n, int64_t vocab,
+                                        float label_smoothing, double global_tokens,
+                                        double accumulation_steps, double* total, DType half,
+                                        Stream stream) = nullptr;
+  void (*cross_entropy_backward_16)(const uint16_t* logits, const int32_t* labels,
+                                    uint16_t* dlogits, int64_t n, int64_t vocab,
+                                    float label_smoothing, float loss_scale, DType half,
+                                    Stream stream) = nullptr;
 
   // token_ids.h: the first invalid position of ids (device memory), -1 when none.
   int64_t (*first_invalid_id)(const int32_t* ids, int64_t n, int64_t limit, bool has_allowed,
