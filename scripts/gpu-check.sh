@@ -9,8 +9,9 @@
 #                CUDA twin through its launcher and cuBLASLt against the CPU kernel, on the GPU
 #   4 sanitizer  compute-sanitizer memcheck, racecheck, synccheck on the device tests and the
 #                op tests
-#   5 carried    the CPU engine built here (scripts/gpu/bundle.sh) runs there and reproduces
-#                the smoke job's loss; tiny BART and T5 train 3 steps on the GPU against the
+#   5 carried    the engine built here (scripts/gpu/bundle.sh) runs there and reproduces the
+#                smoke job's loss on the CPU, and on the GPU (precis train --device cuda);
+#                tiny BART and T5 train 3 steps on the GPU against the
 #                CPU, twice (bit-identical); beam search on the GPU comes with the decoding twins
 #   6 peer       Hugging Face BART in PyTorch on the GPU (bench/gpu/hf_peer.py all)
 # A summary table comes last. With no GPU it runs what needs none (the build) and stops at the
@@ -138,6 +139,13 @@ if [ -n "$bundle" ]; then
   verdict=$(python3 -c "import sys; a, b = float(sys.argv[1] or 'nan'), float(sys.argv[2]);
 print('identical' if a == b else 'within 1e-6 rel' if abs(a - b) <= 1e-6 * abs(b) else 'FAIL')" "$loss" "$expected" 2>/dev/null || echo FAIL)
   row carried "$verdict" "CPU engine built here, 3 steps of bart-tiny: train_loss ${loss:-none} there, $expected here"
+  # The same job through the CLI on the GPU (--device cuda): the trainer, its batches and its
+  # checkpoints on the device, against the CPU's loss here (1e-5: another summation order).
+  loss=$(timeout 120 bash "$work/bundle/carried_smoke.sh" "$work/bundle" "$work/smoke-cuda" cuda 2>> "$out/carried.txt")
+  echo "precis train --device cuda: train_loss ${loss:-none} (CPU here: $expected)" | tee -a "$out/carried.txt"
+  verdict=$(python3 -c "import sys; a, b = float(sys.argv[1] or 'nan'), float(sys.argv[2]);
+print('within 1e-5 rel' if abs(a - b) <= 1e-5 * abs(b) else 'FAIL')" "$loss" "$expected" 2>/dev/null || echo FAIL)
+  row "precis train --device cuda" "$verdict" "the smoke job on the GPU: train_loss ${loss:-none}, $expected on the CPU here"
 else
   row carried skipped "no .gpu-carry/precis-cpu.tar.xz: run scripts/gpu/bundle.sh and carry .gpu-carry"
 fi

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# The carried CPU engine's smoke job: 3 training steps of bart-tiny on the bundle's own data and
-# tokenizer, one thread, seed 42. Prints the train_loss from train_results.json; bundle.sh runs
-# it here (the expected value), gpu-check.sh there (the same binary on another machine).
-#   scripts/gpu/carried_smoke.sh BUNDLE_DIR WORK_DIR
+# The carried engine's smoke job: 3 training steps of bart-tiny on the bundle's own data and
+# tokenizer, one thread, seed 42, on DEVICE (cpu unless given). Prints the train_loss from
+# train_results.json; bundle.sh runs it here on the CPU (the expected value), gpu-check.sh there
+# (the same binary on another machine, on the CPU and on the GPU).
+#   scripts/gpu/carried_smoke.sh BUNDLE_DIR WORK_DIR [DEVICE]
 set -euo pipefail
-bundle=$(cd "$1" && pwd) work=$2
+bundle=$(cd "$1" && pwd) work=$2 device=${3:-cpu}
 mkdir -p "$work"
 export LD_LIBRARY_PATH="$bundle/lib" OMP_NUM_THREADS=1
 "$bundle/bin/precis" train --config_name bart-tiny --tokenizer_name "$bundle/smoke/tokenizer" \
   --train_file "$bundle/smoke/train.jsonl" --text_column text --summary_column summary \
   --max_steps 3 --per_device_train_batch_size 4 --max_source_length 32 --max_target_length 16 \
-  --do_train --save_strategy no --logging_steps 1 --seed 42 \
+  --device "$device" --do_train --save_strategy no --logging_steps 1 --seed 42 \
   --output_dir "$work/model" --overwrite_output_dir > "$work/train.log" 2>&1 ||
   { cat "$work/train.log" >&2; exit 1; }
 sed -n 's/.*"train_loss": *\([-0-9.e]*\).*/\1/p' "$work/model/train_results.json"
