@@ -41,9 +41,18 @@ class Arena {
   Arena(Arena&&) noexcept = default;
   Arena& operator=(Arena&&) noexcept = default;
 
-  Tensor alloc(Shape shape, DType dtype = DType::F32);
+  // A tensor of the arena's element type, or of `dtype`.
+  Tensor alloc(Shape shape) { return alloc(shape, element_type_); }
+  Tensor alloc(Shape shape, DType dtype);
   // Like alloc, filled with zeros, and so is the padding after it.
-  Tensor zeros(Shape shape, DType dtype = DType::F32);
+  Tensor zeros(Shape shape) { return zeros(shape, element_type_); }
+  Tensor zeros(Shape shape, DType dtype);
+
+  // The element type of alloc(shape): F32, or under mixed precision the 16-bit compute type
+  // of an activation arena (the model code names F32 where it must stay fp32: statistics,
+  // losses, the softmax's log-sum-exp).
+  DType element_type() const { return element_type_; }
+  void set_element_type(DType t) { element_type_ = t; }
 
   size_t used() const { return used_; }
   size_t capacity() const { return capacity_; }
@@ -59,6 +68,7 @@ class Arena {
   size_t capacity_ = 0;
   size_t used_ = 0;
   Device device_;
+  DType element_type_ = DType::F32;
   bool measuring_ = false;
 };
 

@@ -7,6 +7,7 @@
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/core/json_input.h"
 #include "precis/train/checkpoints.h"
 #include "precis/train/test_stop.h"
 
@@ -136,6 +137,19 @@ void Checkpointer<Model>::load(const fs::path& checkpoint) {
   }
   run_.model = std::move(loaded);
   run_.state = std::move(loaded_state);
+  // --fp16: the loss scale where the run left it (HF's scaler.pt), so the resumed steps scale,
+  // skip and grow as the straight run's did.
+  if (run_.scaler && fs::exists(checkpoint / "scaler.json")) {
+    const nlohmann::json s = read_json_file(checkpoint / "scaler.json");
+    try {
+      run_.scaler->restore(s.at("scale").get<double>(), s.at("growth_tracker").get<int64_t>(),
+                           s.at("skipped_steps").get<int64_t>());
+    } catch (const nlohmann::json::exception& e) {
+      throw Error((checkpoint / "scaler.json").string() +
+                  ": expected numbers scale, growth_tracker and skipped_steps (" + e.what() + ")");
+    }
+  }
+  run_.refresh_compute();
   if (comm_.is_main())
     std::fprintf(stderr, "precis: resuming from %s\n", checkpoint.string().c_str());
 }
@@ -178,6 +192,12 @@ void Checkpointer<Model>::save() {
       run_.sharded->save(dir.staging() / "optimizer.safetensors");
     else
       run_.optimizer->save(dir.staging() / "optimizer.safetensors");
+    if (run_.scaler)
+      write_file_atomic(dir.staging() / "scaler.json",
+                        nlohmann::json{{"scale", run_.scaler->scale()},
+                                       {"growth_tracker", run_.scaler->growth_tracker()},
+                                       {"skipped_steps", run_.scaler->skipped_steps()}}
+                                .dump(2) + "\n");
     stop_here_for_test("save", run_.state.global_step);  // a test hook; see test_stop.h
     run_.state.save(dir.staging() / "trainer_state.json");
     dir.commit();

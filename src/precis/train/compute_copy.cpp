@@ -53,6 +53,37 @@ void ComputeCopy<Config>::refresh(Params& master) {
   for (size_t i = 0; i < from.size(); ++i) convert(*from[i], *to[i]);
 }
 
+namespace {
+
+// A weight the model multiplies by: a trainable matrix that is not a lookup table.
+bool multiplied(const std::string& name, Shape shape, ParamRole role) {
+  if (role != ParamRole::Trainable || shape.rank != 2) return false;
+  for (const char* table : {"shared.weight", "embed_tokens.weight", "embed_positions.weight",
+                            "relative_attention_bias.weight"})
+    if (name.ends_with(table)) return false;
+  return true;
+}
+
+}  // namespace
+
+template <class Config>
+typename ComputeCopy<Config>::Params ComputeCopy<Config>::mixed(const Params& master) {
+  std::vector<Tensor*> copies;
+  visit_parameters(config_, params_, [&](const std::string&, Tensor& t, Shape, ParamRole) {
+    copies.push_back(&t);
+  });
+  Params out = master;
+  size_t i = 0;
+  visit_parameters(config_, out, [&](const std::string& name, Tensor& t, Shape shape,
+                                     ParamRole role) {
+    Tensor* copy = copies[i++];
+    if (multiplied(name, shape, role)) t = *copy;
+  });
+  // A tied head is not visited (it is the shared embedding): the copy's view of it.
+  if (config_.tie_word_embeddings) out.lm_head = params_.lm_head;
+  return out;
+}
+
 template class ComputeCopy<BartConfig>;
 template class ComputeCopy<T5Config>;
 

@@ -25,6 +25,12 @@ class ComputeCopy {
   void refresh(Params& master);
 
   Params& params() { return params_; }
+
+  // What the model computes with under mixed precision: the master's tensors, but the weights
+  // it multiplies activations by (the linear layers' and the LM head's) from this copy. The
+  // embeddings (looked up, not multiplied), norms and biases stay the fp32 master's, as the
+  // 16-bit kernels take them (kernels/cuda/kernels_cuda.h).
+  Params mixed(const Params& master);
   const Tensor& flat() const { return flat_; }  // the trainable range, 16-bit
 
  private:

@@ -9,7 +9,7 @@ MicroBatchResult micro_batch_step(const Config& config, const ParamsOf<Config>& 
                                   ParamsOf<Config>& grads, const MicroBatchShard& shard,
                                   const LossNormaliser& normaliser, float label_smoothing,
                                   bool several_ranks, dist::GradientAllReduce* grad_sync,
-                                  const Tensor& step_loss, Arena& arena) {
+                                  const Tensor& step_loss, Arena& arena, double loss_scale) {
   const Seq2SeqBatch& batch = shard.batch;
   const int64_t B = batch.batch_size(), S = batch.input_ids.size(1), T = batch.labels.size(1);
   auto acts = allocate_activations(config, arena, B, S, T, true);
@@ -23,7 +23,7 @@ MicroBatchResult micro_batch_step(const Config& config, const ParamsOf<Config>& 
   accumulate_model_loss(batch, acts, label_smoothing, global_tokens, accumulation, step_loss);
   MicroBatchResult result;
   model_backward(config, params, batch, acts, shard.dropout, label_smoothing,
-                 float(1.0 / (global_tokens * accumulation)), grads, scratch);
+                 float(loss_scale / (global_tokens * accumulation)), grads, scratch);
   result.samples = B;
   for (const auto* e : shard.examples)
     result.tokens += int64_t(e->input_ids.size() + e->labels.size());
@@ -33,7 +33,7 @@ MicroBatchResult micro_batch_step(const Config& config, const ParamsOf<Config>& 
 #define PRECIS_INSTANTIATE(Config)                                                       \
   template MicroBatchResult micro_batch_step<Config>(                                    \
       const Config&, const ParamsOf<Config>&, ParamsOf<Config>&, const MicroBatchShard&, \
-      const LossNormaliser&, float, bool, dist::GradientAllReduce*, const Tensor&, Arena&);
+      const LossNormaliser&, float, bool, dist::GradientAllReduce*, const Tensor&, Arena&, double);
 PRECIS_INSTANTIATE(BartConfig)
 PRECIS_INSTANTIATE(T5Config)
 #undef PRECIS_INSTANTIATE

@@ -28,11 +28,12 @@ struct MicroBatchResult {
 // step's last micro-batch with several ranks; else null. `several_ranks`: another rank may hold
 // every label token of the global batch. The shard's share of the step's loss is added to
 // step_loss (1) F64 where the loss is computed; the training loop reads it once per step.
+// `loss_scale` multiplies the loss's gradient (--fp16's LossScaler; 1 otherwise).
 template <class Config>
 MicroBatchResult micro_batch_step(const Config& config, const ParamsOf<Config>& params,
                                   ParamsOf<Config>& grads, const MicroBatchShard& shard,
                                   const LossNormaliser& normaliser, float label_smoothing,
                                   bool several_ranks, dist::GradientAllReduce* grad_sync,
-                                  const Tensor& step_loss, Arena& arena);
+                                  const Tensor& step_loss, Arena& arena, double loss_scale = 1.0);
 
 }  // namespace precis::train

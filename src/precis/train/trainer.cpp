@@ -34,8 +34,15 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, JobClock::tim
   // Everything the job allocates, the model, its optimizer state and every batch, lives on
   // the device; the host reads it only through copies (checkpoints, logs, predictions).
   const Device device = choose_device(a.device, comm.local_rank(), comm.world_size());
+  check(!a.fp16 || !device.is_cpu(),
+        "--fp16 needs a GPU (--device cuda): the CPU trains in fp32 (drop --fp16)");
+  check(!a.fp16 || a.zero_stage == 0,
+        "--fp16 with --zero_stage 1: ZeRO-1's sharded step does not unscale the loss yet");
   if (comm.is_main() && !device.is_cpu())
-    std::fprintf(stderr, "precis: training on %s\n", device.name().c_str());
+    std::fprintf(stderr, "precis: training on %s%s\n", device.name().c_str(),
+                 a.bf16 ? " in bf16 mixed precision" : a.fp16 ? " in fp16 mixed precision" : "");
+  if (comm.is_main() && device.is_cpu() && a.bf16)
+    std::fprintf(stderr, "precis: --bf16 on the CPU: the CPU kernels compute in fp32\n");
   ScopedExecutionContext on(device);
   if (model_type == "t5") return Seq2SeqTrainer<T5Model>(a, comm, job_start).run();
   Seq2SeqTrainer<BartModel>(a, comm, job_start).run();

@@ -103,6 +103,10 @@ TrainingLoop<Model>::TrainingLoop(const TrainingArguments& a, dist::Communicator
 template <class Model>
 std::optional<nlohmann::json> TrainingLoop<Model>::run() {
   zero_grads(run_.model.config, run_.grads);
+  // Activations in the compute type (16-bit under mixed precision); the weights the model
+  // multiplies by from the master as it stands now (a resume may have replaced it).
+  arena_.set_element_type(run_.compute_dtype());
+  run_.refresh_compute();
   for (int64_t epoch = position_.epochs_done; epoch < plan_.epochs && !decision_.stop; ++epoch) {
     run_epoch(epoch);
     if (args_.save_strategy == IntervalStrategy::kEpoch && !decision_.stop) checkpointer_.save();
@@ -148,9 +152,10 @@ void TrainingLoop<Model>::micro_batch(const GlobalBatch& global, bool update) {
     const MicroBatchShard shard =
         collate_shard(global, data_.examples, rank, world, run_.collator, dropout, arena_);
     const MicroBatchResult r = micro_batch_step(
-        run_.model.config, run_.model.params, run_.grads, shard,
+        run_.model.config, run_.params_to_compute_with(), run_.grads, shard,
         LossNormaliser{global_tokens, plan_.accumulation}, float(args_.label_smoothing_factor),
-        world > 1, update ? grad_sync_.get() : nullptr, step_loss_, arena_);
+        world > 1, update ? grad_sync_.get() : nullptr, step_loss_, arena_,
+        run_.scaler ? run_.scaler->scale() : 1.0);
     samples_seen_ += r.samples;
     tokens_seen_ += r.tokens;
   }
@@ -162,7 +167,11 @@ void TrainingLoop<Model>::micro_batch(const GlobalBatch& global, bool update) {
 template <class Model>
 void TrainingLoop<Model>::end_step(double epoch_progress) {
   TrainerState& state = run_.state;
-  const double lr = learning_rate_at(args_, state.global_step, plan_.total_steps, plan_.warmup);
+  // Under --fp16 a skipped step does not advance the schedule (HF steps it only when the
+  // optimizer stepped).
+  const int64_t skipped = run_.scaler ? run_.scaler->skipped_steps() : 0;
+  const double lr =
+      learning_rate_at(args_, state.global_step - skipped, plan_.total_steps, plan_.warmup);
   const OptimizerStepResult update = run_.optimizer_step(lr, grad_sync_.get());
   exposed_allreduce_s_ += update.exposed_allreduce_s;
   // The step's one read of the loss, from where the micro-batches added it up.
@@ -197,7 +206,9 @@ void TrainingLoop<Model>::log_if_due(int64_t step, double grad_norm) {
   nlohmann::json entry;
   entry["loss"] = round_to(logged_loss_sum_ / double(step - last_logged_step_), 4);
   entry["grad_norm"] = grad_norm;
-  entry["learning_rate"] = learning_rate_at(args_, step, plan_.total_steps, plan_.warmup);
+  const int64_t skipped = run_.scaler ? run_.scaler->skipped_steps() : 0;
+  entry["learning_rate"] =
+      learning_rate_at(args_, step - skipped, plan_.total_steps, plan_.warmup);
   entry["epoch"] = run_.state.epoch;
   entry["step"] = step;
   reporters_.on_log(entry, step);

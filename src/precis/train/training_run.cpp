@@ -1,9 +1,11 @@
 #include "precis/train/training_run.h"
 
+#include <cmath>
 #include <fstream>
 #include <iterator>
 
 #include "precis/core/atomic_file.h"
+#include "precis/kernels/elementwise.h"
 #include "precis/train/results_files.h"
 
 namespace precis::train {
@@ -67,11 +69,25 @@ TrainingRun<Model>::TrainingRun(const TrainingArguments& a, dist::Communicator& 
       grad_arena(parameter_bytes(model.config)),
       collator{model.config.pad_token_id, model.config.decoder_start_token_id, 1} {
   allocate_parameters(model.config, grads, grad_arena);
+  // The CPU computes in fp32 (run_job says so under --bf16); a GPU in the 16-bit type.
+  if ((a.bf16 || a.fp16) && !current_device().is_cpu()) {
+    compute = std::make_unique<ComputeCopy<Config>>(model.config, model.params,
+                                                    a.bf16 ? DType::BF16 : DType::F16);
+    refresh_compute();
+  }
+  if (a.fp16) scaler.emplace();
   const AdamWSettings settings = adamw_settings(a);
   if (a.zero_stage == 1)
     sharded = std::make_unique<ShardedAdamW<Config>>(model.config, settings, model.params, comm);
   else
     optimizer = std::make_unique<AdamW<Config>>(model.config, settings);
+}
+
+template <class Model>
+void TrainingRun<Model>::refresh_compute() {
+  if (!compute) return;
+  compute->refresh(model.params);
+  compute_params = compute->mixed(model.params);
 }
 
 template <class Model>
@@ -95,10 +111,15 @@ OptimizerStepResult TrainingRun<Model>::optimizer_step(double lr,
     result.grad_norm = sharded->step(model.params, grads, lr, args.max_grad_norm);
   } else {
     if (grad_sync) result.exposed_allreduce_s = grad_sync->finish();
+    // GradScaler.unscale_ before clipping; the norm then tells an inf or NaN anywhere.
+    if (scaler) scale_in_place(dist::flat_tensor(model.config, grads), scaler->inverse_scale());
     result.grad_norm = clip_grad_norm(model.config, grads, args.max_grad_norm);
-    optimizer->step(model.params, grads, lr);
+    const bool finite = std::isfinite(result.grad_norm);
+    if (finite || !scaler) optimizer->step(model.params, grads, lr);
+    if (scaler) scaler->update(finite);
   }
   zero_grads(model.config, grads);
+  refresh_compute();
   return result;
 }
 

@@ -7,10 +7,13 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "precis/data/collator.h"
 #include "precis/dist/communicator.h"
 #include "precis/dist/gradient_buckets.h"
+#include "precis/train/compute_copy.h"
+#include "precis/train/loss_scaler.h"
 #include "precis/train/model_setup.h"
 #include "precis/train/optimizer.h"
 #include "precis/train/sharded_adamw.h"
@@ -40,10 +43,25 @@ struct TrainingRun {
   std::unique_ptr<ShardedAdamW<Config>> sharded;  // zero_stage 1
   TrainerState state;
   data::CollatorOptions collator;
+  // Mixed precision (--bf16 / --fp16 on a GPU): the 16-bit weights the model computes with,
+  // refreshed from the fp32 master after every update, and the parameters the model takes
+  // (ComputeCopy::mixed); none in fp32, where the model computes with the master itself.
+  std::unique_ptr<ComputeCopy<Config>> compute;
+  ParamsOf<Config> compute_params;
+  std::optional<LossScaler> scaler;  // --fp16
 
   TrainingRun(const TrainingArguments& args, dist::Communicator& comm, LoadedModel<Model> loaded);
 
   size_t optimizer_state_bytes() const;
+
+  // The activations' element type: the 16-bit compute type under mixed precision, else F32.
+  DType compute_dtype() const { return compute ? compute->flat().dtype : DType::F32; }
+  // The parameters the forward and backward take.
+  const ParamsOf<Config>& params_to_compute_with() const {
+    return compute ? compute_params : model.params;
+  }
+  // The compute copy from the master, after the model's weights change (start, resume, step).
+  void refresh_compute();
 
   // The model as save_pretrained writes it, with its generation config, the tokenizer and
   // training_args.json: a checkpoint's weights, or the final model in output_dir.
@@ -51,7 +69,8 @@ struct TrainingRun {
 
   // The update at the end of a step, learning rate `lr`: ZeRO-1's (reduce-scatter, clip,
   // update this rank's segment, all-gather), or the bucketed all-reduce's end (`grad_sync`,
-  // with several ranks), clipping and AdamW. The gradients are zero afterwards.
+  // with several ranks), clipping and AdamW. The gradients are zero afterwards. Under --fp16
+  // the gradients are unscaled first, and a step with an inf or NaN in them is skipped.
   OptimizerStepResult optimizer_step(double lr, dist::GradientAllReduce* grad_sync);
 };
 

@@ -60,7 +60,7 @@ BartActivations allocate_activations(const BartConfig& c, Arena& arena, int64_t 
     l.final_layer_norm = allocate_layer_norm(arena, B, T, d);
   }
   a.logits = arena.alloc({B, T, c.vocab_size});
-  a.losses = arena.alloc({B * T});
+  a.losses = arena.alloc({B * T}, DType::F32);
   return a;
 }
 

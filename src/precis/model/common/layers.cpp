@@ -21,16 +21,17 @@ AttentionActivations allocate_attention(Arena& arena, int64_t batch, int64_t q_l
   a.v = arena.alloc({batch, k_len, inner});
   // The current device decides, not the arena: a measuring arena sizes the real one.
   if (training && attention_saves_probs(current_device()))
-    a.saved.probs = arena.alloc({batch, heads, q_len, k_len});
+    a.saved.probs = arena.alloc({batch, heads, q_len, k_len}, DType::F32);
   else if (training)
-    a.saved.log_sum_exp = arena.alloc({batch, heads, q_len});
+    a.saved.log_sum_exp = arena.alloc({batch, heads, q_len}, DType::F32);
   a.context = arena.alloc({batch, q_len, inner});
   a.out = arena.alloc({batch, q_len, d});
   return a;
 }
 
 LayerNormActivations allocate_layer_norm(Arena& arena, int64_t batch, int64_t len, int64_t d) {
-  return {arena.alloc({batch * len}), arena.alloc({batch * len}), arena.alloc({batch, len, d})};
+  return {arena.alloc({batch * len}, DType::F32), arena.alloc({batch * len}, DType::F32),
+          arena.alloc({batch, len, d})};
 }
 
 FeedForwardActivations allocate_feed_forward(Arena& arena, int64_t batch, int64_t len, int64_t d,

@@ -21,7 +21,7 @@ T5Activations allocate_activations(const T5Config& c, Arena& arena, int64_t B, i
   a.source_len = S;
   a.target_len = T;
   a.encoder_embedded = arena.alloc({B, S, d});
-  a.encoder_bias = arena.alloc({H, S, S});
+  a.encoder_bias = arena.alloc({H, S, S}, DType::F32);
   a.encoder_blocks.resize(size_t(c.num_layers));
   for (auto& l : a.encoder_blocks) {
     l.self_attn_norm = allocate_rms_norm(arena, B, S, d);
@@ -33,7 +33,7 @@ T5Activations allocate_activations(const T5Config& c, Arena& arena, int64_t B, i
   }
   a.encoder_final_norm = allocate_rms_norm(arena, B, S, d);
   a.decoder_embedded = arena.alloc({B, T, d});
-  a.decoder_bias = arena.alloc({H, T, T});
+  a.decoder_bias = arena.alloc({H, T, T}, DType::F32);
   a.decoder_blocks.resize(size_t(c.num_decoder_layers));
   for (auto& l : a.decoder_blocks) {
     l.self_attn_norm = allocate_rms_norm(arena, B, T, d);
@@ -49,7 +49,7 @@ T5Activations allocate_activations(const T5Config& c, Arena& arena, int64_t B, i
   a.decoder_final_norm = allocate_rms_norm(arena, B, T, d);
   a.head_input = arena.alloc({B, T, d});
   a.logits = arena.alloc({B, T, c.vocab_size});
-  a.losses = arena.alloc({B * T});
+  a.losses = arena.alloc({B * T}, DType::F32);
   return a;
 }
 
@@ -61,7 +61,7 @@ T5GradScratch allocate_grad_scratch(const T5Config& c, Arena& arena, int64_t B, 
   s.d_branch = arena.alloc({B, L, d});
   s.d_normed = arena.alloc({B, L, d});
   s.d_encoder_output = arena.alloc({B, S, d});
-  s.d_scores = arena.alloc({B, c.num_heads, L, L});
+  s.d_scores = arena.alloc({B, c.num_heads, L, L}, DType::F32);
   s.ffn = allocate_t5_feed_forward_grads(c, arena, B, L);
   s.attention = allocate_attention_grads(arena, B, L, L, std::max(d, c.inner_dim()));
   return s;

@@ -10,7 +10,7 @@ FeedForwardParams dense_relu_dense(const T5FeedForwardParams& p) { return {p.wi,
 }  // namespace
 
 RmsNormActivations allocate_rms_norm(Arena& arena, int64_t batch, int64_t len, int64_t d) {
-  return {arena.alloc({batch * len}), arena.alloc({batch, len, d})};
+  return {arena.alloc({batch * len}, DType::F32), arena.alloc({batch, len, d})};
 }
 
 T5FeedForwardActivations allocate_t5_feed_forward(const T5Config& c, Arena& arena, int64_t batch,
