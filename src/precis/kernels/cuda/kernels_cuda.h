@@ -54,6 +54,13 @@ struct Kernels {
   void (*add_into)(const float* x, float* out, int64_t n, Stream stream) = nullptr;
   void (*scale_in_place)(float* x, float s, int64_t n, Stream stream) = nullptr;
   void (*multiply)(const float* a, const float* b, float* out, int64_t n, Stream stream) = nullptr;
+  void (*add_16)(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n, DType half,
+                 Stream stream) = nullptr;
+  void (*add_into_16)(const uint16_t* x, uint16_t* out, int64_t n, DType half,
+                      Stream stream) = nullptr;
+  void (*scale_in_place_16)(uint16_t* x, float s, int64_t n, DType half, Stream stream) = nullptr;
+  void (*multiply_16)(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n, DType half,
+                      Stream stream) = nullptr;
 
   // decay_mask null: every element decays (adamw_update), else bit i decides.
   void (*adamw_update)(float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
