@@ -145,6 +145,9 @@ struct Kernels {
   // Dropout's flat elements first.. of (seed, stream_id), as cpu::dropout.
   void (*dropout)(const float* x, float* y, int64_t n, uint64_t threshold, float scale,
                   uint64_t seed, uint64_t stream_id, uint64_t first, Stream stream) = nullptr;
+  void (*dropout_16)(const uint16_t* x, uint16_t* y, int64_t n, uint64_t threshold, float scale,
+                     uint64_t seed, uint64_t stream_id, uint64_t first, DType half,
+                     Stream stream) = nullptr;
   // fp32 to and from bf16 (bf16) or fp16, convert_math.h's bits.
   void (*convert_to_16)(const float* src, uint16_t* dst, int64_t n, bool bf16,
                         Stream stream) = nullptr;
