@@ -49,6 +49,13 @@ struct Kernels {
                          int64_t in, int64_t out, Stream stream) = nullptr;
   void (*linear_backward)(const float* dy, const float* x, const float* w, float* dx, float* dw,
                           float* db, int64_t n, int64_t in, int64_t out, Stream stream) = nullptr;
+  // x, w (the weight's 16-bit compute copy) and y of one 16-bit type; the bias, dw and db fp32.
+  void (*linear_forward_16)(const uint16_t* x, const uint16_t* w, const float* b, uint16_t* y,
+                            int64_t n, int64_t in, int64_t out, DType half,
+                            Stream stream) = nullptr;
+  void (*linear_backward_16)(const uint16_t* dy, const uint16_t* x, const uint16_t* w,
+                             uint16_t* dx, float* dw, float* db, int64_t n, int64_t in,
+                             int64_t out, DType half, Stream stream) = nullptr;
 
   void (*add)(const float* a, const float* b, float* out, int64_t n, Stream stream) = nullptr;
   void (*add_into)(const float* x, float* out, int64_t n, Stream stream) = nullptr;
