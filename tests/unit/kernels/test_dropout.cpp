@@ -241,8 +241,12 @@ TEST_P(DropoutKernel16, IdentityAtZeroZerosAtOneAndMixedDtypesRefused) {
   dropout_forward(x, {1.0f, 1, 1}, z);
   EXPECT_EQ(to_host(z), std::vector<float>(100, 0.0f));
   Tensor fp32 = filled({100});
-  EXPECT_THROW(dropout_forward(x, {0.5f, 1, 1}, fp32), Error);
-  EXPECT_THROW(dropout_backward(fp32, {0.5f, 1, 1}, y), Error);
+  Tensor other_half = y;  // the same bits seen as the other 16-bit type
+  other_half.dtype = dtype() == DType::BF16 ? DType::F16 : DType::BF16;
+  for (const Tensor& other : {fp32, other_half}) {
+    EXPECT_THROW(dropout_forward(x, {0.5f, 1, 1}, other), Error) << other.describe();
+    EXPECT_THROW(dropout_backward(other, {0.5f, 1, 1}, y), Error) << other.describe();
+  }
 }
 
 INSTANTIATE_HALF_KERNEL_TEST(DropoutKernel16);
