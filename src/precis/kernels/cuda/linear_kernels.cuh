@@ -2,7 +2,7 @@
 // bias rows the forward GEMM accumulates onto, and the bias gradient, summed as the CPU sums
 // it (in double, rows in order 0..n-1, then added to db once), so db is the CPU's bits.
 // Mixed precision's forward adds the fp32 bias to the GEMM's fp32 result and rounds y once
-// (bias_round_kernel); its bias gradient reads 16-bit dy into the same fp32 sum. T is the
+// (bias_round_kernel); its bias gradient reads 16-bit dy into the same double sum. T is the
 // element type (element.cuh).
 #pragma once
 
