@@ -1,9 +1,13 @@
 // cuda/blas.h in the kernel emulator: cuBLAS's column-major GEMM as a plain loop, with
 // cuBLAS's own reading of op(X) and leading dimensions, so a launcher's wrong transpose or
-// leading dimension gives wrong numbers (or an ASan report) here, as it would on a GPU.
+// leading dimension gives wrong numbers (or an ASan report) here, as it would on a GPU. Each
+// element is read by its type to float (bf16 and fp16 exactly, convert_math.h), the products
+// summed in float, and C written once, rounded to nearest even when it is 16-bit.
+#include <cstdint>
 #include <string>
 
 #include "precis/core/error.h"
+#include "precis/kernels/convert_math.h"
 #include "precis/kernels/cuda/blas.h"
 
 #include "device_memory.h"
@@ -12,28 +16,44 @@ namespace precis::cuda {
 
 namespace {
 
+float load(const void* data, DType type, int64_t index) {
+  if (type == DType::F32) return static_cast<const float*>(data)[index];
+  const uint16_t bits = static_cast<const uint16_t*>(data)[index];
+  return type == DType::BF16 ? convert_math::from_bf16(bits) : convert_math::from_f16(bits);
+}
+
+void store(void* data, DType type, int64_t index, float value) {
+  if (type == DType::F32) {
+    static_cast<float*>(data)[index] = value;
+    return;
+  }
+  static_cast<uint16_t*>(data)[index] =
+      type == DType::BF16 ? convert_math::to_bf16(value) : convert_math::to_f16(value);
+}
+
 // Element (i, j) of op(X), X stored column-major with leading dimension x.ld.
 float element(const GemmOperand& x, int64_t i, int64_t j) {
-  return x.transpose ? x.data[j + i * x.ld] : x.data[i + j * x.ld];
+  return load(x.data, x.type, x.transpose ? j + i * x.ld : i + j * x.ld);
 }
 
 }  // namespace
 
 void gemm(Stream, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a, GemmOperand b,
-          float beta, float* c, int64_t ldc) {
+          float beta, void* c, DType c_type, int64_t ldc) {
   const int64_t a_rows = a.transpose ? k : m, b_rows = b.transpose ? n : k;
   check(a.ld >= a_rows && b.ld >= b_rows && ldc >= m && a.ld > 0 && b.ld > 0 && ldc > 0,
         "gemm: leading dimensions " + std::to_string(a.ld) + ", " + std::to_string(b.ld) + ", " +
             std::to_string(ldc) + " for " + std::to_string(m) + "x" + std::to_string(n) + "x" +
             std::to_string(k));
+  check_gemm_types(a.type, b.type, c_type);
   cuda_emulation::DeviceMemoryAccess access;
   for (int64_t j = 0; j < n; ++j)
     for (int64_t i = 0; i < m; ++i) {
       float acc = 0.0f;
       for (int64_t l = 0; l < k; ++l) acc += element(a, i, l) * element(b, l, j);
-      float& out = c[i + j * ldc];
+      const int64_t out = i + j * ldc;
       // cuBLAS does not read C when beta is 0 (it may hold NaN).
-      out = beta == 0.0f ? alpha * acc : alpha * acc + beta * out;
+      store(c, c_type, out, beta == 0.0f ? alpha * acc : alpha * acc + beta * load(c, c_type, out));
     }
 }
 

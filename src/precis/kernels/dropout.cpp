@@ -12,7 +12,8 @@ namespace precis {
 namespace {
 
 void apply_dropout(const Tensor& x, const DropoutSpec& d, const Tensor& y, const char* what) {
-  check(x.numel() == y.numel(), std::string(what) + ": " + x.describe() + " -> " + y.describe());
+  check(x.numel() == y.numel() && x.dtype == y.dtype,
+        std::string(what) + ": " + x.describe() + " -> " + y.describe());
   check(d.p >= 0 && d.p <= 1,
         std::string(what) + ": probability " + std::to_string(d.p) + " is outside [0, 1]");
   if (!d.active()) {
@@ -27,6 +28,10 @@ void apply_dropout(const Tensor& x, const DropoutSpec& d, const Tensor& y, const
       return cpu::dropout(x.f32(), y.f32(), x.numel(), dropout_threshold(d.p), scale, d.seed,
                           d.stream, first);
     case DeviceKind::CUDA:
+      if (is_16_bit(x.dtype))
+        return cuda::twin(&cuda::Kernels::dropout_16, what, device)(
+            x.u16(), y.u16(), x.numel(), dropout_threshold(d.p), scale, d.seed, d.stream, first,
+            x.dtype, op_stream(device));
       return cuda::twin(&cuda::Kernels::dropout, what, device)(
           x.f32(), y.f32(), x.numel(), dropout_threshold(d.p), scale, d.seed, d.stream, first,
           op_stream(device));

@@ -11,12 +11,21 @@ void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, c
   check(x.shape[-1] == in && y.shape[-1] == out && x.numel() / in == y.numel() / out,
         "linear: x " + x.describe() + ", weight " + weight.describe() + ", y " + y.describe());
   check(bias.ptr == nullptr || bias.numel() == out, "linear: bias " + bias.describe());
+  // Mixed precision: x, the weight's compute copy and y of one type, the bias an fp32 parameter.
+  check(weight.dtype == x.dtype && y.dtype == x.dtype &&
+            (bias.ptr == nullptr || bias.dtype == DType::F32),
+        "linear: x " + x.describe() + ", weight " + weight.describe() + ", bias " +
+            bias.describe() + ", y " + y.describe() + " (x, weight and y of one dtype, bias F32)");
   const Device d = op_device("linear", {&x, &weight, &bias, &y});
   switch (d.kind) {
     case DeviceKind::CPU:
       return cpu::linear_forward(x.f32(), weight.f32(), bias.ptr ? bias.f32() : nullptr, y.f32(),
                                  x.numel() / in, in, out);
     case DeviceKind::CUDA:
+      if (is_16_bit(x.dtype))
+        return cuda::twin(&cuda::Kernels::linear_forward_16, "linear", d)(
+            x.u16(), weight.u16(), bias.ptr ? bias.f32() : nullptr, y.u16(), x.numel() / in, in,
+            out, x.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::linear_forward, "linear", d)(x.f32(), weight.f32(), bias.ptr ? bias.f32() : nullptr, y.f32(), x.numel() / in, in, out, op_stream(d));
   }
   no_backend("linear", d);
@@ -33,6 +42,16 @@ void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, co
   check(dweight.ptr == nullptr || dweight.shape == weight.shape,
         "linear backward: dweight " + dweight.describe() + " for weight " + weight.describe());
   check(dbias.ptr == nullptr || dbias.numel() == out, "linear backward: dbias " + dbias.describe());
+  // Mixed precision: the activations and the weight's compute copy of one type, the parameter
+  // gradients fp32 (master gradients).
+  check(x.dtype == dy.dtype && weight.dtype == dy.dtype &&
+            (dx.ptr == nullptr || dx.dtype == dy.dtype) &&
+            (dweight.ptr == nullptr || dweight.dtype == DType::F32) &&
+            (dbias.ptr == nullptr || dbias.dtype == DType::F32),
+        "linear backward: dy " + dy.describe() + ", x " + x.describe() + ", weight " +
+            weight.describe() + ", dx " + dx.describe() + ", dweight " + dweight.describe() +
+            ", dbias " + dbias.describe() +
+            " (dy, x, weight and dx of one dtype, dweight and dbias F32)");
   if (rows == 0) return;
   const Device d = op_device("linear backward", {&dy, &x, &weight, &dx, &dweight, &dbias});
   switch (d.kind) {
@@ -41,6 +60,11 @@ void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, co
                                   dweight.ptr ? dweight.f32() : nullptr,
                                   dbias.ptr ? dbias.f32() : nullptr, rows, in, out);
     case DeviceKind::CUDA:
+      if (is_16_bit(dy.dtype))
+        return cuda::twin(&cuda::Kernels::linear_backward_16, "linear backward", d)(
+            dy.u16(), x.u16(), weight.u16(), dx.ptr ? dx.u16() : nullptr,
+            dweight.ptr ? dweight.f32() : nullptr, dbias.ptr ? dbias.f32() : nullptr, rows, in,
+            out, dy.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::linear_backward, "linear backward", d)(dy.f32(), x.f32(), weight.f32(), dx.ptr ? dx.f32() : nullptr,
           dweight.ptr ? dweight.f32() : nullptr, dbias.ptr ? dbias.f32() : nullptr, rows, in, out, op_stream(d));
   }

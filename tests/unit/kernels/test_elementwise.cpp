@@ -1,6 +1,7 @@
 // elementwise (kernels/elementwise.h) on every backend. Each result is one float operation per
 // element, which IEEE rounds correctly, so it equals the double result rounded to float
-// exactly. No backward: the model's backward calls these same ops.
+// exactly. No backward: the model's backward calls these same ops. The CUDA twins in bf16/fp16
+// against the CPU on the same rounded values.
 #include <random>
 #include <vector>
 
@@ -65,3 +66,54 @@ TEST_P(ElementwiseKernel, OddShapesAreExactAndMayAlias) {
 }
 
 INSTANTIATE_KERNEL_TEST(ElementwiseKernel);
+
+// The 16-bit twins (bf16, fp16) against the CPU's fp32 ops on the same rounded values, with the
+// fp32 test's aliasing cases, and tensors of mixed dtypes refused.
+class ElementwiseKernel16 : public HalfKernelTest {};
+
+TEST_P(ElementwiseKernel16, EachOpIsTheFp32ResultRoundedOnce) {
+  std::mt19937 rng(41);
+  for (OddShape s : odd_shapes()) {
+    SCOPED_TRACE(::testing::Message() << s.rows << "x" << s.cols);
+    const Shape shape{s.rows, s.cols};
+    const int64_t n = shape.numel();
+    std::vector<float> a = random_floats(n, rng, -3.0f, 3.0f), b = random_floats(n, rng, -3.0f, 3.0f);
+    Tensor at = on_device_16(a, shape), bt = on_device_16(b, shape), out = filled_16(shape, 7.0f);
+    std::vector<float> sum(static_cast<size_t>(n)), product(static_cast<size_t>(n)), scaled(a);
+    add(on_cpu(a, shape), on_cpu(b, shape), on_cpu(sum, shape));
+    multiply(on_cpu(a, shape), on_cpu(b, shape), on_cpu(product, shape));
+    scale_in_place(on_cpu(scaled, shape), 0.3f);
+
+    add(at, bt, out);
+    expect_rounded_from(to_host(out), sum, dtype(), "add");
+    multiply(at, bt, out);
+    expect_rounded_from(to_host(out), product, dtype(), "multiply");
+    Tensor into = on_device_16(b, shape);
+    add_into(at, into);
+    expect_rounded_from(to_host(into), sum, dtype(), "add_into");
+    Tensor s_t = on_device_16(a, shape);
+    scale_in_place(s_t, 0.3f);
+    expect_rounded_from(to_host(s_t), scaled, dtype(), "scale_in_place");
+    // out may alias a or b.
+    Tensor alias_a = on_device_16(a, shape);
+    add(alias_a, bt, alias_a);
+    expect_rounded_from(to_host(alias_a), sum, dtype(), "add into a");
+    Tensor alias_b = on_device_16(b, shape);
+    multiply(at, alias_b, alias_b);
+    expect_rounded_from(to_host(alias_b), product, dtype(), "multiply into b");
+  }
+}
+
+TEST_P(ElementwiseKernel16, MixedDtypesAreRefused) {
+  Tensor half = filled_16({3}), fp32 = filled({3});
+  Tensor other_half = half;  // the same bits seen as the other 16-bit type
+  other_half.dtype = dtype() == DType::BF16 ? DType::F16 : DType::BF16;
+  for (const Tensor& other : {fp32, other_half}) {
+    EXPECT_THROW(add(half, other, half), Error) << other.describe();
+    EXPECT_THROW(add(half, half, other), Error) << other.describe();
+    EXPECT_THROW(add_into(other, half), Error) << other.describe();
+    EXPECT_THROW(multiply(other, half, half), Error) << other.describe();
+  }
+}
+
+INSTANTIATE_HALF_KERNEL_TEST(ElementwiseKernel16);

@@ -1,9 +1,11 @@
 // linear (kernels/linear.h): y = x·Wᵀ + b and its backward on every backend, against loops
 // in double; the accumulation rule (dweight, dbias +=, dx =); the same bits for any thread
-// count on the CPU.
+// count on the CPU; the CUDA twin in bf16/fp16 against the CPU on the same rounded values.
 #include <random>
 #include <vector>
 
+#include "precis/kernels/cuda/blas.h"
+#include "precis/kernels/dispatch.h"
 #include "precis/kernels/linear.h"
 
 #include "kernel_test.h"
@@ -124,3 +126,99 @@ TEST(LinearCpu, SameBitsForAnyThreadCount) {
   auto one = with_omp_threads(1, run);
   for (int threads : {2, 3, 7}) EXPECT_EQ(with_omp_threads(threads, run), one) << threads << " threads";
 }
+
+// The 16-bit twin (bf16, fp16) against the CPU's fp32 linear on the same rounded x, weight and
+// dy: y and dx rounded once (the fp32 bias added before y's rounding), dweight and dbias fp32
+// master gradients accumulated (+=) onto nonzero values. The shapes of OddShapesMatch..., with
+// and without a bias, and enough rows for the bias forward's chunks of scratch rows.
+class LinearKernel16 : public HalfKernelTest {};
+
+TEST_P(LinearKernel16, TheCpuResultRoundedOnceWithFp32MasterGradients) {
+  struct Case {
+    int64_t n, in, out;
+    bool bias;
+  };
+  std::mt19937 rng(31);
+  for (Case c : {Case{3, 37, 5, true}, Case{5, 129, 37, true}, Case{5, 129, 37, false},
+                 Case{37, 3, 129, true}, Case{37, 3, 129, false}, Case{1, 7, 1, true}}) {
+    SCOPED_TRACE(::testing::Message() << c.n << "x" << c.in << " -> " << c.out
+                                      << (c.bias ? " with bias" : ""));
+    const Shape xs{c.n, c.in}, ws{c.out, c.in}, ys{c.n, c.out}, bs{c.out};
+    std::vector<float> x = random_floats(c.n * c.in, rng), w = random_floats(c.out * c.in, rng),
+                       b = random_floats(c.out, rng), G = random_floats(c.n * c.out, rng);
+    Tensor xt = on_device_16(x, xs), wt = on_device_16(w, ws), Gt = on_device_16(G, ys);
+    Tensor bt = c.bias ? on_device(b, bs) : Tensor{};
+
+    // The CPU's fp32 op on the rounded values; dweight and dbias start at 0.5 and -1.
+    std::vector<float> y(size_t(c.n * c.out)), dx(size_t(c.n * c.in)),
+        dw(size_t(c.out * c.in), 0.5f), db(size_t(c.out), -1.0f);
+    linear_forward(on_cpu(x, xs), on_cpu(w, ws), c.bias ? on_cpu(b, bs) : Tensor{}, on_cpu(y, ys));
+    linear_backward(on_cpu(G, ys), on_cpu(x, xs), on_cpu(w, ws), on_cpu(dx, xs), on_cpu(dw, ws),
+                    c.bias ? on_cpu(db, bs) : Tensor{});
+
+    Tensor yt = filled_16(ys, 3.0f);
+    linear_forward(xt, wt, bt, yt);
+    expect_rounded_from(to_host(yt), y, dtype(), "forward");
+
+    Tensor dxt = filled_16(xs, 4.0f), dwt = filled(ws, 0.5f),
+           dbt = c.bias ? filled(bs, -1.0f) : Tensor{};
+    linear_backward(Gt, xt, wt, dxt, dwt, dbt);
+    expect_rounded_from(to_host(dxt), dx, dtype(), "dx (=)");
+    expect_near_reference(to_host(dwt), to_double(dw), "dweight (+=)");
+    if (c.bias) expect_near_reference(to_host(dbt), to_double(db), "dbias (+=)");
+
+    // Each gradient is skipped alone when undefined, the others unchanged.
+    Tensor dw_alone = filled(ws, 0.5f), db_alone = c.bias ? filled(bs, -1.0f) : Tensor{};
+    linear_backward(Gt, xt, wt, Tensor{}, dw_alone, db_alone);
+    EXPECT_EQ(to_host(dw_alone), to_host(dwt)) << "dweight without dx";
+    if (c.bias) {
+      EXPECT_EQ(to_host(db_alone), to_host(dbt)) << "dbias without dx";
+    }
+    Tensor dx_alone = filled_16(xs);
+    linear_backward(Gt, xt, wt, dx_alone, Tensor{}, Tensor{});
+    EXPECT_EQ(to_host(dx_alone), to_host(dxt)) << "dx alone";
+  }
+}
+
+// x, the weight and y (dy, x, the weight and dx) of one 16-bit type; the bias and the parameter
+// gradients fp32.
+TEST_P(LinearKernel16, MixedDtypesAreRefused) {
+  std::mt19937 rng(32);
+  std::vector<float> xv = random_floats(6 * 3, rng), wv = random_floats(2 * 3, rng);
+  Tensor x = on_device_16(xv, {6, 3}), w = on_device_16(wv, {2, 3}), y = filled_16({6, 2});
+  Tensor w32 = filled({2, 3}), y32 = filled({6, 2}), b32 = filled({2}), b16 = filled_16({2});
+  Tensor w_other = w;  // the same bits seen as the other 16-bit type
+  w_other.dtype = dtype() == DType::BF16 ? DType::F16 : DType::BF16;
+  EXPECT_NO_THROW(linear_forward(x, w, b32, y));
+  EXPECT_THROW(linear_forward(x, w32, b32, y), Error);
+  EXPECT_THROW(linear_forward(x, w_other, b32, y), Error);
+  EXPECT_THROW(linear_forward(x, w, b32, y32), Error);
+  EXPECT_THROW(linear_forward(x, w, b16, y), Error);
+
+  Tensor dx = filled_16({6, 3}), dw = filled({2, 3}), db = filled({2});
+  EXPECT_NO_THROW(linear_backward(y, x, w, dx, dw, db));
+  EXPECT_THROW(linear_backward(y32, x, w, dx, dw, db), Error);
+  EXPECT_THROW(linear_backward(y, x, w_other, dx, dw, db), Error);
+  EXPECT_THROW(linear_backward(y, x, w, filled({6, 3}), dw, db), Error);
+  EXPECT_THROW(linear_backward(y, x, w, dx, filled_16({2, 3}), db), Error);
+  EXPECT_THROW(linear_backward(y, x, w, dx, dw, b16), Error);
+}
+
+// cuda/blas.h refuses, before reading anything, the types cuBLASLt has no fp32-compute GEMM
+// for: A and B of two types, a 16-bit C for other inputs, types that are not floating point.
+TEST_P(LinearKernel16, GemmRefusesUnsupportedTypes) {
+  Tensor a = filled_16({1}), c = filled({1});
+  const DType other = dtype() == DType::BF16 ? DType::F16 : DType::BF16;
+  auto gemm = [&](DType ta, DType tb, DType tc) {
+    cuda::gemm(op_stream(device()), 1, 1, 1, 1.0f, {a.ptr, ta, 1, false}, {a.ptr, tb, 1, false},
+               0.0f, c.ptr, tc, 1);
+  };
+  EXPECT_NO_THROW(gemm(dtype(), dtype(), DType::F32));
+  EXPECT_THROW(gemm(dtype(), other, DType::F32), Error);
+  EXPECT_THROW(gemm(DType::F32, dtype(), DType::F32), Error);
+  EXPECT_THROW(gemm(dtype(), dtype(), other), Error);
+  EXPECT_THROW(gemm(DType::F32, DType::F32, dtype()), Error);
+  EXPECT_THROW(gemm(DType::I32, DType::I32, DType::I32), Error);
+}
+
+INSTANTIATE_HALF_KERNEL_TEST(LinearKernel16);

@@ -1,5 +1,5 @@
 // The CUDA twin of dropout (kernels/dropout.h): a thread per Philox block of the mask, in a
-// grid-stride loop (dropout_kernels.cuh).
+// grid-stride loop (dropout_kernels.cuh), in fp32 and in bf16/fp16.
 #include "precis/kernels/cuda/dropout_kernels.cuh"
 #include "precis/kernels/cuda/launch.h"
 #include "precis/kernels/cuda/twins.h"
@@ -8,15 +8,27 @@ namespace precis::cuda {
 
 namespace {
 
-void dropout(const float* x, float* y, int64_t n, uint64_t threshold, float scale, uint64_t seed,
+template <class T>
+void dropout(const T* x, T* y, int64_t n, uint64_t threshold, float scale, uint64_t seed,
              uint64_t stream_id, uint64_t first, Stream s) {
   if (n == 0) return;
-  PRECIS_LAUNCH(dropout_kernel, dim3{grid_stride_blocks(int64_t(dropout_blocks(n, first)))},
+  PRECIS_LAUNCH(dropout_kernel<T>, dim3{grid_stride_blocks(int64_t(dropout_blocks(n, first)))},
                 dim3{kThreads}, s, x, y, n, threshold, scale, seed, stream_id, first);
+}
+
+void dropout_16(const uint16_t* x, uint16_t* y, int64_t n, uint64_t threshold, float scale,
+                uint64_t seed, uint64_t stream_id, uint64_t first, DType t, Stream s) {
+  with_16_bit(t, [&](auto e) {
+    using T = decltype(e);
+    dropout(as<T>(x), as<T>(y), n, threshold, scale, seed, stream_id, first, s);
+  });
 }
 
 }  // namespace
 
-void add_dropout_twins(Kernels& k) { k.dropout = dropout; }
+void add_dropout_twins(Kernels& k) {
+  k.dropout = dropout<float>;
+  k.dropout_16 = dropout_16;
+}
 
 }  // namespace precis::cuda

@@ -1,4 +1,5 @@
-// The CUDA twins of the elementwise ops and fills (kernels/elementwise.h, kernels/fill.h).
+// The CUDA twins of the elementwise ops and fills (kernels/elementwise.h, kernels/fill.h); the
+// elementwise ops in fp32 and in bf16/fp16.
 #include "precis/kernels/cuda/elementwise_kernels.cuh"
 #include "precis/kernels/cuda/launch.h"
 #include "precis/kernels/cuda/twins.h"
@@ -17,17 +18,47 @@ void fill_normal(float* x, int64_t first, int64_t n, double std, uint64_t seed, 
   if (n > first)
     PRECIS_LAUNCH(fill_normal_kernel, grid_for(n - first), dim3{kThreads}, s, x, first, n, std, seed, stream);
 }
-void add(const float* a, const float* b, float* out, int64_t n, Stream s) {
-  PRECIS_LAUNCH(add_kernel, grid_for(n), dim3{kThreads}, s, a, b, out, n);
+template <class T>
+void add(const T* a, const T* b, T* out, int64_t n, Stream s) {
+  PRECIS_LAUNCH(add_kernel<T>, grid_for(n), dim3{kThreads}, s, a, b, out, n);
 }
-void add_into(const float* x, float* out, int64_t n, Stream s) {
-  PRECIS_LAUNCH(add_into_kernel, grid_for(n), dim3{kThreads}, s, x, out, n);
+template <class T>
+void add_into(const T* x, T* out, int64_t n, Stream s) {
+  PRECIS_LAUNCH(add_into_kernel<T>, grid_for(n), dim3{kThreads}, s, x, out, n);
 }
-void scale_in_place(float* x, float factor, int64_t n, Stream s) {
-  PRECIS_LAUNCH(scale_kernel, grid_for(n), dim3{kThreads}, s, x, factor, n);
+template <class T>
+void scale_in_place(T* x, float factor, int64_t n, Stream s) {
+  PRECIS_LAUNCH(scale_kernel<T>, grid_for(n), dim3{kThreads}, s, x, factor, n);
 }
-void multiply(const float* a, const float* b, float* out, int64_t n, Stream s) {
-  PRECIS_LAUNCH(multiply_kernel, grid_for(n), dim3{kThreads}, s, a, b, out, n);
+template <class T>
+void multiply(const T* a, const T* b, T* out, int64_t n, Stream s) {
+  PRECIS_LAUNCH(multiply_kernel<T>, grid_for(n), dim3{kThreads}, s, a, b, out, n);
+}
+
+void add_16(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n, DType t, Stream s) {
+  with_16_bit(t, [&](auto e) {
+    using T = decltype(e);
+    add(as<T>(a), as<T>(b), as<T>(out), n, s);
+  });
+}
+void add_into_16(const uint16_t* x, uint16_t* out, int64_t n, DType t, Stream s) {
+  with_16_bit(t, [&](auto e) {
+    using T = decltype(e);
+    add_into(as<T>(x), as<T>(out), n, s);
+  });
+}
+void scale_in_place_16(uint16_t* x, float factor, int64_t n, DType t, Stream s) {
+  with_16_bit(t, [&](auto e) {
+    using T = decltype(e);
+    scale_in_place(as<T>(x), factor, n, s);
+  });
+}
+void multiply_16(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n, DType t,
+                 Stream s) {
+  with_16_bit(t, [&](auto e) {
+    using T = decltype(e);
+    multiply(as<T>(a), as<T>(b), as<T>(out), n, s);
+  });
 }
 
 }  // namespace
@@ -38,10 +69,14 @@ void add_fill_twins(Kernels& k) {
 }
 
 void add_elementwise_twins(Kernels& k) {
-  k.add = add;
-  k.add_into = add_into;
-  k.scale_in_place = scale_in_place;
-  k.multiply = multiply;
+  k.add = add<float>;
+  k.add_into = add_into<float>;
+  k.scale_in_place = scale_in_place<float>;
+  k.multiply = multiply<float>;
+  k.add_16 = add_16;
+  k.add_into_16 = add_into_16;
+  k.scale_in_place_16 = scale_in_place_16;
+  k.multiply_16 = multiply_16;
 }
 
 }  // namespace precis::cuda

@@ -1,11 +1,14 @@
 // The CUDA twins' elementwise kernels (kernels/elementwise.h, kernels/fill.h): one thread per
 // element in a grid-stride loop. Each element is the CPU's expression (the normal draws
 // fill_math.h's), so the results are the CPU's bits (the draws' log and cos up to libm's ulps).
+// The arithmetic ones are templated on the element type T (element.cuh): fp32, or bf16/fp16
+// computed in fp32 and rounded once.
 #pragma once
 
 #include <cstdint>
 
 #include "precis/core/host_device.h"
+#include "precis/kernels/cuda/element.cuh"
 #include "precis/kernels/fill_math.h"
 
 namespace precis::cuda {
@@ -26,20 +29,24 @@ PRECIS_KERNEL void fill_normal_kernel(float* x, int64_t first, int64_t n, double
   PRECIS_GRID_STRIDE(j, n - first) x[first + j] = fill_math::normal_draw(std, seed, stream, uint64_t(first + j));
 }
 
-PRECIS_KERNEL void add_kernel(const float* a, const float* b, float* out, int64_t n) {
-  PRECIS_GRID_STRIDE(i, n) out[i] = a[i] + b[i];
+template <class T>
+PRECIS_KERNEL void add_kernel(const T* a, const T* b, T* out, int64_t n) {
+  PRECIS_GRID_STRIDE(i, n) store(out[i], load(a[i]) + load(b[i]));
 }
 
-PRECIS_KERNEL void add_into_kernel(const float* x, float* out, int64_t n) {
-  PRECIS_GRID_STRIDE(i, n) out[i] += x[i];
+template <class T>
+PRECIS_KERNEL void add_into_kernel(const T* x, T* out, int64_t n) {
+  PRECIS_GRID_STRIDE(i, n) store(out[i], load(out[i]) + load(x[i]));
 }
 
-PRECIS_KERNEL void scale_kernel(float* x, float s, int64_t n) {
-  PRECIS_GRID_STRIDE(i, n) x[i] *= s;
+template <class T>
+PRECIS_KERNEL void scale_kernel(T* x, float s, int64_t n) {
+  PRECIS_GRID_STRIDE(i, n) store(x[i], load(x[i]) * s);
 }
 
-PRECIS_KERNEL void multiply_kernel(const float* a, const float* b, float* out, int64_t n) {
-  PRECIS_GRID_STRIDE(i, n) out[i] = a[i] * b[i];
+template <class T>
+PRECIS_KERNEL void multiply_kernel(const T* a, const T* b, T* out, int64_t n) {
+  PRECIS_GRID_STRIDE(i, n) store(out[i], load(a[i]) * load(b[i]));
 }
 
 }  // namespace precis::cuda

@@ -49,11 +49,25 @@ struct Kernels {
                          int64_t in, int64_t out, Stream stream) = nullptr;
   void (*linear_backward)(const float* dy, const float* x, const float* w, float* dx, float* dw,
                           float* db, int64_t n, int64_t in, int64_t out, Stream stream) = nullptr;
+  // x, w (the weight's 16-bit compute copy) and y of one 16-bit type; the bias, dw and db fp32.
+  void (*linear_forward_16)(const uint16_t* x, const uint16_t* w, const float* b, uint16_t* y,
+                            int64_t n, int64_t in, int64_t out, DType half,
+                            Stream stream) = nullptr;
+  void (*linear_backward_16)(const uint16_t* dy, const uint16_t* x, const uint16_t* w,
+                             uint16_t* dx, float* dw, float* db, int64_t n, int64_t in,
+                             int64_t out, DType half, Stream stream) = nullptr;
 
   void (*add)(const float* a, const float* b, float* out, int64_t n, Stream stream) = nullptr;
   void (*add_into)(const float* x, float* out, int64_t n, Stream stream) = nullptr;
   void (*scale_in_place)(float* x, float s, int64_t n, Stream stream) = nullptr;
   void (*multiply)(const float* a, const float* b, float* out, int64_t n, Stream stream) = nullptr;
+  void (*add_16)(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n, DType half,
+                 Stream stream) = nullptr;
+  void (*add_into_16)(const uint16_t* x, uint16_t* out, int64_t n, DType half,
+                      Stream stream) = nullptr;
+  void (*scale_in_place_16)(uint16_t* x, float s, int64_t n, DType half, Stream stream) = nullptr;
+  void (*multiply_16)(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n, DType half,
+                      Stream stream) = nullptr;
 
   // decay_mask null: every element decays (adamw_update), else bit i decides.
   void (*adamw_update)(float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
@@ -175,6 +189,9 @@ struct Kernels {
   // Dropout's flat elements first.. of (seed, stream_id), as cpu::dropout.
   void (*dropout)(const float* x, float* y, int64_t n, uint64_t threshold, float scale,
                   uint64_t seed, uint64_t stream_id, uint64_t first, Stream stream) = nullptr;
+  void (*dropout_16)(const uint16_t* x, uint16_t* y, int64_t n, uint64_t threshold, float scale,
+                     uint64_t seed, uint64_t stream_id, uint64_t first, DType half,
+                     Stream stream) = nullptr;
   // fp32 to and from bf16 (bf16) or fp16, convert_math.h's bits.
   void (*convert_to_16)(const float* src, uint16_t* dst, int64_t n, bool bf16,
                         Stream stream) = nullptr;

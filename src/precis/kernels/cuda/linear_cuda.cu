@@ -1,14 +1,33 @@
 // The CUDA twin of linear (kernels/linear.h): the products through cuda/blas.h, in the
 // column-major view of our row-major tensors (y (n, out) row-major is yᵀ (out, n)
 // column-major with leading dimension out), and the bias kernels of linear_kernels.cuh.
+//
+// In bf16/fp16 the GEMMs read 16-bit x, w and dy and accumulate in fp32; dx is rounded once and
+// dw (the fp32 master gradient) accumulated with beta 1. cuBLASLt documents its bias epilogue
+// for 16-bit output only with a bias of the output's type (cublasLt.h,
+// CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE), so a forward with its fp32 bias takes the GEMM's fp32
+// result in scratch memory, a chunk of rows at a time, and bias_round_kernel adds the bias and
+// rounds y once.
+#include <algorithm>
+
 #include "precis/kernels/cuda/blas.h"
 #include "precis/kernels/cuda/launch.h"
 #include "precis/kernels/cuda/linear_kernels.cuh"
+#include "precis/kernels/cuda/runtime.h"
 #include "precis/kernels/cuda/twins.h"
 
 namespace precis::cuda {
 
 namespace {
+
+// The fp32 scratch of the 16-bit forward with a bias: enough rows for a GEMM to fill the GPU,
+// without holding an lm_head's whole fp32 logits. The emulator's is a few rows, so the op
+// tests run the loop over chunks.
+#if defined(PRECIS_CUDA_EMULATION)
+constexpr int64_t kBiasChunkBytes = int64_t(4) << 10;
+#else
+constexpr int64_t kBiasChunkBytes = int64_t(64) << 20;
+#endif
 
 void linear_forward(const float* x, const float* w, const float* b, float* y, int64_t n,
                     int64_t in, int64_t out, Stream s) {
@@ -18,16 +37,61 @@ void linear_forward(const float* x, const float* w, const float* b, float* y, in
     beta = 1.0f;
   }
   // yᵀ (out, n) = w (out, in: stored as (in, out), transposed) · xᵀ (in, n)
-  gemm(s, out, n, in, 1.0f, {w, in, true}, {x, in, false}, beta, y, out);
+  gemm(s, out, n, in, 1.0f, {w, DType::F32, in, true}, {x, DType::F32, in, false}, beta, y,
+       DType::F32, out);
 }
 
 void linear_backward(const float* dy, const float* x, const float* w, float* dx, float* dw,
                      float* db, int64_t n, int64_t in, int64_t out, Stream s) {
   // dxᵀ (in, n) = wᵀ (in, out: w as stored) · dyᵀ (out, n)
-  if (dx) gemm(s, in, n, out, 1.0f, {w, in, false}, {dy, out, false}, 0.0f, dx, in);
+  if (dx)
+    gemm(s, in, n, out, 1.0f, {w, DType::F32, in, false}, {dy, DType::F32, out, false}, 0.0f, dx,
+         DType::F32, in);
   // dwᵀ (in, out) += xᵀ (in, n) · dy (n, out: dyᵀ as stored, transposed)
-  if (dw) gemm(s, in, out, n, 1.0f, {x, in, false}, {dy, out, true}, 1.0f, dw, in);
-  if (db) PRECIS_LAUNCH(bias_grad_kernel, dim3{grid_stride_blocks(out)}, dim3{kThreads}, s, dy, db, n, out);
+  if (dw)
+    gemm(s, in, out, n, 1.0f, {x, DType::F32, in, false}, {dy, DType::F32, out, true}, 1.0f, dw,
+         DType::F32, in);
+  if (db)
+    PRECIS_LAUNCH(bias_grad_kernel<float>, dim3{grid_stride_blocks(out)}, dim3{kThreads}, s, dy, db,
+                  n, out);
+}
+
+void linear_forward_16(const uint16_t* x, const uint16_t* w, const float* b, uint16_t* y, int64_t n,
+                       int64_t in, int64_t out, DType t, Stream s) {
+  if (!b) {  // the GEMM rounds y once
+    gemm(s, out, n, in, 1.0f, {w, t, in, true}, {x, t, in, false}, 0.0f, y, t, out);
+    return;
+  }
+  if (n == 0 || out == 0) return;
+  const int64_t rows =
+      std::min(n, std::max<int64_t>(1, kBiasChunkBytes / (out * int64_t(sizeof(float)))));
+  auto* acc = static_cast<float*>(scratch(s, size_t(rows * out) * sizeof(float)));
+  for (int64_t first = 0; first < n; first += rows) {
+    const int64_t count = std::min(rows, n - first);
+    // accᵀ (out, count) = w · x's rows first.. ᵀ, in fp32
+    gemm(s, out, count, in, 1.0f, {w, t, in, true}, {x + first * in, t, in, false}, 0.0f, acc,
+         DType::F32, out);
+    with_16_bit(t, [&](auto e) {
+      using T = decltype(e);
+      PRECIS_LAUNCH(bias_round_kernel<T>, dim3{grid_stride_blocks(count * out)}, dim3{kThreads}, s,
+                    acc, b, as<T>(y + first * out), count, out);
+    });
+  }
+}
+
+void linear_backward_16(const uint16_t* dy, const uint16_t* x, const uint16_t* w, uint16_t* dx,
+                        float* dw, float* db, int64_t n, int64_t in, int64_t out, DType t,
+                        Stream s) {
+  // As the fp32 backward: dx rounded once to t, dw (fp32) += with beta 1.
+  if (dx) gemm(s, in, n, out, 1.0f, {w, t, in, false}, {dy, t, out, false}, 0.0f, dx, t, in);
+  if (dw)
+    gemm(s, in, out, n, 1.0f, {x, t, in, false}, {dy, t, out, true}, 1.0f, dw, DType::F32, in);
+  if (db)
+    with_16_bit(t, [&](auto e) {
+      using T = decltype(e);
+      PRECIS_LAUNCH(bias_grad_kernel<T>, dim3{grid_stride_blocks(out)}, dim3{kThreads}, s,
+                    as<T>(dy), db, n, out);
+    });
 }
 
 }  // namespace
@@ -35,6 +99,8 @@ void linear_backward(const float* dy, const float* x, const float* w, float* dx,
 void add_linear_twins(Kernels& k) {
   k.linear_forward = linear_forward;
   k.linear_backward = linear_backward;
+  k.linear_forward_16 = linear_forward_16;
+  k.linear_backward_16 = linear_backward_16;
 }
 
 }  // namespace precis::cuda
