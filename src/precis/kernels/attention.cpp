@@ -10,12 +10,15 @@ namespace precis {
 
 namespace {
 
+// The shape, from q, k, v and the forward's out or the backward's dout, which are one dtype:
+// F32, or BF16/F16 for the CUDA twin's _16 form.
 AttentionShape attention_shape(const Tensor& q, const Tensor& k, const Tensor& v, int64_t heads,
-                               const Tensor& out) {
+                               const Tensor& out, const std::string& op, const char* out_name) {
   check(q.rank() == 3 && k.rank() == 3 && v.shape == k.shape && out.shape == q.shape && heads > 0 &&
-            q.size(0) == k.size(0) && q.size(2) == k.size(2) && q.size(2) % heads == 0,
-        "attention: q " + q.describe() + ", k " + k.describe() + ", v " + v.describe() + ", out " +
-            out.describe() + ", " + std::to_string(heads) + " heads");
+            q.size(0) == k.size(0) && q.size(2) == k.size(2) && q.size(2) % heads == 0 &&
+            k.dtype == q.dtype && v.dtype == q.dtype && out.dtype == q.dtype,
+        op + ": q " + q.describe() + ", k " + k.describe() + ", v " + v.describe() + ", " +
+            out_name + " " + out.describe() + ", " + std::to_string(heads) + " heads");
   return {q.size(0), heads,     q.size(1), k.size(1),  q.size(2) / heads,
           q.size(2), k.size(2), v.size(2), out.size(2)};
 }
@@ -33,14 +36,24 @@ DropoutRange dropout_range(const DropoutSpec& d, const AttentionShape& s) {
           d.rows ? d.first_row * (uint64_t(s.batch * s.heads * s.q_len * s.k_len) / d.rows) : 0};
 }
 
+float* f32_or_null(const Tensor& t) { return t.ptr ? t.f32() : nullptr; }
+int32_t* i32_or_null(const Tensor& t) { return t.ptr ? t.i32() : nullptr; }
+
+// The tensors that are fp32 whatever the activations' dtype: the position bias, the saved
+// probs and log-sum-exps, d_scores (mixed precision's statistics and parameter gradients).
+void check_f32(const Tensor& t, const std::string& op, const char* name) {
+  if (t.ptr)
+    check(t.dtype == DType::F32,
+          op + ": " + name + " " + t.describe() + " must be F32, as with 16-bit activations");
+}
 
 cpu::AttentionMaskView mask_view(const AttentionMask& m) {
-  return {m.key_padding.ptr ? m.key_padding.i32() : nullptr, m.causal, m.past,
-          m.position_bias.ptr ? m.position_bias.f32() : nullptr};
+  return {i32_or_null(m.key_padding), m.causal, m.past, f32_or_null(m.position_bias)};
 }
 
 void check_mask(const AttentionMask& mask, const AttentionShape& s, const Tensor& q,
-                const Tensor& k) {
+                const Tensor& k, const std::string& op) {
+  check_f32(mask.position_bias, op, "position bias");
   if (mask.key_padding.ptr)
     check(
         mask.key_padding.shape == Shape({s.batch, s.k_len}),
@@ -52,6 +65,8 @@ void check_mask(const AttentionMask& mask, const AttentionShape& s, const Tensor
 }
 
 void check_saved(const AttentionSaved& saved, const AttentionShape& s, const char* op) {
+  check_f32(saved.probs, op, "probs");
+  check_f32(saved.log_sum_exp, op, "log_sum_exp");
   if (saved.probs.ptr)
     check(saved.probs.shape == Shape({s.batch, s.heads, s.q_len, s.k_len}),
           std::string(op) + ": probs " + saved.probs.describe());
@@ -69,25 +84,27 @@ bool attention_saves_probs(Device device) { return device.is_cpu(); }
 void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_t heads,
                        float scale, const AttentionMask& mask, const Tensor& out,
                        const AttentionSaved& saved, const DropoutSpec& dropout) {
-  AttentionShape s = attention_shape(q, k, v, heads, out);
+  AttentionShape s = attention_shape(q, k, v, heads, out, "attention", "out");
   check_saved(saved, s, "attention");
-  check_mask(mask, s, q, k);
+  check_mask(mask, s, q, k, "attention");
   if (q.numel() == 0) return;
   const Device d = op_device("attention", {&q, &k, &v, &mask.key_padding, &mask.position_bias,
                                            &out, &saved.probs, &saved.log_sum_exp});
   switch (d.kind) {
     case DeviceKind::CPU:
-      return cpu::attention_forward(s, q.f32(), k.f32(), v.f32(), mask_view(mask), scale,
-                                    out.f32(), saved.probs.ptr ? saved.probs.f32() : nullptr,
-                                    saved.log_sum_exp.ptr ? saved.log_sum_exp.f32() : nullptr,
+      return cpu::attention_forward(s, q.f32(), k.f32(), v.f32(), mask_view(mask), scale, out.f32(),
+                                    f32_or_null(saved.probs), f32_or_null(saved.log_sum_exp),
                                     dropout_range(dropout, s));
     case DeviceKind::CUDA:
+      if (is_16_bit(q.dtype))
+        return cuda::twin(&cuda::Kernels::attention_forward_16, "attention", d)(
+            s, q.u16(), k.u16(), v.u16(), i32_or_null(mask.key_padding), mask.causal, mask.past,
+            f32_or_null(mask.position_bias), scale, out.u16(), f32_or_null(saved.probs),
+            f32_or_null(saved.log_sum_exp), dropout_range(dropout, s), q.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::attention_forward, "attention", d)(
-          s, q.f32(), k.f32(), v.f32(), mask.key_padding.ptr ? mask.key_padding.i32() : nullptr,
-          mask.causal, mask.past, mask.position_bias.ptr ? mask.position_bias.f32() : nullptr,
-          scale, out.f32(), saved.probs.ptr ? saved.probs.f32() : nullptr,
-          saved.log_sum_exp.ptr ? saved.log_sum_exp.f32() : nullptr, dropout_range(dropout, s),
-          op_stream(d));
+          s, q.f32(), k.f32(), v.f32(), i32_or_null(mask.key_padding), mask.causal, mask.past,
+          f32_or_null(mask.position_bias), scale, out.f32(), f32_or_null(saved.probs),
+          f32_or_null(saved.log_sum_exp), dropout_range(dropout, s), op_stream(d));
   }
   no_backend("attention", d);
 }
@@ -96,13 +113,15 @@ void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, co
                         const AttentionSaved& saved, int64_t heads, float scale,
                         const DropoutSpec& dropout, const Tensor& dq, const Tensor& dk,
                         const Tensor& dv, const Tensor& d_scores, const AttentionMask& mask) {
-  AttentionShape s = attention_shape(q, k, v, heads, dout);
+  AttentionShape s = attention_shape(q, k, v, heads, dout, "attention backward", "dout");
   check(saved.defined(), "attention backward: the forward kept neither probs nor log_sum_exp");
   check_saved(saved, s, "attention backward");
-  check_mask(mask, s, q, k);
-  check(dq.shape == q.shape && dk.shape == k.shape && dv.shape == v.shape,
-        "attention backward: dq " + dq.describe() + ", dk " + dk.describe() + ", dv " +
-            dv.describe());
+  check_mask(mask, s, q, k, "attention backward");
+  check(dq.shape == q.shape && dk.shape == k.shape && dv.shape == v.shape && dq.dtype == q.dtype &&
+            dk.dtype == q.dtype && dv.dtype == q.dtype,
+        "attention backward: q " + q.describe() + ", dq " + dq.describe() + ", dk " +
+            dk.describe() + ", dv " + dv.describe());
+  check_f32(d_scores, "attention backward", "d_scores");
   if (d_scores.ptr)
     check(d_scores.shape == Shape({s.batch, heads, s.q_len, s.k_len}),
           "attention backward: d_scores " + d_scores.describe());
@@ -112,19 +131,22 @@ void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, co
                               &mask.key_padding, &mask.position_bias, &dq, &dk, &dv, &d_scores});
   switch (d.kind) {
     case DeviceKind::CPU:
-      return cpu::attention_backward(
-          s, dout.f32(), q.f32(), k.f32(), v.f32(), saved.probs.ptr ? saved.probs.f32() : nullptr,
-          saved.log_sum_exp.ptr ? saved.log_sum_exp.f32() : nullptr, mask_view(mask), scale,
-          dropout_range(dropout, s), dq.f32(), dk.f32(), dv.f32(),
-          d_scores.ptr ? d_scores.f32() : nullptr);
+      return cpu::attention_backward(s, dout.f32(), q.f32(), k.f32(), v.f32(),
+                                     f32_or_null(saved.probs), f32_or_null(saved.log_sum_exp),
+                                     mask_view(mask), scale, dropout_range(dropout, s), dq.f32(),
+                                     dk.f32(), dv.f32(), f32_or_null(d_scores));
     case DeviceKind::CUDA:
+      if (is_16_bit(q.dtype))
+        return cuda::twin(&cuda::Kernels::attention_backward_16, "attention backward", d)(
+            s, dout.u16(), q.u16(), k.u16(), v.u16(), f32_or_null(saved.probs),
+            f32_or_null(saved.log_sum_exp), i32_or_null(mask.key_padding), mask.causal, mask.past,
+            f32_or_null(mask.position_bias), scale, dropout_range(dropout, s), dq.u16(), dk.u16(),
+            dv.u16(), f32_or_null(d_scores), q.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::attention_backward, "attention backward", d)(
-          s, dout.f32(), q.f32(), k.f32(), v.f32(), saved.probs.ptr ? saved.probs.f32() : nullptr,
-          saved.log_sum_exp.ptr ? saved.log_sum_exp.f32() : nullptr,
-          mask.key_padding.ptr ? mask.key_padding.i32() : nullptr, mask.causal, mask.past,
-          mask.position_bias.ptr ? mask.position_bias.f32() : nullptr, scale,
-          dropout_range(dropout, s), dq.f32(), dk.f32(), dv.f32(),
-          d_scores.ptr ? d_scores.f32() : nullptr, op_stream(d));
+          s, dout.f32(), q.f32(), k.f32(), v.f32(), f32_or_null(saved.probs),
+          f32_or_null(saved.log_sum_exp), i32_or_null(mask.key_padding), mask.causal, mask.past,
+          f32_or_null(mask.position_bias), scale, dropout_range(dropout, s), dq.f32(), dk.f32(),
+          dv.f32(), f32_or_null(d_scores), op_stream(d));
   }
   no_backend("attention backward", d);
 }

@@ -3,6 +3,10 @@
 // Masked keys get exactly zero probability, which is what adding finfo(float32).min
 // (Hugging Face's additive mask) gives; a row with every key masked becomes uniform, as
 // it does there.
+//
+// q, k, v and out (the backward's dout, dq, dk, dv) are one dtype: F32, or on CUDA BF16 or F16
+// (mixed precision: computed in fp32, each result rounded once). The position bias, probs,
+// log_sum_exp and d_scores are F32 either way.
 #pragma once
 
 #include "precis/core/tensor.h"

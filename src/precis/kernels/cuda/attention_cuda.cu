@@ -1,6 +1,7 @@
 // The CUDA twin of attention (kernels/attention.h): the flash-style kernels of
-// attention_kernels.cuh. The backward's row terms D_i = Σ_j P_ij·dP_ij go through the scratch
-// buffer from the query kernel to the key kernel, in stream order.
+// attention_kernels.cuh, in fp32 and in bf16/fp16. The backward's row terms
+// D_i = Σ_j P_ij·dP_ij go through the scratch buffer from the query kernel to the key kernel,
+// in stream order.
 #include <string>
 
 #include "precis/core/error.h"
@@ -24,43 +25,78 @@ void check_attention_shape(const AttentionShape& s) {
 
 unsigned tiles(int64_t n) { return unsigned((n + kAttentionTile - 1) / kAttentionTile); }
 
-AttentionArgs attention_args(const AttentionShape& s, const float* q, const float* k,
-                             const float* v, const int32_t* key_mask, bool causal, int64_t past,
-                             const float* bias, float scale, const DropoutRange& dropout) {
+template <class T>
+AttentionArgs<T> attention_args(const AttentionShape& s, const T* q, const T* k, const T* v,
+                                const int32_t* key_mask, bool causal, int64_t past,
+                                const float* bias, float scale, const DropoutRange& dropout) {
   return {s, q, k, v, key_mask, causal, past, bias, scale, dropout};
 }
 
-void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v,
+template <class T>
+void attention_forward(const AttentionShape& s, const T* q, const T* k, const T* v,
                        const int32_t* key_mask, bool causal, int64_t past, const float* bias,
-                       float scale, float* out, float* probs, float* log_sum_exp,
+                       float scale, T* out, float* probs, float* log_sum_exp,
                        const DropoutRange& dropout, Stream stream) {
   check_attention_shape(s);
-  const AttentionArgs a = attention_args(s, q, k, v, key_mask, causal, past, bias, scale, dropout);
-  PRECIS_LAUNCH(attention_forward_kernel, (dim3{tiles(s.q_len), unsigned(s.batch * s.heads)}),
+  const AttentionArgs<T> a =
+      attention_args(s, q, k, v, key_mask, causal, past, bias, scale, dropout);
+  PRECIS_LAUNCH(attention_forward_kernel<T>, (dim3{tiles(s.q_len), unsigned(s.batch * s.heads)}),
                 dim3{kAttentionThreads}, stream, a, out, probs, log_sum_exp);
 }
 
-void attention_backward(const AttentionShape& s, const float* dout, const float* q, const float* k,
-                        const float* v, const float* probs, const float* log_sum_exp,
-                        const int32_t* key_mask, bool causal, int64_t past, const float* bias,
-                        float scale, const DropoutRange& dropout, float* dq, float* dk, float* dv,
-                        float* d_scores, Stream stream) {
+// Each of dq, dk and dv is written once per element from its thread's fp32 accumulator, so the
+// 16-bit forms need no fp32 scratch for them: only the row terms D_i pass through scratch.
+template <class T>
+void attention_backward(const AttentionShape& s, const T* dout, const T* q, const T* k, const T* v,
+                        const float* probs, const float* log_sum_exp, const int32_t* key_mask,
+                        bool causal, int64_t past, const float* bias, float scale,
+                        const DropoutRange& dropout, T* dq, T* dk, T* dv, float* d_scores,
+                        Stream stream) {
   check_attention_shape(s);
-  const AttentionArgs a = attention_args(s, q, k, v, key_mask, causal, past, bias, scale, dropout);
+  const AttentionArgs<T> a =
+      attention_args(s, q, k, v, key_mask, causal, past, bias, scale, dropout);
   const unsigned pairs = unsigned(s.batch * s.heads);
   auto* row_dots = static_cast<float*>(scratch(stream, size_t(pairs * s.q_len) * sizeof(float)));
-  PRECIS_LAUNCH(attention_backward_query_kernel, (dim3{tiles(s.q_len), pairs}),
+  PRECIS_LAUNCH(attention_backward_query_kernel<T>, (dim3{tiles(s.q_len), pairs}),
                 dim3{kAttentionThreads}, stream, a, dout, probs, log_sum_exp, row_dots, dq,
                 d_scores);
-  PRECIS_LAUNCH(attention_backward_key_kernel, (dim3{tiles(s.k_len), pairs}),
+  PRECIS_LAUNCH(attention_backward_key_kernel<T>, (dim3{tiles(s.k_len), pairs}),
                 dim3{kAttentionThreads}, stream, a, dout, probs, log_sum_exp, row_dots, dk, dv);
+}
+
+void attention_forward_16(const AttentionShape& s, const uint16_t* q, const uint16_t* k,
+                          const uint16_t* v, const int32_t* key_mask, bool causal, int64_t past,
+                          const float* bias, float scale, uint16_t* out, float* probs,
+                          float* log_sum_exp, const DropoutRange& dropout, DType half,
+                          Stream stream) {
+  with_16_bit(half, [&](auto e) {
+    using T = decltype(e);
+    attention_forward(s, as<T>(q), as<T>(k), as<T>(v), key_mask, causal, past, bias, scale,
+                      as<T>(out), probs, log_sum_exp, dropout, stream);
+  });
+}
+
+void attention_backward_16(const AttentionShape& s, const uint16_t* dout, const uint16_t* q,
+                           const uint16_t* k, const uint16_t* v, const float* probs,
+                           const float* log_sum_exp, const int32_t* key_mask, bool causal,
+                           int64_t past, const float* bias, float scale,
+                           const DropoutRange& dropout, uint16_t* dq, uint16_t* dk, uint16_t* dv,
+                           float* d_scores, DType half, Stream stream) {
+  with_16_bit(half, [&](auto e) {
+    using T = decltype(e);
+    attention_backward(s, as<T>(dout), as<T>(q), as<T>(k), as<T>(v), probs, log_sum_exp, key_mask,
+                       causal, past, bias, scale, dropout, as<T>(dq), as<T>(dk), as<T>(dv),
+                       d_scores, stream);
+  });
 }
 
 }  // namespace
 
 void add_attention_twins(Kernels& k) {
-  k.attention_forward = attention_forward;
-  k.attention_backward = attention_backward;
+  k.attention_forward = attention_forward<float>;
+  k.attention_backward = attention_backward<float>;
+  k.attention_forward_16 = attention_forward_16;
+  k.attention_backward_16 = attention_backward_16;
 }
 
 }  // namespace precis::cuda

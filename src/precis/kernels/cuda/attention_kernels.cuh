@@ -20,6 +20,11 @@
 // threads. Thread (row, lane) owns the tile's columns lane + kAttentionLanes·u of a score tile
 // and the head-dim columns lane + kAttentionLanes·u of each kAttentionChunk-wide chunk of an
 // accumulator; operands pass through shared memory one (tile, chunk) at a time.
+//
+// T is the element type (element.cuh) of q, k, v, out, dout, dq, dk and dv: fp32, or bf16/fp16
+// loaded to float as they are staged and each output rounded once from its fp32 accumulator.
+// The mask's bias, probs, the log-sum-exps, the row terms and d_scores are fp32 in every form,
+// and shared memory, scores, softmax and sums are the fp32 kernels' own.
 #pragma once
 
 #include <cmath>
@@ -28,6 +33,7 @@
 #include "precis/core/host_device.h"
 #include "precis/kernels/attention.h"
 #include "precis/kernels/attention_math.h"
+#include "precis/kernels/cuda/element.cuh"
 #include "precis/kernels/dropout_math.h"
 
 // The kernels' helpers run on the device only (they synchronise the block). The accumulators'
@@ -52,9 +58,10 @@ constexpr int kTileColumnsPerLane = kAttentionTile / kAttentionLanes;
 constexpr int kChunkColumnsPerLane = kAttentionChunk / kAttentionLanes;
 
 // What every attention kernel reads: the shape, the operands and the mask.
+template <class T>
 struct AttentionArgs {
   AttentionShape shape;
-  const float *q, *k, *v;   // (B, Tq | Tk, ·) with the shape's strides
+  const T *q, *k, *v;       // (B, Tq | Tk, ·) with the shape's strides
   const int32_t* key_mask;  // (B, Tk) or null
   bool causal;
   int64_t past;
@@ -92,28 +99,31 @@ PRECIS_ATTENTION_DEVICE int64_t first_unpadded_key(const int32_t* key_mask, int6
 }
 
 // Whether query i sees any key: the first unpadded one is within its causal limit.
-PRECIS_ATTENTION_DEVICE bool row_sees_a_key(const AttentionArgs& a, int64_t first_unpadded,
+template <class T>
+PRECIS_ATTENTION_DEVICE bool row_sees_a_key(const AttentionArgs<T>& a, int64_t first_unpadded,
                                             int64_t i) {
   return first_unpadded < a.shape.k_len &&
          first_unpadded <= attention_math::causal_limit(a.causal, a.past, i, a.shape.k_len);
 }
 
 // Rows [row0, row0 + kAttentionTile) of a (rows, stride) matrix, columns [col0, col0 +
-// kAttentionChunk) of its head, into `staged`; zero past the last row or column.
-PRECIS_ATTENTION_DEVICE void stage_chunk(StagedChunk& staged, const float* m, int64_t stride,
+// kAttentionChunk) of its head, into `staged` as floats; zero past the last row or column.
+template <class T>
+PRECIS_ATTENTION_DEVICE void stage_chunk(StagedChunk& staged, const T* m, int64_t stride,
                                          int64_t row0, int64_t rows, int64_t col0,
                                          int64_t head_dim) {
   for (int e = int(threadIdx.x); e < kAttentionTile * kAttentionChunk; e += kAttentionThreads) {
     const int r = e / kAttentionChunk, c = e % kAttentionChunk;
     const int64_t row = row0 + r, col = col0 + c;
-    staged[r][c] = row < rows && col < head_dim ? m[row * stride + col] : 0.0f;
+    staged[r][c] = row < rows && col < head_dim ? load(m[row * stride + col]) : 0.0f;
   }
 }
 
 // dots[u] = A[a0 + row] · B[b0 + lane + kAttentionLanes·u] over the head's columns, in column
 // order, for this thread's (row, lane); rows past the end give 0.
-PRECIS_ATTENTION_DEVICE void tile_dots(const float* a, int64_t a_stride, int64_t a0, int64_t a_rows,
-                                       const float* b, int64_t b_stride, int64_t b0, int64_t b_rows,
+template <class T>
+PRECIS_ATTENTION_DEVICE void tile_dots(const T* a, int64_t a_stride, int64_t a0, int64_t a_rows,
+                                       const T* b, int64_t b_stride, int64_t b0, int64_t b_rows,
                                        int64_t head_dim, StagedChunk& staged_a,
                                        StagedChunk& staged_b, float (&dots)[kTileColumnsPerLane]) {
   const int row = int(threadIdx.x) / kAttentionLanes, lane = int(threadIdx.x) % kAttentionLanes;
@@ -138,10 +148,10 @@ PRECIS_ATTENTION_DEVICE void tile_dots(const float* a, int64_t a_stride, int64_t
 // acc += weights[row] · M[m0 .. m0 + kAttentionTile) for this thread's row and columns: the
 // tile's terms in order, onto what acc holds. weights must be 0 past M's last row. The first
 // barrier also publishes the caller's writes to `weights`.
+template <class T>
 PRECIS_ATTENTION_DEVICE void accumulate_tile(ChunkAccumulator& acc, const ScoreTile& weights,
-                                             const float* m, int64_t stride, int64_t m0,
-                                             int64_t m_rows, int64_t head_dim,
-                                             StagedChunk& staged) {
+                                             const T* m, int64_t stride, int64_t m0, int64_t m_rows,
+                                             int64_t head_dim, StagedChunk& staged) {
   const int row = int(threadIdx.x) / kAttentionLanes, lane = int(threadIdx.x) % kAttentionLanes;
   PRECIS_ATTENTION_UNROLL
   for (int chunk = 0; chunk < kAttentionChunks; ++chunk) {
@@ -161,20 +171,22 @@ PRECIS_ATTENTION_DEVICE void accumulate_tile(ChunkAccumulator& acc, const ScoreT
 }
 
 // Row `row` of the head's (rows, stride) matrix from this thread's accumulator columns, times
-// `factor`.
-PRECIS_ATTENTION_DEVICE void store_row(const ChunkAccumulator& acc, float factor, float* m,
+// `factor`: each element rounded once to T.
+template <class T>
+PRECIS_ATTENTION_DEVICE void store_row(const ChunkAccumulator& acc, float factor, T* m,
                                        int64_t stride, int64_t row, int64_t head_dim) {
   const int lane = int(threadIdx.x) % kAttentionLanes;
   PRECIS_ATTENTION_UNROLL
   for (int chunk = 0; chunk < kAttentionChunks; ++chunk) PRECIS_ATTENTION_UNROLL
   for (int u = 0; u < kChunkColumnsPerLane; ++u) {
     const int64_t column = int64_t(chunk) * kAttentionChunk + lane + kAttentionLanes * u;
-    if (column < head_dim) m[row * stride + column] = acc[chunk][u] * factor;
+    if (column < head_dim) store(m[row * stride + column], acc[chunk][u] * factor);
   }
 }
 
 // The scaled, biased score of (i, j) from its dot product, as the CPU forms it.
-PRECIS_ATTENTION_DEVICE float score(const AttentionArgs& a, const float* bias_plane, float dot,
+template <class T>
+PRECIS_ATTENTION_DEVICE float score(const AttentionArgs<T>& a, const float* bias_plane, float dot,
                                     int64_t i, int64_t j) {
   float s = a.scale * dot;
   if (bias_plane) s += bias_plane[i * a.shape.k_len + j];
@@ -182,7 +194,8 @@ PRECIS_ATTENTION_DEVICE float score(const AttentionArgs& a, const float* bias_pl
 }
 
 // x times element (i, j) of pair p's dropout mask and 1/(1-p); x without dropout.
-PRECIS_ATTENTION_DEVICE float dropped(const AttentionArgs& a, int64_t pair, int64_t i, int64_t j,
+template <class T>
+PRECIS_ATTENTION_DEVICE float dropped(const AttentionArgs<T>& a, int64_t pair, int64_t i, int64_t j,
                                       float x) {
   const DropoutRange& d = a.dropout;
   if (!d.active) return x;
@@ -194,7 +207,8 @@ PRECIS_ATTENTION_DEVICE float dropped(const AttentionArgs& a, int64_t pair, int6
 
 // P_ij from what the forward saved: the stored probability, else rebuilt from the score's dot
 // product and the row's log-sum-exp.
-PRECIS_ATTENTION_DEVICE float saved_probability(const AttentionArgs& a, int64_t pair,
+template <class T>
+PRECIS_ATTENTION_DEVICE float saved_probability(const AttentionArgs<T>& a, int64_t pair,
                                                 const float* probs, const float* log_sum_exp,
                                                 const int32_t* key_mask, const float* bias_plane,
                                                 bool sees_a_key, float dot, int64_t i, int64_t j) {
@@ -217,14 +231,16 @@ PRECIS_ATTENTION_DEVICE float online_exp(float s, float max) {
 }
 
 // The pieces of one (batch, head) pair a block works on.
+template <class T>
 struct AttentionPair {
   int64_t index, batch, head;
-  const float *q, *k, *v;   // the head's column 0 of position 0
+  const T *q, *k, *v;       // the head's column 0 of position 0
   const int32_t* key_mask;  // the batch row's (Tk) or null
   const float* bias;        // the head's (Tq, Tk) plane or null
 };
 
-PRECIS_ATTENTION_DEVICE AttentionPair attention_pair(const AttentionArgs& a) {
+template <class T>
+PRECIS_ATTENTION_DEVICE AttentionPair<T> attention_pair(const AttentionArgs<T>& a) {
   const AttentionShape& s = a.shape;
   const int64_t index = blockIdx.y, b = index / s.heads, h = index % s.heads;
   return {index,
@@ -238,7 +254,8 @@ PRECIS_ATTENTION_DEVICE AttentionPair attention_pair(const AttentionArgs& a) {
 }
 
 // out (and probs, log_sum_exp when not null) of one query tile of one pair.
-PRECIS_KERNEL void attention_forward_kernel(AttentionArgs a, float* out, float* probs,
+template <class T>
+PRECIS_KERNEL void attention_forward_kernel(AttentionArgs<T> a, T* out, float* probs,
                                             float* log_sum_exp) {
   __shared__ float staged_a[kAttentionTile][kAttentionChunk];
   __shared__ float staged_b[kAttentionTile][kAttentionChunk];
@@ -247,7 +264,7 @@ PRECIS_KERNEL void attention_forward_kernel(AttentionArgs a, float* out, float* 
   __shared__ float weights[kAttentionTile][kAttentionTile];  // exps, dropped out
   __shared__ int64_t lanes[kAttentionThreads];
   const AttentionShape& s = a.shape;
-  const AttentionPair p = attention_pair(a);
+  const AttentionPair<T> p = attention_pair(a);
   const int row = int(threadIdx.x) / kAttentionLanes, lane = int(threadIdx.x) % kAttentionLanes;
   const int64_t i0 = int64_t(blockIdx.x) * kAttentionTile, i = i0 + row;
   const bool in_range = i < s.q_len;
@@ -321,9 +338,10 @@ PRECIS_KERNEL void attention_forward_kernel(AttentionArgs a, float* out, float* 
 }
 
 // dq (and d_scores) of one query tile of one pair; row_dots gets the tile's D_i.
-PRECIS_KERNEL void attention_backward_query_kernel(AttentionArgs a, const float* dout,
+template <class T>
+PRECIS_KERNEL void attention_backward_query_kernel(AttentionArgs<T> a, const T* dout,
                                                    const float* probs, const float* log_sum_exp,
-                                                   float* row_dots, float* dq, float* d_scores) {
+                                                   float* row_dots, T* dq, float* d_scores) {
   __shared__ float staged_a[kAttentionTile][kAttentionChunk];
   __shared__ float staged_b[kAttentionTile][kAttentionChunk];
   __shared__ float p_tile[kAttentionTile][kAttentionTile];
@@ -331,12 +349,12 @@ PRECIS_KERNEL void attention_backward_query_kernel(AttentionArgs a, const float*
   __shared__ float ds_tile[kAttentionTile][kAttentionTile];
   __shared__ int64_t lanes[kAttentionThreads];
   const AttentionShape& s = a.shape;
-  const AttentionPair p = attention_pair(a);
+  const AttentionPair<T> p = attention_pair(a);
   const int row = int(threadIdx.x) / kAttentionLanes, lane = int(threadIdx.x) % kAttentionLanes;
   const int64_t i0 = int64_t(blockIdx.x) * kAttentionTile, i = i0 + row;
   const bool in_range = i < s.q_len;
   const bool sees_a_key = row_sees_a_key(a, first_unpadded_key(p.key_mask, s.k_len, lanes), i);
-  const float* dout_head = dout + p.batch * s.q_len * s.out_stride + p.head * s.head_dim;
+  const T* dout_head = dout + p.batch * s.q_len * s.out_stride + p.head * s.head_dim;
 
   // This thread's P and dP of key tile j0, in p_tile and dp_tile (0 outside the shape).
   auto probabilities = [&](int64_t j0) {
@@ -391,21 +409,22 @@ PRECIS_KERNEL void attention_backward_query_kernel(AttentionArgs a, const float*
 }
 
 // dk and dv of one key tile of one pair, from the query kernel's row_dots.
-PRECIS_KERNEL void attention_backward_key_kernel(AttentionArgs a, const float* dout,
+template <class T>
+PRECIS_KERNEL void attention_backward_key_kernel(AttentionArgs<T> a, const T* dout,
                                                  const float* probs, const float* log_sum_exp,
-                                                 const float* row_dots, float* dk, float* dv) {
+                                                 const float* row_dots, T* dk, T* dv) {
   __shared__ float staged_a[kAttentionTile][kAttentionChunk];
   __shared__ float staged_b[kAttentionTile][kAttentionChunk];
   __shared__ float w_tile[kAttentionTile][kAttentionTile];   // [key][query]: dropped P
   __shared__ float ds_tile[kAttentionTile][kAttentionTile];  // [key][query]: dS
   __shared__ int64_t lanes[kAttentionThreads];
   const AttentionShape& s = a.shape;
-  const AttentionPair p = attention_pair(a);
+  const AttentionPair<T> p = attention_pair(a);
   const int row = int(threadIdx.x) / kAttentionLanes, lane = int(threadIdx.x) % kAttentionLanes;
   const int64_t j0 = int64_t(blockIdx.x) * kAttentionTile, j = j0 + row;
   const bool in_range = j < s.k_len;
   const int64_t first_unpadded = first_unpadded_key(p.key_mask, s.k_len, lanes);
-  const float* dout_head = dout + p.batch * s.q_len * s.out_stride + p.head * s.head_dim;
+  const T* dout_head = dout + p.batch * s.q_len * s.out_stride + p.head * s.head_dim;
 
   ChunkAccumulator acc_v = {}, acc_k = {};
   for (int64_t i0 = 0; i0 < s.q_len; i0 += kAttentionTile) {

@@ -89,6 +89,17 @@ struct Kernels {
                              int64_t past, const float* bias, float scale,
                              const DropoutRange& dropout, float* dq, float* dk, float* dv,
                              float* d_scores, Stream stream) = nullptr;
+  void (*attention_forward_16)(const AttentionShape& s, const uint16_t* q, const uint16_t* k,
+                               const uint16_t* v, const int32_t* key_mask, bool causal,
+                               int64_t past, const float* bias, float scale, uint16_t* out,
+                               float* probs, float* log_sum_exp, const DropoutRange& dropout,
+                               DType half, Stream stream) = nullptr;
+  void (*attention_backward_16)(const AttentionShape& s, const uint16_t* dout, const uint16_t* q,
+                                const uint16_t* k, const uint16_t* v, const float* probs,
+                                const float* log_sum_exp, const int32_t* key_mask, bool causal,
+                                int64_t past, const float* bias, float scale,
+                                const DropoutRange& dropout, uint16_t* dq, uint16_t* dk,
+                                uint16_t* dv, float* d_scores, DType half, Stream stream) = nullptr;
 
   // embedding.h: ids are device memory, already checked against the table.
   void (*embedding_forward)(const int32_t* ids, const float* table, float* out, int64_t n,
