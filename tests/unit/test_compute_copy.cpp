@@ -98,6 +98,47 @@ TEST(ComputeCopy, T5UntiedInBf16) {
   check_compute_copy(c, DType::BF16);
 }
 
+// mixed(): the weights the model multiplies by from the copy, every other tensor the master's.
+template <class Config>
+void check_mixed(const Config& c, const std::vector<std::string>& from_copy) {
+  using Model = typename ModelFamily<Config>::Model;
+  Model model = Model::allocate(c);
+  train::ComputeCopy<Config> copy(c, model.params, DType::BF16);
+  ParamsOf<Config> mixed = copy.mixed(model.params);
+  // The LM head multiplies: from the copy, tied (the copy's shared embedding) or not. (Checked
+  // first: visiting a tied struct ties its head to its shared embedding again.)
+  EXPECT_EQ(mixed.lm_head.dtype, DType::BF16);
+  if (c.tie_word_embeddings) EXPECT_EQ(mixed.lm_head.ptr, copy.params().shared.ptr);
+  EXPECT_EQ(mixed.shared.ptr, model.params.shared.ptr);  // looked up: the fp32 master
+  std::vector<Tensor> master;
+  visit_parameters(c, model.params, [&](const std::string&, Tensor& t, Shape, ParamRole) { master.push_back(t); });
+  size_t i = 0, copied = 0;
+  visit_parameters(c, mixed, [&](const std::string& name, Tensor& t, Shape, ParamRole) {
+    const Tensor& m = master[i++];
+    bool expected = false;
+    for (const std::string& suffix : from_copy) expected = expected || name.ends_with(suffix);
+    EXPECT_EQ(t.dtype, expected ? DType::BF16 : DType::F32) << name;
+    EXPECT_EQ(t.ptr == m.ptr, !expected) << name;
+    copied += expected;
+  });
+  EXPECT_GT(copied, 0u);
+}
+
+TEST(ComputeCopy, MixedTakesTheMultipliedWeightsFromTheCopy) {
+  check_mixed(bart_config_from("bart-tiny"),
+              {"proj.weight", "fc1.weight", "fc2.weight", "lm_head.weight"});
+  T5Config c = t5_config_from("t5-v1_1-small");
+  c.vocab_size = 301;
+  c.d_model = 40;
+  c.d_ff = 72;
+  c.d_kv = 10;
+  c.num_heads = 4;
+  c.num_layers = 2;
+  c.num_decoder_layers = 1;
+  check_mixed(c, {"q.weight", "k.weight", "v.weight", "o.weight", "wi_0.weight", "wi_1.weight",
+                  "wo.weight", "lm_head.weight"});
+}
+
 TEST(ComputeCopy, OnlySixteenBitTypes) {
   BartConfig c = bart_config_from("bart-tiny");
   BartModel model = BartModel::allocate(c);
