@@ -16,6 +16,7 @@ trap 'rm -rf "$stage" "$check"' EXIT
 mkdir -p "$stage/bin" "$stage/lib" "$stage/smoke"
 binaries=(build/precis)
 [ -x build/tests/precis_gpu_op_tests ] && binaries+=(build/tests/precis_gpu_op_tests)
+[ -x build/bench/precis_gpu_train_bench ] && binaries+=(build/bench/precis_gpu_train_bench)
 for binary in "${binaries[@]}"; do
   cp "$binary" "$stage/bin/"
   ldd "$binary" | awk '/=> \//{print $3}' | while read -r lib; do
