@@ -1,4 +1,5 @@
 // Activation functions by their Hugging Face names (ACT2FN in transformers/activations.py).
+// x, y, dy, dx one dtype: F32, or on CUDA BF16 or F16.
 #pragma once
 
 #include <string>

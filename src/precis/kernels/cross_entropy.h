@@ -1,5 +1,6 @@
 // Softmax cross-entropy over the vocabulary, with torch's ignore_index = -100 and
 // Hugging Face's LabelSmoother semantics when label_smoothing > 0.
+// Logits and their gradient F32, or on CUDA one 16-bit type (BF16, F16); losses always F32.
 #pragma once
 
 #include "precis/core/tensor.h"

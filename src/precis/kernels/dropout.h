@@ -4,6 +4,7 @@
 // count: element i is kept iff random_bits(seed, stream, i) >= dropout_threshold(p).
 // The scale is computed as torch does, in float: 1 / float(1 - p). p >= 1 drops everything.
 // How callers pick `stream`: see dropout_stream() in core/rng.h.
+// x and y one dtype: F32, or on CUDA BF16 or F16 (the same mask; kept values rounded once).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,5 @@
 // Elementwise arithmetic on the residual stream.
+// Every tensor of an op one dtype: F32, or on CUDA BF16 or F16 (computed in fp32, rounded once).
 #pragma once
 
 #include "precis/core/tensor.h"

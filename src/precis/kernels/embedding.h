@@ -1,4 +1,6 @@
 // Token and learned-position embeddings.
+// Tables (the fp32 master) and their gradients F32; activations and their gradients F32, or on
+// CUDA BF16 or F16.
 #pragma once
 
 #include "precis/core/tensor.h"

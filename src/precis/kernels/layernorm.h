@@ -1,5 +1,7 @@
 // LayerNorm over the last dimension (torch.nn.LayerNorm: biased variance, eps inside the
 // square root). The forward keeps mean and 1/std per row for the backward.
+// x, y, dy, dx F32, or on CUDA one 16-bit type (BF16, F16); weight, bias, statistics and their
+// gradients F32.
 #pragma once
 
 #include "precis/core/tensor.h"

@@ -1,4 +1,6 @@
 // Linear layer as torch.nn.Linear stores it: weight (out, in), y = x · weightᵀ + bias.
+// Dtypes: all F32; or, on CUDA under mixed precision, x, weight (the 16-bit compute copy), y,
+// dy and dx one 16-bit type (BF16 or F16) with bias, dweight and dbias F32 (fp32 accumulation).
 #pragma once
 
 #include "precis/core/tensor.h"

@@ -3,6 +3,7 @@
 // bias. The mean of squares is accumulated in double (torch accumulates in float32; both round
 // to the same float at these widths to ~1e-7 relative).
 // The forward keeps 1/rms per row for the backward.
+// x, y, dy, dx F32, or on CUDA one 16-bit type (BF16, F16); weight, rstd and dweight F32.
 #pragma once
 
 #include "precis/core/tensor.h"
