@@ -14,8 +14,8 @@
 #                tiny BART and T5 train 3 steps on the GPU against the
 #                CPU, twice (bit-identical); beam search on the GPU comes with the decoding twins
 #   6 peer       Hugging Face BART in PyTorch on the GPU (bench/gpu/hf_peer.py all)
-#   7 precis     precis's training step on the peer's shapes (bench/gpu/precis_train_bench.cpp)
-#                and the table against the peer (bench/gpu/compare.py)
+#   7 precis     precis's training step and beam search on the peer's shapes
+#                (bench/gpu/precis_*_bench.cpp) and the tables against the peer (compare.py)
 # A summary table comes last. With no GPU it runs what needs none (the build) and stops at the
 # first GPU call, saying so. Prepare the carried engine first: scripts/gpu/bundle.sh.
 #   device run: bash scripts/gpu-check.sh   (carry: .gpu-carry)
@@ -176,10 +176,16 @@ if [ -n "$bundle" ] && [ -x "$bundle/bin/precis_gpu_train_bench" ]; then
       "$bundle/bin/precis_gpu_train_bench" $shape 10 >> "$out/ours.jsonl" 2>> "$out/ours.err" ||
       echo "{\"what\": \"error\", \"shape\": \"$shape\"}" >> "$out/ours.jsonl"
   done
+  for shape in "32 512" "1 512"; do
+    # shellcheck disable=SC2086
+    timeout 150 env "LD_LIBRARY_PATH=$bundle/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}" \
+      "$bundle/bin/precis_gpu_generate_bench" $shape 2 >> "$out/ours.jsonl" 2>> "$out/ours.err" ||
+      echo "{\"what\": \"error\", \"generate\": \"$shape\"}" >> "$out/ours.jsonl"
+  done
   cat "$out/ours.jsonl"
   python3 bench/gpu/compare.py "$out/peer.jsonl" "$out/ours.jsonl" | tee "$out/train_table.md"
-  row "precis training" "$(grep -c '"error"' "$out/ours.jsonl") errors" "train_table.md: tokens/s against HF, MFU, memory"
+  row "precis benchmarks" "$(grep -c '"error"' "$out/ours.jsonl") errors" "train_table.md: training tokens/s against HF, MFU, memory, projected fine-tune; beam search against generate()"
 else
-  row "precis training" skipped "no precis_gpu_train_bench in .gpu-carry"
+  row "precis benchmarks" skipped "no precis_gpu_train_bench in .gpu-carry"
 fi
 finish 0

@@ -16,7 +16,9 @@ trap 'rm -rf "$stage" "$check"' EXIT
 mkdir -p "$stage/bin" "$stage/lib" "$stage/smoke"
 binaries=(build/precis)
 [ -x build/tests/precis_gpu_op_tests ] && binaries+=(build/tests/precis_gpu_op_tests)
-[ -x build/bench/precis_gpu_train_bench ] && binaries+=(build/bench/precis_gpu_train_bench)
+for bench in precis_gpu_train_bench precis_gpu_generate_bench; do
+  [ -x "build/bench/$bench" ] && binaries+=("build/bench/$bench")
+done
 for binary in "${binaries[@]}"; do
   cp "$binary" "$stage/bin/"
   ldd "$binary" | awk '/=> \//{print $3}' | while read -r lib; do

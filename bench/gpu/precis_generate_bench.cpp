@@ -1,0 +1,88 @@
+// precis's side of scripts/gpu-check.sh's beam-search benchmark, on the inputs bench/gpu/
+// hf_peer.py gives the peer: bart-large (vocabulary 50264) with random weights, BATCH random
+// inputs of SOURCE tokens (BOS first, EOS last), bart-large-cnn's generation settings (4 beams,
+// length 56 to 142, length penalty 2, trigram ban, forced BOS and EOS), fp32, on the GPU: the
+// KV cache, the logits processors and the beams' candidates on the device. With random weights
+// no beam ends early, so every run decodes max_length tokens, as the peer's does. Prints one
+// JSON line in hf_peer.py's shape: the best of ITERATIONS runs after one warm-up.
+//
+//   precis_gpu_generate_bench BATCH SOURCE ITERATIONS [--tiny]
+//     --tiny: a two-layer model, on the CPU when no GPU is present (a dry run of the driver)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "precis/generate/generate.h"
+#include "precis/kernels/cuda/twins.h"
+#include "precis/model/bart/bart_init.h"
+#include "precis/model/bart/bart_model.h"
+
+using namespace precis;
+
+int main(int argc, char** argv) {
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: precis_gpu_generate_bench BATCH SOURCE ITERATIONS [--tiny]\n");
+    return 2;
+  }
+  try {
+    const int64_t B = std::stoll(argv[1]), S = std::stoll(argv[2]);
+    const int iterations = std::max(1, std::stoi(argv[3]));
+    const bool tiny = argc > 4 && std::strcmp(argv[4], "--tiny") == 0;
+    const bool gpu = cuda::install_if_gpu_present() > 0;
+    check(gpu || tiny, "no GPU is present (run with --tiny for a dry run on the CPU)");
+    const Device device = gpu ? Device::cuda(0) : Device::cpu();
+    ScopedExecutionContext on(device);
+
+    BartConfig c;  // bart-large's shape
+    c.vocab_size = 50264;
+    if (tiny) {
+      c.d_model = 64;
+      c.encoder_layers = c.decoder_layers = 2;
+      c.encoder_ffn_dim = c.decoder_ffn_dim = 128;
+      c.encoder_attention_heads = c.decoder_attention_heads = 4;
+    }
+    BartModel model = BartModel::allocate(c);
+    initialize_bart(model, 42);
+    const generate::GenerationConfig config = generate::GenerationConfig::from_json(
+        {{"num_beams", 4}, {"max_length", 142}, {"min_length", 56}, {"length_penalty", 2.0},
+         {"no_repeat_ngram_size", 3}, {"early_stopping", true}, {"bos_token_id", 0},
+         {"pad_token_id", 1}, {"eos_token_id", 2}, {"decoder_start_token_id", 2},
+         {"forced_bos_token_id", 0}, {"forced_eos_token_id", 2}},
+        "bart-large-cnn's generation settings");
+    std::mt19937 rng(1);
+    std::uniform_int_distribution<int32_t> token(3, int32_t(c.vocab_size) - 1);
+    std::vector<std::vector<int32_t>> inputs(static_cast<size_t>(B),
+                                             std::vector<int32_t>(static_cast<size_t>(S)));
+    for (auto& row : inputs) {
+      for (int32_t& t : row) t = token(rng);
+      row.front() = 0;
+      row.back() = 2;
+    }
+    generate::Generated out = generate::generate(model, inputs, config);  // warm-up
+    std::vector<double> runs;
+    for (int i = 0; i < iterations; ++i) {
+      auto start = std::chrono::steady_clock::now();
+      out = generate::generate(model, inputs, config);  // returns host ids: the run is over
+      runs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    const double best = *std::min_element(runs.begin(), runs.end());
+    int64_t new_tokens = 0;
+    for (int64_t r = 0; r < out.rows; ++r)
+      for (int32_t t : out.row(r).subspan(1)) new_tokens += t != 1;
+    nlohmann::json result = {{"what", "generate"}, {"peer", "precis"}, {"dtype", "fp32"},
+                             {"device", device.name()}, {"batch", B}, {"source", S},
+                             {"generated_len", out.width}, {"seconds", best},
+                             {"tokens_per_s", double(new_tokens) / best}, {"runs_s", runs}};
+    std::printf("%s\n", result.dump().c_str());
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "precis_gpu_generate_bench: error: %s\n", e.what());
+    return 1;
+  }
+}
