@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bart_large.h"
 #include "precis/generate/generate.h"
 #include "precis/kernels/cuda/twins.h"
 #include "precis/model/bart/bart_init.h"
@@ -39,14 +40,7 @@ int main(int argc, char** argv) {
     const Device device = gpu ? Device::cuda(0) : Device::cpu();
     ScopedExecutionContext on(device);
 
-    BartConfig c;  // bart-large's shape
-    c.vocab_size = 50264;
-    if (tiny) {
-      c.d_model = 64;
-      c.encoder_layers = c.decoder_layers = 2;
-      c.encoder_ffn_dim = c.decoder_ffn_dim = 128;
-      c.encoder_attention_heads = c.decoder_attention_heads = 4;
-    }
+    const BartConfig c = bench::bart_large_config(tiny);
     BartModel model = BartModel::allocate(c);
     initialize_bart(model, 42);
     const generate::GenerationConfig config = generate::GenerationConfig::from_json(

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bart_large.h"
 #include "precis/kernels/copy.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/cuda/twins.h"
@@ -30,18 +31,6 @@
 using namespace precis;
 
 namespace {
-
-BartConfig bart_large(bool tiny) {
-  BartConfig c;  // bart-large's shape by default
-  c.vocab_size = 50264;
-  if (tiny) {
-    c.d_model = 64;
-    c.encoder_layers = c.decoder_layers = 2;
-    c.encoder_ffn_dim = c.decoder_ffn_dim = 128;
-    c.encoder_attention_heads = c.decoder_attention_heads = 4;
-  }
-  return c;
-}
 
 // A batch of random tokens on `device`: every source token real, labels the targets.
 Seq2SeqBatch random_batch(const BartConfig& c, Arena& arena, int64_t B, int64_t S, int64_t T) {
@@ -84,7 +73,7 @@ int main(int argc, char** argv) {
                                                         : DType::F16;
     ScopedExecutionContext on(device);
 
-    const BartConfig c = bart_large(tiny);
+    const BartConfig c = bench::bart_large_config(tiny);
     BartModel model = BartModel::allocate(c), grads = BartModel::allocate(c);
     initialize_bart(model, 42);
     train::zero_grads(c, grads.params);

@@ -70,8 +70,9 @@ def request(port, method, path, body=None, headers=None, timeout=60):
         conn.close()
 
 
-def post_json(port, payload, path="/", headers=None):
-    status, hdrs, body = request(port, "POST", path, payload, {"Content-Type": "application/json", **(headers or {})})
+def post_json(port, payload, path="/", headers=None, timeout=60):
+    status, hdrs, body = request(port, "POST", path, payload, {"Content-Type": "application/json", **(headers or {})},
+                                 timeout=timeout)
     return status, json.loads(body) if body else None, hdrs
 
 

@@ -78,12 +78,14 @@ def test_on_cuda_equals_transformers(model):
     _, hf, tok = model
     with Server(model[0], "--max_input_tokens", MAX_INPUT_TOKENS, "--device", "cuda", binary="precis_emulated") as s:
         assert "on cuda:0" in s.stdout_lines[0], s.stdout_lines[0]
-        for case in ("checkpoint-defaults-beam", "greedy", "beam-repetition-penalty"):
-            parameters = CASES[case]
-            status, body, _ = post_json(s.port, {"inputs": TEXTS[:4], "parameters": parameters})
+        # Short summaries, and time to spare: the emulator runs a host thread per CUDA thread,
+        # slow on a loaded CI machine and slower under the sanitizers (the test is of results).
+        for case in ("greedy-max-length", "beam-repetition-penalty", "beam-3-length-penalty"):
+            parameters = dict(CASES[case], max_length=14) if case == "beam-3-length-penalty" else CASES[case]
+            status, body, _ = post_json(s.port, {"inputs": TEXTS[:3], "parameters": parameters}, timeout=600)
             assert status == 200, body
-            assert body == [{"summary_text": t} for t in hf_summaries(hf, tok, TEXTS[:4], parameters)], case
-        assert s.stop() == 0
+            assert body == [{"summary_text": t} for t in hf_summaries(hf, tok, TEXTS[:3], parameters)], case
+        assert s.stop(timeout=600) == 0
 
 
 def test_truncation_or_refusal_past_the_input_limit(server, model):

@@ -16,6 +16,19 @@
 namespace precis {
 namespace {
 
+// T5 v1.1 (untied, gated FFN) at a small size whose tensors are not multiples of the alignment.
+T5Config tiny_t5() {
+  T5Config c = t5_config_from("t5-v1_1-small");
+  c.vocab_size = 301;
+  c.d_model = 40;
+  c.d_ff = 72;
+  c.d_kv = 10;
+  c.num_heads = 4;
+  c.num_layers = 2;
+  c.num_decoder_layers = 1;
+  return c;
+}
+
 // Every tensor, the buffers (BART's final_logits_bias starts at zero) included, drawn anew.
 template <class Config>
 void randomise_every_tensor(const Config& c, ParamsOf<Config>& p) {
@@ -87,14 +100,7 @@ TEST(ComputeCopy, BartInBf16AndFp16WithItsBufferAndTiedHead) {
 }
 
 TEST(ComputeCopy, T5UntiedInBf16) {
-  T5Config c = t5_config_from("t5-v1_1-small");
-  c.vocab_size = 301;
-  c.d_model = 40;
-  c.d_ff = 72;
-  c.d_kv = 10;
-  c.num_heads = 4;
-  c.num_layers = 2;
-  c.num_decoder_layers = 1;
+  const T5Config c = tiny_t5();
   check_compute_copy(c, DType::BF16);
 }
 
@@ -108,7 +114,9 @@ void check_mixed(const Config& c, const std::vector<std::string>& from_copy) {
   // The LM head multiplies: from the copy, tied (the copy's shared embedding) or not. (Checked
   // first: visiting a tied struct ties its head to its shared embedding again.)
   EXPECT_EQ(mixed.lm_head.dtype, DType::BF16);
-  if (c.tie_word_embeddings) EXPECT_EQ(mixed.lm_head.ptr, copy.params().shared.ptr);
+  if (c.tie_word_embeddings) {
+    EXPECT_EQ(mixed.lm_head.ptr, copy.params().shared.ptr);
+  }
   EXPECT_EQ(mixed.shared.ptr, model.params.shared.ptr);  // looked up: the fp32 master
   std::vector<Tensor> master;
   visit_parameters(c, model.params, [&](const std::string&, Tensor& t, Shape, ParamRole) { master.push_back(t); });
@@ -127,14 +135,7 @@ void check_mixed(const Config& c, const std::vector<std::string>& from_copy) {
 TEST(ComputeCopy, MixedTakesTheMultipliedWeightsFromTheCopy) {
   check_mixed(bart_config_from("bart-tiny"),
               {"proj.weight", "fc1.weight", "fc2.weight", "lm_head.weight"});
-  T5Config c = t5_config_from("t5-v1_1-small");
-  c.vocab_size = 301;
-  c.d_model = 40;
-  c.d_ff = 72;
-  c.d_kv = 10;
-  c.num_heads = 4;
-  c.num_layers = 2;
-  c.num_decoder_layers = 1;
+  const T5Config c = tiny_t5();
   check_mixed(c, {"q.weight", "k.weight", "v.weight", "o.weight", "wi_0.weight", "wi_1.weight",
                   "wo.weight", "lm_head.weight"});
 }

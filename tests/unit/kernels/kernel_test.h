@@ -34,9 +34,12 @@ using RefVec = std::vector<double>;
 // few hundred terms long, so their error stays under 1e-6, and a change of 1e-5 fails).
 constexpr double kFp32Tolerance = 1e-5;
 
-class KernelTest : public ::testing::TestWithParam<Device> {
+// Tensors on one device for an op test: uploaded from host vectors by the copy op into an
+// arena made on first use, and read back as floats (from fp32 or 16-bit tensors).
+class DeviceTensors {
  protected:
-  Device device() const { return GetParam(); }
+  virtual ~DeviceTensors() = default;
+  virtual Device tensors_device() const = 0;
 
   // A tensor on the backend holding `values`.
   Tensor on_device(const std::vector<float>& values, Shape shape) {
@@ -52,24 +55,37 @@ class KernelTest : public ::testing::TestWithParam<Device> {
   Tensor filled(Shape shape, float value = 0.0f) {
     return on_device(std::vector<float>(size_t(shape.numel()), value), shape);
   }
-  // The values of a tensor on the backend.
+  // The values of a tensor on the backend, fp32 or 16-bit.
   std::vector<float> to_host(const Tensor& t) {
     std::vector<float> out(size_t(t.numel()));
-    copy(t, Tensor{out.data(), t.shape, DType::F32, Device::cpu()});
+    if (t.dtype == DType::F32) {
+      copy(t, Tensor{out.data(), t.shape, DType::F32, Device::cpu()});
+      return out;
+    }
+    std::vector<uint16_t> bits(out.size());
+    copy(t, Tensor{bits.data(), t.shape, t.dtype, Device::cpu()});
+    for (size_t i = 0; i < out.size(); ++i)
+      out[i] = t.dtype == DType::BF16 ? bf16_to_float(bits[i]) : f16_to_float(bits[i]);
     return out;
   }
 
- private:
-  static constexpr size_t kArenaBytes = size_t(64) << 20;  // the largest test holds ~12 MiB
-
   Tensor upload(const void* values, Shape shape, DType dtype) {
-    if (!arena_) arena_.emplace(kArenaBytes, device());
+    if (!arena_) arena_.emplace(kArenaBytes, tensors_device());
     Tensor t = arena_->alloc(shape, dtype);
     copy(Tensor{const_cast<void*>(values), shape, dtype, Device::cpu()}, t);
     return t;
   }
 
+ private:
+  static constexpr size_t kArenaBytes = size_t(64) << 20;  // the largest test holds ~12 MiB
+
   std::optional<Arena> arena_;
+};
+
+class KernelTest : public ::testing::TestWithParam<Device>, protected DeviceTensors {
+ protected:
+  Device device() const { return GetParam(); }
+  Device tensors_device() const override { return GetParam(); }
 };
 
 // Mixed precision's op tests (test_<op>.cpp's <Op>Kernel16): a CUDA backend's 16-bit twin
@@ -129,12 +145,14 @@ inline void expect_rounded_from(const std::vector<float>& actual,
   }
 }
 
-// The fixture of the 16-bit op tests: tensors of the case's 16-bit type or fp32 on its device,
-// and CPU tensors over host vectors for the fp32 reference.
-class HalfKernelTest : public ::testing::TestWithParam<HalfCase> {
+// The fixture of the 16-bit op tests: tensors of the case's 16-bit type, or fp32 and ids
+// (parameters, statistics, labels: DeviceTensors), on its device, and CPU tensors over host
+// vectors for the fp32 reference.
+class HalfKernelTest : public ::testing::TestWithParam<HalfCase>, protected DeviceTensors {
  protected:
   Device device() const { return GetParam().device; }
   DType dtype() const { return GetParam().dtype; }
+  Device tensors_device() const override { return GetParam().device; }
 
   // `values` rounded in place to the 16-bit type, on the device in that type.
   Tensor on_device_16(std::vector<float>& values, Shape shape) {
@@ -149,29 +167,6 @@ class HalfKernelTest : public ::testing::TestWithParam<HalfCase> {
     std::vector<float> values(size_t(shape.numel()), value);
     return on_device_16(values, shape);
   }
-  // fp32 and id tensors on the device: parameters, statistics, labels.
-  Tensor on_device(const std::vector<float>& values, Shape shape) {
-    return upload(values.data(), shape, DType::F32);
-  }
-  Tensor on_device(const std::vector<int32_t>& values, Shape shape) {
-    return upload(values.data(), shape, DType::I32);
-  }
-  Tensor filled(Shape shape, float value = 0.0f) {
-    return on_device(std::vector<float>(size_t(shape.numel()), value), shape);
-  }
-  // The values of a device tensor, fp32 or 16-bit.
-  std::vector<float> to_host(const Tensor& t) {
-    std::vector<float> out(size_t(t.numel()));
-    if (t.dtype == DType::F32) {
-      copy(t, Tensor{out.data(), t.shape, DType::F32, Device::cpu()});
-      return out;
-    }
-    std::vector<uint16_t> bits(out.size());
-    copy(t, Tensor{bits.data(), t.shape, t.dtype, Device::cpu()});
-    for (size_t i = 0; i < out.size(); ++i)
-      out[i] = t.dtype == DType::BF16 ? bf16_to_float(bits[i]) : f16_to_float(bits[i]);
-    return out;
-  }
   // A CPU tensor over `values` (the reference's inputs and outputs).
   static Tensor on_cpu(std::vector<float>& values, Shape shape) {
     return Tensor{values.data(), shape, DType::F32, Device::cpu()};
@@ -179,18 +174,6 @@ class HalfKernelTest : public ::testing::TestWithParam<HalfCase> {
   static Tensor on_cpu(std::vector<int32_t>& values, Shape shape) {
     return Tensor{values.data(), shape, DType::I32, Device::cpu()};
   }
-
- private:
-  static constexpr size_t kArenaBytes = size_t(64) << 20;
-
-  Tensor upload(const void* values, Shape shape, DType dtype) {
-    if (!arena_) arena_.emplace(kArenaBytes, device());
-    Tensor t = arena_->alloc(shape, dtype);
-    copy(Tensor{const_cast<void*>(values), shape, dtype, Device::cpu()}, t);
-    return t;
-  }
-
-  std::optional<Arena> arena_;
 };
 
 inline std::vector<float> random_floats(int64_t n, std::mt19937& rng, float lo = -1.0f,

@@ -17,7 +17,7 @@ std::vector<std::string> candidate_names(const std::string& name, const BartConf
 
 // Aliases of what was loaded, and per-stack version counters of old fairseq ports, are
 // expected leftovers.
-bool expected_leftover(const std::string& name) {
+bool bart_expected_leftover(const std::string& name) {
   return is_shared_embedding_alias(name) || name.find(".version") != std::string::npos;
 }
 
@@ -25,7 +25,7 @@ bool expected_leftover(const std::string& name) {
 
 PretrainedNaming pretrained_naming(const BartConfig& config) {
   return {"BART", [config](const std::string& name) { return candidate_names(name, config); },
-          expected_leftover};
+          bart_expected_leftover};
 }
 
 }  // namespace precis

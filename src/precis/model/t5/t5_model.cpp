@@ -6,7 +6,7 @@ namespace {
 
 // HF's T5 may also save a relative_attention_bias on the decoder's first cross-attention,
 // which T5 never uses.
-bool expected_leftover(const std::string& name) {
+bool t5_expected_leftover(const std::string& name) {
   return is_shared_embedding_alias(name) ||
          name == "decoder.block.0.layer.1.EncDecAttention.relative_attention_bias.weight";
 }
@@ -18,7 +18,7 @@ PretrainedNaming pretrained_naming(const T5Config& config) {
           [config](const std::string& name) {
             return shared_embedding_candidates(name, "", config.tie_word_embeddings);
           },
-          expected_leftover};
+          t5_expected_leftover};
 }
 
 }  // namespace precis
