@@ -161,26 +161,34 @@ std::string at_line(const std::string& file, size_t line) {
   return file + ":" + std::to_string(line);
 }
 
-// One line of JSON lines (not blank).
-void read_json_line(Rows& rows, std::string_view text, size_t line, const std::string& file) {
-  std::string where = at_line(file, line);
+// One record's text parsed, with the checks nlohmann does not make: UTF-8 (naming the field)
+// and no NUL byte (nlohmann would stop there). `one_line`: the text is a line of JSON lines, so
+// a position is a column (an array's element may span lines: there it names none). `expected`
+// opens the message of a syntax error.
+json parse_record(std::string_view text, const std::string& where, bool one_line,
+                  const std::string& expected) {
+  auto column = [&](size_t at) { return one_line ? " at column " + std::to_string(at + 1) : ""; };
   size_t invalid = tokenize::find_invalid_utf8(text);
   if (invalid != std::string_view::npos) {
     std::string key = json_member_at(text, invalid);
     throw BadRecord{where + ": " + (key.empty() ? "" : "field '" + key + "': ") +
                     "expected UTF-8 text, found the byte " +
-                    hex_byte(static_cast<unsigned char>(text[invalid])) + " at column " +
-                    std::to_string(invalid + 1)};
+                    hex_byte(static_cast<unsigned char>(text[invalid])) + column(invalid)};
   }
-  if (size_t nul = text.find('\0'); nul != std::string_view::npos)  // nlohmann would stop there
-    throw BadRecord{where + ": expected one JSON object per line: a NUL byte at column " + std::to_string(nul + 1)};
-  json object;
+  if (size_t nul = text.find('\0'); nul != std::string_view::npos)
+    throw BadRecord{where + ": " + expected + ": a NUL byte" + column(nul)};
   try {
-    object = json::parse(text);
+    return json::parse(text);
   } catch (const json::exception& e) {
-    throw BadRecord{where + ": expected one JSON object per line: " + json_error_text(e)};
+    throw BadRecord{where + ": " + expected + ": " + json_error_text(e)};
   }
-  rows.add_object(object, line, where);
+}
+
+// One line of JSON lines (not blank).
+void read_json_line(Rows& rows, std::string_view text, size_t line, const std::string& file) {
+  std::string where = at_line(file, line);
+  rows.add_object(parse_record(text, where, true, "expected one JSON object per line"), line,
+                  where);
 }
 
 std::string too_long_message(const std::string& where, size_t max) {
@@ -342,22 +350,8 @@ ReadStats read_json_array(TextReader& in, const ReadOptions& options, Rows& rows
     try {
       if (!capture_json_value(in, value, options.max_record_bytes, where))
         throw BadRecord{too_long_message(where, options.max_record_bytes)};
-      size_t invalid = tokenize::find_invalid_utf8(value);
-      if (invalid != std::string_view::npos) {
-        std::string key = json_member_at(value, invalid);
-        throw BadRecord{where + ": " + (key.empty() ? "" : "field '" + key + "': ") +
-                        "expected UTF-8 text, found the byte " +
-                        hex_byte(static_cast<unsigned char>(value[invalid]))};
-      }
-      if (value.find('\0') != std::string_view::npos)  // nlohmann would stop there
-        throw BadRecord{where + ": invalid JSON in this array element: a NUL byte"};
-      json object;
-      try {
-        object = json::parse(value);
-      } catch (const json::exception& e) {
-        throw BadRecord{where + ": invalid JSON in this array element: " + json_error_text(e)};
-      }
-      rows.add_object(object, line, where);
+      rows.add_object(parse_record(value, where, false, "invalid JSON in this array element"),
+                      line, where);
     } catch (const BadRecord& bad) {
       rows.bad(bad);
     }

@@ -39,12 +39,14 @@ double cross_entropy_reference(const RefVec& logits, const std::vector<int32_t>&
 
 class CrossEntropyKernel : public KernelTest {
  protected:
-  void check(const std::vector<int32_t>& labels, int64_t V, float eps, uint32_t seed) {
+  // `offset` moves every logit (the loss and gradient do not change with it).
+  void check(const std::vector<int32_t>& labels, int64_t V, float eps, uint32_t seed,
+             float offset = 0.0f) {
     std::mt19937 rng(seed);
     const int64_t N = int64_t(labels.size());
     int64_t counted = 0;
     for (int32_t l : labels) counted += l != kIgnoreIndex;
-    std::vector<float> logits = random_floats(N * V, rng, -3.0f, 3.0f);
+    std::vector<float> logits = random_floats(N * V, rng, -3.0f + offset, 3.0f + offset);
     const float loss_scale = 1.0f / float(counted);
     Tensor logits_t = on_device(logits, {N, V}), labels_t = on_device(labels, {N});
     Tensor dlogits = filled({N, V}, 4.0f);
@@ -92,6 +94,11 @@ TEST_P(CrossEntropyKernel, OddShapes) {
 // A vocabulary several times a CUDA block's threads wide: each thread's slice of a row spans
 // several rounds before the block's reductions.
 TEST_P(CrossEntropyKernel, WideVocabulary) { check({5, -100, 999}, 1000, 0.1f, 24); }
+
+// Logits near 1000: exp(logit) overflows even a double, so only the row's true max makes the
+// exponentials finite (a softmax is shift-invariant, so a wrong but moderate max passes the
+// tests above unnoticed).
+TEST_P(CrossEntropyKernel, LogitsFarFromZero) { check({5, -100, 299}, 300, 0.1f, 26, 1000.0f); }
 
 // More rows than a CUDA block has threads, so the total's threads each add several rows; the
 // host form's sum and count, and the training form's share added to a total on the device.

@@ -32,6 +32,16 @@ int64_t causal_limit(const AttentionShape& s, const AttentionMaskView& m, int64_
   return attention_math::causal_limit(m.causal, m.past, i, s.k_len);
 }
 
+// The weights that multiply v for pair p: its probabilities, or with attention_dropout active
+// the same dropped out into `dropped` (plane elements), the pair's numbering in the op's range.
+const float* dropped_weights(const float* probs, float* dropped, int64_t plane, int64_t p,
+                             const DropoutRange& dropout) {
+  if (!dropout.active) return probs;
+  dropout_range(probs, dropped, plane, dropout.first + uint64_t(p * plane), dropout.threshold,
+                dropout.scale, dropout.seed, dropout.stream);
+  return dropped;
+}
+
 }  // namespace
 
 void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v,
@@ -57,12 +67,7 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
         if (log_sum_exp) log_sum_exp[p * s.q_len + i] = lse;
       }
       // attention_dropout on the probabilities; `scores` keeps them undropped.
-      const float* weights = scores;
-      if (dropout.active) {
-        dropout_range(scores, dropped.data(), plane, dropout.first + uint64_t(p * plane),
-                      dropout.threshold, dropout.scale, dropout.seed, dropout.stream);
-        weights = dropped.data();
-      }
+      const float* weights = dropped_weights(scores, dropped.data(), plane, p, dropout);
       // out_bh (Tq, hd) = weights · v_bh
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.q_len), int(s.head_dim),
                   int(s.k_len), 1.0f, weights, int(s.k_len), vb, int(s.v_stride), 0.0f, ob,
@@ -100,12 +105,7 @@ void attention_backward(const AttentionShape& s, const float* dout, const float*
       }
       float* dP = dprobs.data();
       // The weights the forward multiplied v by: the probabilities, dropped out.
-      const float* weights = pb;
-      if (dropout.active) {
-        dropout_range(pb, dropped.data(), plane, dropout.first + uint64_t(p * plane),
-                      dropout.threshold, dropout.scale, dropout.seed, dropout.stream);
-        weights = dropped.data();
-      }
+      const float* weights = dropped_weights(pb, dropped.data(), plane, p, dropout);
       // out = weights · v  =>  dv (Tk, hd) = weightsᵀ · dout
       cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(s.k_len), int(s.head_dim),
                   int(s.q_len), 1.0f, weights, int(s.k_len), dob, int(s.out_stride), 0.0f,

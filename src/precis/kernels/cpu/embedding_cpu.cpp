@@ -1,13 +1,9 @@
 #include <algorithm>
 
+#include "precis/kernels/cpu/column_blocks.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 
 namespace precis::cpu {
-
-namespace {
-// Columns per task of the reductions over rows; rows are always summed in order.
-constexpr int64_t kEmbeddingColumnBlock = 64;
-}  // namespace
 
 void embedding_forward(const int32_t* ids, const float* table, float* out, int64_t n, int64_t dim,
                        int64_t, float scale) {
@@ -37,10 +33,7 @@ void embedding_backward(const float* dout, const int32_t* ids, float* dtable, in
                         int64_t dim, float scale, int64_t padding_idx) {
   // out[i] = table[ids[i]]·scale  =>  dtable[ids[i]] += dout[i]·scale. Threads split the
   // columns, never the tokens, so a row hit by several tokens adds them in token order.
-  const int64_t blocks = (dim + kEmbeddingColumnBlock - 1) / kEmbeddingColumnBlock;
-#pragma omp parallel for schedule(static)
-  for (int64_t blk = 0; blk < blocks; ++blk) {
-    int64_t c0 = blk * kEmbeddingColumnBlock, width = std::min(kEmbeddingColumnBlock, dim - c0);
+  for_column_blocks(dim, [&](int64_t c0, int64_t width) {
     for (int64_t i = 0; i < n; ++i) {
       if (ids[i] == padding_idx) continue;  // nn.Embedding(padding_idx): no gradient
       float* row = dtable + int64_t(ids[i]) * dim + c0;
@@ -48,7 +41,7 @@ void embedding_backward(const float* dout, const int32_t* ids, float* dtable, in
 #pragma omp simd
       for (int64_t c = 0; c < width; ++c) row[c] += g[c] * scale;
     }
-  }
+  });
 }
 
 void position_embeddings_backward(const float* dx, float* dpositions, int64_t batch, int64_t len,

@@ -1,15 +1,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "precis/kernels/cpu/column_blocks.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/layernorm_math.h"
 
 namespace precis::cpu {
-
-namespace {
-// Columns per task of the reductions over rows; rows are always summed in order.
-constexpr int64_t kLayerNormColumnBlock = 64;
-}  // namespace
 
 void layernorm_forward(const float* x, const float* weight, const float* bias, float* y,
                        float* mean, float* rstd, int64_t rows, int64_t cols, float eps) {
@@ -40,11 +36,8 @@ void layernorm_backward(const float* dy, const float* x, const float* weight, co
                         int64_t cols) {
   // Parameter gradients first (dx may alias dy): columns split across threads, each sums
   // its columns over the rows in order, so the result is independent of the thread count.
-  const int64_t blocks = (cols + kLayerNormColumnBlock - 1) / kLayerNormColumnBlock;
-#pragma omp parallel for schedule(static)
-  for (int64_t blk = 0; blk < blocks; ++blk) {
-    int64_t c0 = blk * kLayerNormColumnBlock, width = std::min(kLayerNormColumnBlock, cols - c0);
-    double dw[kLayerNormColumnBlock] = {}, db[kLayerNormColumnBlock] = {};
+  for_column_blocks(cols, [&](int64_t c0, int64_t width) {
+    double dw[kColumnBlock] = {}, db[kColumnBlock] = {};
     for (int64_t r = 0; r < rows; ++r) {
       const float* dyr = dy + r * cols + c0;
       const float* xr = x + r * cols + c0;
@@ -59,7 +52,7 @@ void layernorm_backward(const float* dy, const float* x, const float* weight, co
       dweight[c0 + c] += float(dw[c]);
       dbias[c0 + c] += float(db[c]);
     }
-  }
+  });
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
     const float* dyr = dy + r * cols;

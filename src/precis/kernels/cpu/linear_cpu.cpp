@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "precis/kernels/cpu/column_blocks.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 
 namespace precis::cpu {
@@ -40,9 +41,6 @@ void gemm_tiled(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
     }
 }
 
-// Columns per task of the bias sum; the rows are always summed in order 0..n-1.
-constexpr int64_t kLinearColumnBlock = 64;
-
 }  // namespace
 
 void linear_forward(const float* x, const float* w, const float* b, float* y, int64_t n, int64_t in,
@@ -66,18 +64,15 @@ void linear_backward(const float* dy, const float* x, const float* w, float* dx,
   if (dw) gemm_tiled(true, false, out, in, n, 1.0f, dy, out, x, in, 1.0f, dw, in);
   //                   dL/db (out) += Σ_rows dy, in double, rows in order
   if (db) {
-    const int64_t blocks = (out + kLinearColumnBlock - 1) / kLinearColumnBlock;
-#pragma omp parallel for schedule(static)
-    for (int64_t blk = 0; blk < blocks; ++blk) {
-      int64_t c0 = blk * kLinearColumnBlock, width = std::min(kLinearColumnBlock, out - c0);
-      double acc[kLinearColumnBlock] = {};
+    for_column_blocks(out, [&](int64_t c0, int64_t width) {
+      double acc[kColumnBlock] = {};
       for (int64_t r = 0; r < n; ++r) {
         const float* row = dy + r * out + c0;
 #pragma omp simd
         for (int64_t c = 0; c < width; ++c) acc[c] += row[c];
       }
       for (int64_t c = 0; c < width; ++c) db[c0 + c] += float(acc[c]);
-    }
+    });
   }
 }
 

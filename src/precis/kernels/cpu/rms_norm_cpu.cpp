@@ -1,15 +1,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "precis/kernels/cpu/column_blocks.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/rms_norm_math.h"
 
 namespace precis::cpu {
-
-namespace {
-// Columns per task of the weight gradient's reduction over rows; rows are summed in order.
-constexpr int64_t kRmsNormColumnBlock = 64;
-}  // namespace
 
 void rms_norm_forward(const float* x, const float* weight, float* y, float* rstd, int64_t rows,
                       int64_t cols, float eps) {
@@ -29,11 +25,8 @@ void rms_norm_forward(const float* x, const float* weight, float* y, float* rstd
 void rms_norm_backward(const float* dy, const float* x, const float* weight, const float* rstd,
                        float* dx, float* dweight, int64_t rows, int64_t cols) {
   // The weight gradient first (dx may alias dy), columns across threads, rows in order.
-  const int64_t blocks = (cols + kRmsNormColumnBlock - 1) / kRmsNormColumnBlock;
-#pragma omp parallel for schedule(static)
-  for (int64_t blk = 0; blk < blocks; ++blk) {
-    int64_t c0 = blk * kRmsNormColumnBlock, width = std::min(kRmsNormColumnBlock, cols - c0);
-    double dw[kRmsNormColumnBlock] = {};
+  for_column_blocks(cols, [&](int64_t c0, int64_t width) {
+    double dw[kColumnBlock] = {};
     for (int64_t r = 0; r < rows; ++r) {
       const float* dyr = dy + r * cols + c0;
       const float* xr = x + r * cols + c0;
@@ -42,7 +35,7 @@ void rms_norm_backward(const float* dy, const float* x, const float* weight, con
       for (int64_t c = 0; c < width; ++c) dw[c] += dyr[c] * (xr[c] * s);  // dy · x̂
     }
     for (int64_t c = 0; c < width; ++c) dweight[c0 + c] += float(dw[c]);
-  }
+  });
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
     const float* dyr = dy + r * cols;

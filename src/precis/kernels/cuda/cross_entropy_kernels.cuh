@@ -38,19 +38,7 @@ PRECIS_KERNEL void cross_entropy_rows_kernel(const T* logits, const int32_t* lab
     return;
   }
   const T* row = logits + i * vocab;
-  float max = load(row[0]);
-  for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) {
-    const float v = load(row[j]);
-    max = v > max ? v : max;
-  }
-  maxima[threadIdx.x] = max;
-  __syncthreads();
-  for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
-    if (threadIdx.x < width && maxima[threadIdx.x + width] > maxima[threadIdx.x])
-      maxima[threadIdx.x] = maxima[threadIdx.x + width];
-    __syncthreads();
-  }
-  max = maxima[0];
+  const float max = block_row_max(row, vocab, maxima);
   double sum = 0.0, logit_sum = 0.0;
   for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) {
     const float v = load(row[j]);
@@ -108,28 +96,10 @@ PRECIS_KERNEL void cross_entropy_backward_kernel(const T* logits, const int32_t*
     for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) store(drow[j], 0.0f);
     return;
   }
-  float max = load(row[0]);
-  for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) {
-    const float v = load(row[j]);
-    max = v > max ? v : max;
-  }
-  maxima[threadIdx.x] = max;
-  __syncthreads();
-  for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
-    if (threadIdx.x < width && maxima[threadIdx.x + width] > maxima[threadIdx.x])
-      maxima[threadIdx.x] = maxima[threadIdx.x + width];
-    __syncthreads();
-  }
-  max = maxima[0];
+  const float max = block_row_max(row, vocab, maxima);
   double sum = 0.0;  // exp in float (as torch's softmax), summed in double, as the CPU
   for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) sum += std::exp(load(row[j]) - max);
-  exp_sums[threadIdx.x] = sum;
-  __syncthreads();
-  for (unsigned width = blockDim.x / 2; width > 0; width /= 2) {
-    if (threadIdx.x < width) exp_sums[threadIdx.x] += exp_sums[threadIdx.x + width];
-    __syncthreads();
-  }
-  const float p_scale = float(double(loss_scale) / exp_sums[0]);
+  const float p_scale = float(double(loss_scale) / block_sum(sum, exp_sums));
   const float uniform = loss_scale * label_smoothing / float(vocab);
   const float label_share = cross_entropy_math::label_gradient(loss_scale, label_smoothing);
   for (int64_t j = threadIdx.x; j < vocab; j += blockDim.x) {
