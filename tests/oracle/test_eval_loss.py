@@ -57,6 +57,28 @@ def test_eval_loss_equals_seq2seq_trainer(tmp_path, batch_size, max_source, max_
     assert ours["eval_runtime"] > 0 and ours["eval_samples_per_second"] > 0
 
 
+def test_eval_truncates_labels_to_val_max_target_length(tmp_path):
+    """run_summarization evaluates with labels cut to val_max_target_length; max_target_length
+    (training's) is only its default. A job's command line with both runs unchanged."""
+    tokenizer = train_tiny_bpe(tmp_path / "model")
+    model = make_bart("narrow-gelu", len(tokenizer))
+    model.save_pretrained(tmp_path / "model")
+    tokenizer = AutoTokenizer.from_pretrained(tmp_path / "model")
+    records = [{"dialogue": d, "summary": s} for d, s in DIALOGUES]
+    with open(tmp_path / "data.jsonl", "w") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")
+    ref_val, _ = hf_eval_loss(model, tokenizer, records, 4, 64, 5, tmp_path / "hf5")
+    ref_train, _ = hf_eval_loss(model, tokenizer, records, 4, 64, 128, tmp_path / "hf128")
+    assert abs(ref_val - ref_train) > 1e-3 * ref_val  # the labels' length changes the loss
+    common = ("eval", "--model", tmp_path / "model", "--data", tmp_path / "data.jsonl",
+              "--per_device_eval_batch_size", 4, "--max_source_length", 64)
+    for lengths, ref in [(("--max_target_length", 128, "--val_max_target_length", 5), ref_val),
+                         (("--max_target_length", 5), ref_val), ((), ref_train)]:
+        ours = json.loads(run_precis(*common, *lengths).stdout)["eval_loss"]
+        assert abs(ours - ref) / ref <= 1e-5, (lengths, ours, ref)
+
+
 def test_eval_reports_bad_data_with_file_and_line(tmp_path):
     tokenizer = train_tiny_bpe(tmp_path / "model")
     make_bart("narrow-gelu", len(tokenizer)).save_pretrained(tmp_path / "model")

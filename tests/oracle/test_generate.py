@@ -245,3 +245,19 @@ def test_text_option_and_errors(cnn_model):
     bad = run_precis("generate", "--model", model_dir, "--text", "x", "--early_stopping", "maybe",
                      check=False)
     assert bad.returncode == 1 and "early_stopping" in bad.stderr
+
+
+def test_run_summarization_lengths_give_max_length(cnn_model, input_file):
+    """run_summarization's predict: max_length = generation_max_length, else
+    val_max_target_length, else max_target_length (the default of val_max_target_length)."""
+    model_dir, model, tok = cnn_model(*NARROW_0)
+    cases = [(("--max_target_length", 64, "--val_max_target_length", 9), 9),
+             (("--max_target_length", 11), 11),
+             (("--val_max_target_length", 9, "--generation_max_length", 7), 7),
+             (("--generation_max_length", 7, "--max_length", 12), 12)]  # generate's own name wins
+    lengths = set()
+    for extra, max_length in cases:
+        ours = precis_generate(model_dir, input_file, 4, {"num_beams": 2}, *extra)
+        assert_equal_ids(ours, hf_ids(model, tok, 4, {"num_beams": 2, "max_length": max_length}), tok)
+        lengths.add(max(len(row["ids"]) for row in ours))
+    assert len(lengths) == 4, lengths  # each case's max_length shows in its output

@@ -51,6 +51,20 @@ CASES = {
 }
 
 
+def test_run_summarization_lengths_set_the_default_max_length(model):
+    """--val_max_target_length (or generation_max_length) is the max_length of the requests that
+    set none, as run_summarization's predict; a request's own max_length still wins."""
+    _, hf, tok = model
+    with Server(model[0], "--max_source_length", MAX_INPUT_TOKENS, "--max_target_length", 64,
+                "--val_max_target_length", 9) as s:
+        for parameters, hf_parameters in [({}, {"max_length": 9}), ({"max_length": 12}, {"max_length": 12})]:
+            status, body, _ = post_json(s.port, {"inputs": TEXTS[0], "parameters": parameters})
+            assert status == 200, body
+            assert body == [{"summary_text": t} for t in hf_summaries(hf, tok, [TEXTS[0]], hf_parameters)]
+        assert s.stop() == 0
+    assert hf_summaries(hf, tok, [TEXTS[0]], {"max_length": 9}) != hf_summaries(hf, tok, [TEXTS[0]], {})
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_one_string_equals_transformers(server, model, case):
     _, hf, tok = model

@@ -19,23 +19,23 @@ struct CardOptions {
   precis::hub::ModelCardOptions card;
 };
 
-PRECIS_COMMAND("card", "write the model card (README.md the Hugging Face Hub reads, with model-index) of a model directory",
+PRECIS_COMMAND("card", "Write the model card (README.md the Hugging Face Hub reads, with model-index) of a model directory",
                [](CLI::App& app) {
                  auto o = std::make_shared<CardOptions>();
-                 app.add_option("--model", o->model, "the model directory (precis train's output_dir)")->required();
-                 app.add_option("--language", o->card.language, "language of the model's texts (ISO 639-1)")
+                 app.add_option("--model", o->model, "The model directory (precis train's output_dir)")->required();
+                 app.add_option("--language", o->card.language, "Language of the model's texts (ISO 639-1)")
                      ->default_val("en");
-                 app.add_option("--license", o->license, "license id for the Hub (default apache-2.0)");
+                 app.add_option("--license", o->license, "License id for the Hub (default apache-2.0)");
                  app.add_option("--dataset", o->card.datasets,
-                                "dataset id (repeatable); default: training_args.json's dataset_name or data file "
+                                "Dataset id (repeatable); default: training_args.json's dataset_name or data file "
                                 "names");
                  app.add_option("--tag", o->card.tags,
-                                "tag (repeatable); default: summarization, generated_from_trainer, precis");
+                                "Tag (repeatable); default: summarization, generated_from_trainer, precis");
                  app.add_option("--base_model", o->base_model,
                                 "Hub id of the model fine-tuned; default: model_name_or_path when it is a Hub id");
-                 app.add_option("--model_name", o->model_name, "name in the card and model-index; default: the "
+                 app.add_option("--model_name", o->model_name, "Name in the card and model-index; default: the "
                                                                "directory's name");
-                 app.add_option("--widget_text", o->widget_text, "example input for the Hub's inference widget");
+                 app.add_option("--widget_text", o->widget_text, "Example input for the Hub's inference widget");
                  app.callback([o] {
                    precis::hub::ModelCardOptions card = o->card;
                    if (!o->license.empty()) card.license = o->license;

@@ -19,7 +19,7 @@ void setup_debian(CLI::App& data) {
   app->add_option("--output", *output, "Directory for train.jsonl, validation.jsonl, test.jsonl")
       ->required();
   app->add_option("--lists", *lists,
-                  "apt lists directory holding *_i18n_Translation-en[.lz4] and *_Packages[.lz4]")
+                  "Apt lists directory holding *_i18n_Translation-en[.lz4] and *_Packages[.lz4]")
       ->capture_default_str();
   app->add_option("--seed", options->seed, "Seed of the hash that assigns sources to splits")
       ->capture_default_str();

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.h"
+#include "summary_lengths.h"
 #include "precis/data/dataset.h"
 #include "precis/core/atomic_file.h"
 #include "precis/eval/generation_evaluation.h"
@@ -18,12 +19,13 @@ namespace {
 
 struct EvalOptions {
   std::string model, data, text_column, summary_column, source_prefix, dataset_name;
-  size_t max_source_length = 1024, max_target_length = 128;
+  size_t max_source_length = 1024;
+  precis::cli::SummaryLengths lengths;
   int64_t batch_size = 8;
   size_t max_eval_samples = 0;
   bool pad_to_max_length = false;
   bool predict_with_generate = false;
-  int64_t num_beams = 0, generation_max_length = 0;
+  int64_t num_beams = 0;
   std::string output_dir;
   uint32_t seed = 42;
 };
@@ -46,7 +48,7 @@ void run_with(const EvalOptions& o) {
   data::Dataset dataset = data::read_dataset(o.data, read);
   auto examples = data::preprocess(
       dataset.records, tokenizer,
-      {o.source_prefix, o.max_source_length, o.max_target_length, o.pad_to_max_length});
+      {o.source_prefix, o.max_source_length, size_t(o.lengths.eval_labels()), o.pad_to_max_length});
   data::CollatorOptions collator{model.config.pad_token_id, model.config.decoder_start_token_id, 1};
   nlohmann::json out;
   double runtime = 0;
@@ -56,7 +58,7 @@ void run_with(const EvalOptions& o) {
     // As Seq2SeqTrainer.evaluate with predict_with_generate: the checkpoint's generation
     // config, max_length and num_beams overridable.
     generate::GenerationConfig generation = generate::GenerationConfig::from_model_directory(o.model, special_tokens(model.config));
-    generation.max_length = o.generation_max_length > 0 ? o.generation_max_length : int64_t(o.max_target_length);
+    generation.max_length = o.lengths.generation().value_or(o.lengths.eval_labels());
     if (o.num_beams > 0) generation.num_beams = o.num_beams;
     eval::GenerationEvaluation r =
         eval::evaluate_with_generation(model, tokenizer, examples, o.batch_size, collator, generation, o.seed);
@@ -104,13 +106,12 @@ PRECIS_COMMAND("eval", "Evaluate a checkpoint's loss on a dataset file (JSON, JS
                  app.add_option("--source_prefix", o->source_prefix, "Text put before every input (T5: \"summarize: \")");
                  app.add_option("--dataset_name", o->dataset_name, "Hub dataset name (not downloadable offline: use --data)");
                  app.add_option("--max_source_length", o->max_source_length, "Truncate inputs to this many tokens")->capture_default_str();
-                 app.add_option("--max_target_length,--val_max_target_length", o->max_target_length, "Truncate summaries to this many tokens")->capture_default_str();
+                 o->lengths.add_to(app);
                  app.add_option("--per_device_eval_batch_size", o->batch_size, "Examples per batch")->capture_default_str()->check(CLI::PositiveNumber);
                  app.add_option("--max_eval_samples", o->max_eval_samples, "Use only the first N records");
                  app.add_flag("--pad_to_max_length", o->pad_to_max_length, "Pad every example to the maximum lengths");
                  app.add_flag("--predict_with_generate", o->predict_with_generate, "Also generate summaries and score them with ROUGE (run_summarization's metrics)");
                  app.add_option("--num_beams,--generation_num_beams", o->num_beams, "Beams for generation (default: the checkpoint's generation config)");
-                 app.add_option("--generation_max_length", o->generation_max_length, "max_length for generation (default: max_target_length)");
                  app.add_option("--output_dir", o->output_dir, "Write eval_results.json (and generated_predictions.txt) here");
                  app.add_option("--seed", o->seed, "Seed of the ROUGE bootstrap")->capture_default_str();
                  app.callback([o] { run(*o); });

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "command.h"
+#include "summary_lengths.h"
 #include "precis/core/error.h"
 #include "precis/data/dataset.h"
 #include "precis/generate/generate.h"
@@ -38,6 +39,7 @@ struct GenerateCommandOptions {
   bool do_sample = false;
   CLI::Option* do_sample_option = nullptr;  // given: --do_sample or --do_sample=false
   std::optional<uint64_t> seed;
+  precis::cli::SummaryLengths lengths;  // run_summarization's names for max_length
 };
 
 nlohmann::json overrides(const GenerateCommandOptions& o) {
@@ -46,7 +48,7 @@ nlohmann::json overrides(const GenerateCommandOptions& o) {
     if (value) j[key] = *value;
   };
   set("num_beams", o.num_beams);
-  set("max_length", o.max_length);
+  set("max_length", o.max_length ? o.max_length : o.lengths.generation());
   set("max_new_tokens", o.max_new_tokens);
   set("min_length", o.min_length);
   set("min_new_tokens", o.min_new_tokens);
@@ -184,6 +186,7 @@ PRECIS_COMMAND("generate", "Summaries of texts with a checkpoint (HF generate se
                  app.add_option("--per_device_eval_batch_size,--batch_size", o->batch_size, "Inputs per batch")->capture_default_str()->check(CLI::PositiveNumber);
                  app.add_option("--num_beams", o->num_beams, "Beams (1: greedy or sampling)");
                  app.add_option("--max_length", o->max_length, "Most decoder tokens, the start token included");
+                 o->lengths.add_to(app);
                  app.add_option("--max_new_tokens", o->max_new_tokens, "Most generated tokens (wins over --max_length)");
                  app.add_option("--min_length", o->min_length, "Fewest decoder tokens before EOS, the start token included");
                  app.add_option("--min_new_tokens", o->min_new_tokens, "Fewest generated tokens before EOS");

@@ -16,23 +16,23 @@ struct PublishCliOptions {
 };
 
 PRECIS_COMMAND(
-    "publish", "push a model directory to a Hugging Face Hub repository (or any git remote) with git + git-lfs",
+    "publish", "Push a model directory to a Hugging Face Hub repository (or any git remote) with git + git-lfs",
     [](CLI::App& app) {
       auto o = std::make_shared<PublishCliOptions>();
-      app.add_option("--model", o->model, "the model directory (precis train's output_dir)")->required();
+      app.add_option("--model", o->model, "The model directory (precis train's output_dir)")->required();
       app.add_option("--repo", o->publish.repo,
-                     "where to: https://huggingface.co/USER/NAME, a Hub id USER/NAME, or any git remote (URL, "
+                     "Where to: https://huggingface.co/USER/NAME, a Hub id USER/NAME, or any git remote (URL, "
                      "ssh, local path)")
           ->required();
-      app.add_option("--branch", o->publish.branch, "branch to commit to (created from the default branch if new)")
+      app.add_option("--branch", o->publish.branch, "Branch to commit to (created from the default branch if new)")
           ->default_val("main");
       app.add_option("--commit_message", o->publish.commit_message,
-                     "commit message (default: \"Upload <directory name> with precis\")");
+                     "Commit message (default: \"Upload <directory name> with precis\")");
       app.add_option("--token_env", o->publish.token_env,
-                     "environment variable holding the access token (a Hub write token); the token is never "
+                     "Environment variable holding the access token (a Hub write token); the token is never "
                      "written anywhere")
           ->default_val("HF_TOKEN");
-      app.add_option("--create_pr", o->create_pr, "open a pull request instead of pushing (not supported)")
+      app.add_option("--create_pr", o->create_pr, "Open a pull request instead of pushing (not supported)")
           ->default_val(false);
       app.callback([o] {
         precis::hub::PublishOptions options = o->publish;

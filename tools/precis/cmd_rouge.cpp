@@ -40,7 +40,7 @@ void add_splitter_options(CLI::App& app, SplitterOptions& o) {
                              "tokenizers/punkt_tab/english ($NLTK_DATA, ~/nltk_data, ...), else precis's "
                              "rule-based splitter");
   app.add_flag("--rule_based_splitter", o.rule_based,
-               "split with precis's rule-based splitter even where NLTK's Punkt tables are found")
+               "Split with precis's rule-based splitter even where NLTK's Punkt tables are found")
       ->excludes(dir);
 }
 
@@ -123,21 +123,21 @@ void run_rouge_tokens(const std::string& input, bool no_stemmer) {
   }
 }
 
-PRECIS_COMMAND("rouge_tokens", "print the ROUGE tokens of each text as JSON lines (rouge_score's DefaultTokenizer)",
+PRECIS_COMMAND("rouge_tokens", "Print the ROUGE tokens of each text as JSON lines (rouge_score's DefaultTokenizer)",
                [](CLI::App& app) {
                  auto input = std::make_shared<std::string>();
                  auto no_stemmer = std::make_shared<bool>(false);
-                 app.add_option("--input", *input, "texts: JSON lines or plain text, as for precis rouge")->required();
-                 app.add_flag("--no_stemmer", *no_stemmer, "do not Porter-stem tokens");
+                 app.add_option("--input", *input, "Texts: JSON lines or plain text, as for precis rouge")->required();
+                 app.add_flag("--no_stemmer", *no_stemmer, "Do not Porter-stem tokens");
                  app.callback([input, no_stemmer] { run_rouge_tokens(*input, *no_stemmer); });
                });
 
 // What --split_sentences makes of each text: its sentences, one per line (JSON lines).
-PRECIS_COMMAND("rouge_sentences", "print each text with one sentence per line, as precis rouge --split_sentences sees it",
+PRECIS_COMMAND("rouge_sentences", "Print each text with one sentence per line, as precis rouge --split_sentences sees it",
                [](CLI::App& app) {
                  auto input = std::make_shared<std::string>();
                  auto splitter = std::make_shared<SplitterOptions>();
-                 app.add_option("--input", *input, "texts: JSON lines or plain text, as for precis rouge")->required();
+                 app.add_option("--input", *input, "Texts: JSON lines or plain text, as for precis rouge")->required();
                  add_splitter_options(app, *splitter);
                  app.callback([input, splitter] {
                    const precis::eval::SentenceSplitter s = splitter_for(*splitter);
@@ -151,20 +151,20 @@ PRECIS_COMMAND("rouge", "ROUGE-1/2/L/Lsum of predictions against references, ide
                  auto o = std::make_shared<RougeOptions>();
                  auto splitter = std::make_shared<SplitterOptions>();
                  app.add_option("--predictions", o->predictions,
-                                "predictions: JSON lines (one JSON string per line) or plain text (one per line)")
+                                "Predictions: JSON lines (one JSON string per line) or plain text (one per line)")
                      ->required();
-                 app.add_option("--references", o->references, "references, in the same order and format rules")
+                 app.add_option("--references", o->references, "References, in the same order and format rules")
                      ->required();
-                 app.add_flag("--per_example", o->per_example, "also print each pair's precision/recall/fmeasure");
+                 app.add_flag("--per_example", o->per_example, "Also print each pair's precision/recall/fmeasure");
                  app.add_flag("--no_stemmer", o->no_stemmer,
-                              "do not Porter-stem tokens (run_summarization stems: use_stemmer=True)");
+                              "Do not Porter-stem tokens (run_summarization stems: use_stemmer=True)");
                  app.add_flag("--split_sentences", o->split_sentences,
-                              "put one sentence per line first, as run_summarization's postprocess_text does with "
+                              "Put one sentence per line first, as run_summarization's postprocess_text does with "
                               "nltk.sent_tokenize (NLTK's Punkt where its English tables are found, see "
                               "--punkt_dir; affects rougeLsum only)");
                  add_splitter_options(app, *splitter);
                  app.add_option("--bootstrap_seed", o->bootstrap_seed,
-                                "seed of the bootstrap resampling; equals rouge_score's numbers after "
+                                "Seed of the bootstrap resampling; equals rouge_score's numbers after "
                                 "numpy.random.seed(N)")
                      ->default_val(0);
                  app.callback([o, splitter] { run_rouge(*o, *splitter); });

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "command.h"
+#include "summary_lengths.h"
 #include "precis/core/error.h"
 #include "precis/generate/generation_config.h"
 #include "precis/kernels/device_choice.h"
@@ -30,6 +31,7 @@ struct ServeCommandOptions {
   int read_timeout_s = 5;
   std::optional<size_t> max_input_tokens;
   int64_t max_num_beams = 8;
+  precis::cli::SummaryLengths lengths;  // run_summarization's names for the default max_length
 };
 
 // The form's initial values: the checkpoint's generation defaults, by API name.
@@ -76,6 +78,7 @@ void run(const ServeCommandOptions& o) {
   serve::SummarizerLimits limits;
   limits.max_input_tokens = o.max_input_tokens;
   limits.max_num_beams = o.max_num_beams;
+  limits.max_length = o.lengths.generation();
   const Device device = choose_device(o.device, 0, 1);
   auto summarizer = serve::Summarizer::load(o.model, limits, device);
   serve::PageContent page = serve::page_content(o.model, form_defaults(summarizer->defaults()),
@@ -114,7 +117,7 @@ PRECIS_COMMAND(
                      "Model directory (HF checkpoint with tokenizer)")
           ->required();
       app.add_option("--device", o->device,
-                     "auto (a GPU when there is one), cpu or cuda: where the model generates")
+                     "Where the model generates: auto (a GPU when there is one), cpu or cuda")
           ->capture_default_str();
       app.add_option("--host", o->host, "Address to listen on (loopback unless told otherwise)")
           ->capture_default_str();
@@ -140,9 +143,10 @@ PRECIS_COMMAND(
       app.add_option("--max_body_bytes", o->max_body_bytes, "Largest request body (413 above)")
           ->capture_default_str()
           ->check(CLI::PositiveNumber);
-      app.add_option("--max_input_tokens", o->max_input_tokens,
+      app.add_option("--max_input_tokens,--max_source_length", o->max_input_tokens,
                      "Input limit in tokens, below the model's own (max_position_embeddings, "
                      "model_max_length)");
+      o->lengths.add_to(app);
       app.add_option("--max_num_beams", o->max_num_beams, "Most beams a request may ask for")
           ->capture_default_str()
           ->check(CLI::PositiveNumber);

@@ -153,25 +153,25 @@ PRECIS_COMMAND("tokenize",
                [](CLI::App& app) {
                  auto o = std::make_shared<TokenizeOptions>();
                  app.add_option("--model", o->model,
-                                "model directory with tokenizer.json (BPE or T5's Unigram), vocab.json + merges.txt, or spiece.model (T5)")
+                                "Model directory with tokenizer.json (BPE or T5's Unigram), vocab.json + merges.txt, or spiece.model (T5)")
                      ->required();
-                 auto* text = app.add_option("--text", o->text, "one text to tokenize");
+                 auto* text = app.add_option("--text", o->text, "One text to tokenize");
                  auto* input = app.add_option("--input", o->input,
-                                              "file of texts: one JSON string, or object with "
+                                              "File of texts: one JSON string, or object with "
                                               "\"text\", per line (an object with \"ids\" "
                                               "is decoded instead)");
                  text->excludes(input);
                  app.add_option("--max_length", o->max_length,
-                                "truncate to N ids, special tokens included (truncation=True)");
+                                "Truncate to N ids, special tokens included (truncation=True)");
                  app.add_flag("--no_special_tokens", o->no_special_tokens,
-                              "do not add <s> ... </s> (add_special_tokens=False)");
-                 app.add_flag("--decode", o->decode, "also decode the ids back to \"text\"");
+                              "Do not add <s> ... </s> (add_special_tokens=False)");
+                 app.add_flag("--decode", o->decode, "Also decode the ids back to \"text\"");
                  app.add_flag("--skip_special_tokens", o->skip_special_tokens,
-                              "with --decode: leave special tokens out of the text");
+                              "With --decode: leave special tokens out of the text");
                  app.add_option("--clean_up_tokenization_spaces", o->clean_up_tokenization_spaces,
-                                "with --decode: true/false (default: the tokenizer's setting)");
+                                "With --decode: true/false (default: the tokenizer's setting)");
                  app.add_option("--save", o->save,
-                                "also write the tokenizer files (tokenizer.json, vocab.json, "
+                                "Also write the tokenizer files (tokenizer.json, vocab.json, "
                                 "merges.txt, configs) to this directory");
                  app.callback([o, text, input] {
                    precis::check(text->count() + input->count() == 1 || !o->save.empty(),

@@ -86,7 +86,7 @@ void setup_train(CLI::App& tokenizer) {
                   "every top-level string value")
       ->take_all();
   app->add_option("--model_max_length", o->model_max_length,
-                  "model_max_length for tokenizer_config.json (default: none, as HF)");
+                  "The value of model_max_length in tokenizer_config.json (default: none, as HF)");
   app->callback([o] { run_train(*o); });
 }
 

@@ -39,6 +39,7 @@ Summarizer::Summarizer(const std::filesystem::path& dir, const SummarizerLimits&
   if (limits.max_input_tokens)
     max_input_tokens_ = std::min(max_input_tokens_, *limits.max_input_tokens);
   check(max_input_tokens_ >= 2, dir.string() + ": the model takes fewer than 2 input tokens");
+  if (limits.max_length) defaults_.max_length = *limits.max_length;
 }
 
 std::unique_ptr<Summarizer> Summarizer::load(const std::filesystem::path& dir,

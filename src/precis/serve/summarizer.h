@@ -26,6 +26,8 @@ namespace precis::serve {
 struct SummarizerLimits {
   std::optional<size_t> max_input_tokens;  // below the model's own limit, if given
   int64_t max_num_beams = 8;
+  // max_length of the requests that set none, if not the checkpoint's generation config's.
+  std::optional<int64_t> max_length;
 };
 
 class Summarizer {
