@@ -256,6 +256,16 @@ def test_card_of_a_real_training_run(tmp_path):
     assert "| Training Loss | Epoch | Step | Validation Loss | Rouge1 |" in body
     ET.fromstring((out / "loss_curve.svg").read_bytes())
     assert card(out) == text
+    # The widget's example is the run's own data: the test file's first record (the tutorial's
+    # card carries one of its dialogues).
+    assert meta["widget"] == [{"text": SOURCES[0]}]
+    # Named as Trainer.push_to_hub names it: hub_model_id's last part, else output_dir's name.
+    args = json.loads((out / "training_args.json").read_text())
+    args["hub_model_id"] = "someone/dialog-summarizer"
+    (out / "training_args.json").write_text(json.dumps(args))
+    meta, body = front_matter(card(out))
+    assert meta["model-index"][0]["name"] == "dialog-summarizer"
+    assert 'pipeline("summarization", model="dialog-summarizer")' in body
 
 
 def broken(index, path, change):

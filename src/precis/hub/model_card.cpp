@@ -12,6 +12,7 @@
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/data/dataset.h"
 #include "precis/hub/loss_curve.h"
 
 namespace precis::hub {
@@ -237,6 +238,7 @@ struct SplitResults {
 
 struct CardFacts {
   std::string model_name;
+  std::optional<std::string> widget_text;
   std::string license;
   std::vector<std::string> tags;
   std::vector<std::string> datasets;
@@ -253,9 +255,34 @@ std::string directory_name(const fs::path& dir) {
   return name.empty() ? "model" : name;
 }
 
+// The inference widget's example, as the tutorial's card carries one of its SAMSum dialogues:
+// the first record of the run's test file, else of its validation file (training_args.json
+// names them and the columns), when the file is still there and reads; else none.
+std::optional<std::string> example_from_data(const json* args) {
+  for (const char* key : {"test_file", "validation_file"}) {
+    const std::optional<std::string> file = string_arg(args, key);
+    if (!file || !fs::exists(*file)) continue;
+    data::ReadOptions read = data::columns_for(string_arg(args, "dataset_name").value_or(""),
+                                               string_arg(args, "text_column").value_or(""),
+                                               string_arg(args, "summary_column").value_or(""));
+    read.max_samples = 1;
+    try {
+      data::Dataset d = data::read_dataset(*file, read);
+      if (!d.records.empty() && !d.records.front().text.empty()) return d.records.front().text;
+    } catch (const Error&) {
+      // A file changed since training: the card goes without an example rather than fail.
+    }
+  }
+  return std::nullopt;
+}
+
 CardFacts card_facts(const ModelDirectory& m, const ModelCardOptions& o) {
   CardFacts f;
-  f.model_name = o.model_name.value_or(directory_name(m.dir));
+  // As Trainer.push_to_hub names the model: hub_model_id's last part, else output_dir's name.
+  std::optional<std::string> hub_model_id = string_arg(m.args ? &*m.args : nullptr, "hub_model_id");
+  if (hub_model_id) hub_model_id = hub_model_id->substr(hub_model_id->rfind('/') + 1);
+  f.model_name = o.model_name.value_or(hub_model_id.value_or(directory_name(m.dir)));
+  f.widget_text = o.widget_text ? o.widget_text : example_from_data(m.args ? &*m.args : nullptr);
   f.license = o.license.value_or(kDefaultLicense);
   f.tags = o.tags.empty() ? std::vector<std::string>{"summarization", "generated_from_trainer", "precis"} : o.tags;
 
@@ -329,7 +356,7 @@ std::string front_matter(const CardFacts& f, const ModelCardOptions& o) {
     for (const auto& [metric, value] : r.metrics) rouge = rouge || metric.rfind("rouge", 0) == 0;
   if (rouge) y += "metrics:\n- rouge\n";
   y += "pipeline_tag: summarization\n";
-  if (o.widget_text) y += "widget:\n- text: " + yaml_scalar(*o.widget_text) + "\n";
+  if (f.widget_text) y += "widget:\n- text: " + yaml_scalar(*f.widget_text) + "\n";
   y += "model-index:\n- name: " + yaml_scalar(f.model_name) + "\n";
   if (f.results.empty()) {
     y += "  results: []\n";
@@ -551,8 +578,8 @@ std::string shell_quote(const std::string& s) {
   return out + "\"";
 }
 
-std::string usage(const CardFacts& f, const ModelCardOptions& o) {
-  const std::string text = o.widget_text.value_or(kExampleText);
+std::string usage(const CardFacts& f) {
+  const std::string text = f.widget_text.value_or(kExampleText);
   std::string s = "\n## Usage\n\nWith precis, from a clone of this repository:\n\n```bash\n";
   s += "precis generate --model " + f.model_name + " --text " + shell_quote(text) + "\n```\n";
   s += "\nWith transformers:\n\n```python\nfrom transformers import pipeline\n\n";
@@ -644,7 +671,7 @@ ModelCardFiles render_model_card(const fs::path& dir, const ModelCardOptions& op
     }
   }
   s += evaluation_results(f);
-  s += usage(f, options);
+  s += usage(f);
   s += "\n## Framework versions\n\n";
   s += "- precis " + std::string(kPrecisVersion) + "\n";
   s += "- Transformers " + std::string(kTransformersFormatVersion) + " (checkpoint format)\n";

@@ -33,8 +33,11 @@ struct ModelCardOptions {
   // Unset: model_name_or_path when it reads as a Hub id ("org/name"); else none (a model
   // trained from a config or preset has no base model).
   std::optional<std::string> base_model;
-  std::optional<std::string> model_name;   // unset: the directory's name
-  std::optional<std::string> widget_text;  // the inference widget's example input
+  // Unset: training_args.json's hub_model_id (its last part), else the directory's name.
+  std::optional<std::string> model_name;
+  // The inference widget's example input. Unset: the first record of training_args.json's
+  // test_file, else validation_file, when it reads; else the card has no widget.
+  std::optional<std::string> widget_text;
 };
 
 struct ModelCardFiles {
