@@ -4,8 +4,6 @@
 // BartForConditionalGeneration.forward).
 #pragma once
 
-#include <functional>
-
 #include <vector>
 
 #include "precis/data/seq2seq_batch.h"
@@ -13,6 +11,7 @@
 #include "precis/model/bart/bart_params.h"
 #include "precis/model/common/dropout_context.h"
 #include "precis/model/common/layers.h"
+#include "precis/model/common/seq2seq_grad_scratch.h"
 
 namespace precis {
 
@@ -52,17 +51,11 @@ struct BartActivations {
   const Tensor& decoder_output() const;  // (B, T, d)
 };
 
-// Gradient scratch for one step: activation gradients, reused layer after layer.
-struct BartGradScratch {
-  Tensor d_hidden;         // (B, max(S, T), d) gradient of the running hidden state
-  Tensor d_branch;         // (B, max(S, T), d) gradient of a block's output branch
-  Tensor d_ffn;            // (B, max(S, T), max ffn)
-  Tensor d_encoder_output; // (B, S, d) summed over the decoder's cross-attentions
-  AttentionGradScratch attention;
-  // Optional: called as the backward ends each stage (bart_stages.h: after each decoder layer,
-  // the last first, after the decoder embeddings, after each encoder layer, the last first).
-  // Data parallelism starts all-reducing the gradients that are final by then.
-  std::function<void(int stage)> stage_done;
+// Gradient scratch for one step: activation gradients, reused layer after layer. The stages
+// that stage_done reports (bart_stages.h): each decoder layer, the last first, the decoder
+// embeddings, each encoder layer, the last first.
+struct BartGradScratch : Seq2SeqGradScratch {
+  Tensor d_ffn;  // (B, max(S, T), max ffn)
 };
 
 // Lays out the activations for a (batch, source_len, target_len) step; `training` keeps
@@ -74,6 +67,13 @@ BartActivations allocate_activations(const BartConfig& config, Arena& arena, int
 BartEncoderLayerActivations allocate_encoder_layer(const BartConfig& config, Arena& arena,
                                                    int64_t batch, int64_t source_len,
                                                    bool training);
+
+// One encoder layer, x -> LN(r1), r1 = x + SelfAttn(x) -> LN(r1' + FFN(r1')), into `acts`;
+// `layer` numbers its dropout streams. bart_forward's, and the incremental decoder's encoder's.
+void bart_encoder_layer_forward(const BartConfig& config, const BartEncoderLayerParams& params,
+                                const Tensor& x, const AttentionMask& source_mask,
+                                const DropoutContext& dropout, uint32_t layer,
+                                BartEncoderLayerActivations& acts);
 
 BartGradScratch allocate_grad_scratch(const BartConfig& config, Arena& arena, int64_t batch,
                                       int64_t source_len, int64_t target_len);

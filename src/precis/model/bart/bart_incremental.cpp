@@ -36,22 +36,16 @@ EncoderScratch allocate_encoder(const BartConfig& c, Arena& arena, int64_t B, in
 // The encoder of bart_forward, step for step; the output is copied to `out` (B, S, d).
 void encoder_forward(const BartConfig& c, const BartParams& p, const Tensor& input_ids,
                      const Tensor& attention_mask, EncoderScratch& e, const Tensor& out) {
-  const float eps = BartConfig::kLayerNormEps;
   embedding_forward(input_ids, p.shared, c.embed_scale(), e.embedded);
   add_position_embeddings(e.embedded, p.encoder_positions, BartConfig::kPositionOffset);
-  layer_norm_forward(p.encoder_layernorm_embedding, e.embedded, eps, e.layernorm_embedding);
+  layer_norm_forward(p.encoder_layernorm_embedding, e.embedded, BartConfig::kLayerNormEps,
+                     e.layernorm_embedding);
   AttentionMask source_mask{attention_mask, false, 0, {}};
   const Tensor* h = &e.layernorm_embedding.out;
   for (size_t i = 0; i < p.encoder_layers.size(); ++i) {
-    const auto& lp = p.encoder_layers[i];
-    auto& la = e.layers[i % 2];
-    attention_block_forward(lp.self_attn, *h, *h, c.encoder_attention_heads, source_mask,
-                            la.self_attn);
-    add(*h, la.self_attn.out, la.residual1);
-    layer_norm_forward(lp.self_attn_layer_norm, la.residual1, eps, la.self_attn_layer_norm);
-    feed_forward_forward(lp.ffn, c.activation, la.self_attn_layer_norm.out, la.ffn);
-    add(la.self_attn_layer_norm.out, la.ffn.fc2, la.residual2);
-    layer_norm_forward(lp.final_layer_norm, la.residual2, eps, la.final_layer_norm);
+    BartEncoderLayerActivations& la = e.layers[i % 2];
+    bart_encoder_layer_forward(c, p.encoder_layers[i], *h, source_mask, DropoutContext{},
+                               uint32_t(i), la);
     h = &la.final_layer_norm.out;
   }
   copy(*h, out);

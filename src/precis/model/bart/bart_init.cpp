@@ -10,11 +10,9 @@ namespace precis {
 
 namespace {
 
-constexpr uint64_t kInitStream = 0x1417'0000'0000'0000ull;
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+// The initialisation's first RNG stream; named for the family, as a unity build may put
+// both families' init files in one translation unit.
+constexpr uint64_t kBartInitStream = 0x1417'0000'0000'0000ull;
 
 }  // namespace
 
@@ -41,19 +39,20 @@ BartConfig bart_config_from(const std::string& name_or_path) {
   if (auto preset = bart_preset(name_or_path)) return *preset;
   std::filesystem::path p(name_or_path);
   if (std::filesystem::is_directory(p)) p /= "config.json";
-  check(std::filesystem::exists(p) || ends_with(name_or_path, ".json"),
+  check(std::filesystem::exists(p) || name_or_path.ends_with(".json"),
         "config_name \"" + name_or_path + "\" is neither a preset (" + bart_preset_names() +
             ") nor a config.json file or model directory");
   return BartConfig::from_file(p);
 }
 
 void initialize_bart(BartModel& m, uint64_t seed) {
-  uint64_t stream = kInitStream;
+  uint64_t stream = kBartInitStream;
   visit_parameters(m.config, m.params, [&](const std::string& name, Tensor& t, Shape, ParamRole) {
     ++stream;
-    if (name == "final_logits_bias" || ends_with(name, ".bias")) {
+    if (name == "final_logits_bias" || name.ends_with(".bias")) {
       zero(t);
-    } else if (name.find("layer_norm") != std::string::npos || name.find("layernorm") != std::string::npos) {
+    } else if (name.find("layer_norm") != std::string::npos ||
+               name.find("layernorm") != std::string::npos) {
       fill(t, 1.0f);
     } else {
       fill_normal(t, m.config.init_std, seed, stream);
@@ -72,7 +71,7 @@ BartModel resize_token_embeddings(const BartModel& old, int64_t vocab_size, uint
   std::vector<Tensor*> src;
   visit_parameters(old.config, from, [&](const std::string&, Tensor& t, Shape, ParamRole) { src.push_back(&t); });
   size_t i = 0;
-  uint64_t stream = kInitStream + 0x100000;
+  uint64_t stream = kBartInitStream + 0x100000;
   visit_parameters(c, m.params, [&](const std::string& name, Tensor& t, Shape, ParamRole) {
     const Tensor& s = *src[i++];
     if (t.shape == s.shape) return copy(s, t);

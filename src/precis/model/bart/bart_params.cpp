@@ -1,7 +1,5 @@
 #include "precis/model/bart/bart_params.h"
 
-#include "precis/model/common/parameter_layout.h"
-
 namespace precis {
 
 namespace {
@@ -31,10 +29,34 @@ void visit_attention(const std::string& name, AttentionParams& p, int64_t d,
   visit_linear(name + ".out_proj", p.out_proj, d, d, visit);
 }
 
-void visit_ffn(const std::string& prefix, FeedForwardParams& p, int64_t d, int64_t ffn,
-               const ParamVisitor& visit) {
-  visit_linear(prefix + "fc1", p.fc1, ffn, d, visit);
-  visit_linear(prefix + "fc2", p.fc2, d, ffn, visit);
+// An attention sub-layer of layer `n`: `name` (self_attn or encoder_attn) and the layer norm
+// after it, name_layer_norm.
+void visit_attention_sublayer(const std::string& n, const char* name, AttentionParams& attention,
+                              LayerNormParams& norm, int64_t d, const ParamVisitor& visit) {
+  visit_attention(n + name, attention, d, visit);
+  visit_layer_norm(n + name + "_layer_norm", norm, d, visit);
+}
+
+// The feed-forward sub-layer of layer `n`: fc1, fc2 and final_layer_norm.
+void visit_feed_forward_sublayer(const std::string& n, FeedForwardParams& p, LayerNormParams& norm,
+                                 int64_t d, int64_t ffn, const ParamVisitor& visit) {
+  visit_linear(n + "fc1", p.fc1, ffn, d, visit);
+  visit_linear(n + "fc2", p.fc2, d, ffn, visit);
+  visit_layer_norm(n + "final_layer_norm", norm, d, visit);
+}
+
+void visit_encoder_layer(const std::string& n, BartEncoderLayerParams& l, const BartConfig& c,
+                         const ParamVisitor& visit) {
+  visit_attention_sublayer(n, "self_attn", l.self_attn, l.self_attn_layer_norm, c.d_model, visit);
+  visit_feed_forward_sublayer(n, l.ffn, l.final_layer_norm, c.d_model, c.encoder_ffn_dim, visit);
+}
+
+void visit_decoder_layer(const std::string& n, BartDecoderLayerParams& l, const BartConfig& c,
+                         const ParamVisitor& visit) {
+  visit_attention_sublayer(n, "self_attn", l.self_attn, l.self_attn_layer_norm, c.d_model, visit);
+  visit_attention_sublayer(n, "encoder_attn", l.encoder_attn, l.encoder_attn_layer_norm, c.d_model,
+                           visit);
+  visit_feed_forward_sublayer(n, l.ffn, l.final_layer_norm, c.d_model, c.decoder_ffn_dim, visit);
 }
 
 }  // namespace
@@ -47,37 +69,15 @@ void visit_parameters(const BartConfig& c, BartParams& p, const ParamVisitor& vi
   visit("model.shared.weight", p.shared, Shape{c.vocab_size, d}, ParamRole::Trainable);
   visit("model.encoder.embed_positions.weight", p.encoder_positions, Shape{positions, d},
         ParamRole::Trainable);
-  for (size_t i = 0; i < p.encoder_layers.size(); ++i) {
-    auto& l = p.encoder_layers[i];
-    std::string n = layer_name("encoder", i);
-    visit_attention(n + "self_attn", l.self_attn, d, visit);
-    visit_layer_norm(n + "self_attn_layer_norm", l.self_attn_layer_norm, d, visit);
-    visit_ffn(n, l.ffn, d, c.encoder_ffn_dim, visit);
-    visit_layer_norm(n + "final_layer_norm", l.final_layer_norm, d, visit);
-  }
+  for (size_t i = 0; i < p.encoder_layers.size(); ++i)
+    visit_encoder_layer(layer_name("encoder", i), p.encoder_layers[i], c, visit);
   visit_layer_norm("model.encoder.layernorm_embedding", p.encoder_layernorm_embedding, d, visit);
   visit("model.decoder.embed_positions.weight", p.decoder_positions, Shape{positions, d},
         ParamRole::Trainable);
-  for (size_t i = 0; i < p.decoder_layers.size(); ++i) {
-    auto& l = p.decoder_layers[i];
-    std::string n = layer_name("decoder", i);
-    visit_attention(n + "self_attn", l.self_attn, d, visit);
-    visit_layer_norm(n + "self_attn_layer_norm", l.self_attn_layer_norm, d, visit);
-    visit_attention(n + "encoder_attn", l.encoder_attn, d, visit);
-    visit_layer_norm(n + "encoder_attn_layer_norm", l.encoder_attn_layer_norm, d, visit);
-    visit_ffn(n, l.ffn, d, c.decoder_ffn_dim, visit);
-    visit_layer_norm(n + "final_layer_norm", l.final_layer_norm, d, visit);
-  }
+  for (size_t i = 0; i < p.decoder_layers.size(); ++i)
+    visit_decoder_layer(layer_name("decoder", i), p.decoder_layers[i], c, visit);
   visit_layer_norm("model.decoder.layernorm_embedding", p.decoder_layernorm_embedding, d, visit);
   visit_lm_head(c.tie_word_embeddings, p.lm_head, p.shared, c.vocab_size, d, visit);
 }
-
-void allocate_parameters(const BartConfig& c, BartParams& p, Arena& arena) {
-  lay_out_parameters(c, p, arena);
-}
-
-size_t parameter_bytes(const BartConfig& c) { return measure_parameter_bytes<BartParams>(c); }
-
-int64_t parameter_count(const BartConfig& c) { return count_trainable_parameters<BartParams>(c); }
 
 }  // namespace precis

@@ -16,21 +16,19 @@ namespace precis {
 template <class Config>
 struct ModelFamily;
 
-template <>
-struct ModelFamily<BartConfig> {
-  using Model = BartModel;
-  using Params = BartParams;
-  using Activations = BartActivations;
-  using GradScratch = BartGradScratch;
+// A family's types, from its model (a PretrainedModel, whose params give Params).
+template <class ModelType, class ActivationsType, class GradScratchType>
+struct FamilyTypes {
+  using Model = ModelType;
+  using Params = decltype(ModelType::params);
+  using Activations = ActivationsType;
+  using GradScratch = GradScratchType;
 };
 
 template <>
-struct ModelFamily<T5Config> {
-  using Model = T5Model;
-  using Params = T5Params;
-  using Activations = T5Activations;
-  using GradScratch = T5GradScratch;
-};
+struct ModelFamily<BartConfig> : FamilyTypes<BartModel, BartActivations, BartGradScratch> {};
+template <>
+struct ModelFamily<T5Config> : FamilyTypes<T5Model, T5Activations, T5GradScratch> {};
 
 template <class Config>
 using ParamsOf = typename ModelFamily<Config>::Params;

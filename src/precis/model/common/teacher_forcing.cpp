@@ -3,6 +3,7 @@
 #include <string>
 
 #include "precis/core/error.h"
+#include "precis/kernels/linear.h"
 
 namespace precis {
 
@@ -33,6 +34,16 @@ void accumulate_teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& log
   const int64_t tokens = logits.size(0) * logits.size(1);
   cross_entropy_forward_into(logits.view({tokens, logits.size(2)}), batch.labels.view({tokens}),
                              losses, label_smoothing, global_tokens, accumulation_steps, total);
+}
+
+void teacher_forced_loss_backward(const Seq2SeqBatch& batch, const Tensor& logits, const Tensor& x,
+                                  const Tensor& lm_head, float label_smoothing, float loss_scale,
+                                  const Tensor& dx, const Tensor& g_lm_head) {
+  check(batch.labels.ptr != nullptr, "the backward needs labels");
+  const int64_t tokens = logits.size(0) * logits.size(1);
+  const Tensor flat = logits.view({tokens, logits.size(2)});
+  cross_entropy_backward(flat, batch.labels.view({tokens}), label_smoothing, loss_scale, flat);
+  linear_backward(logits, x, lm_head, dx, g_lm_head, Tensor{});
 }
 
 }  // namespace precis

@@ -1,6 +1,6 @@
 // The two ends of a teacher-forced step that BART and T5 share: the batch must fit the
 // activations it runs through, and the loss is the cross-entropy of the logits against the
-// labels (decoder_input_ids being the labels shifted right).
+// labels (decoder_input_ids being the labels shifted right), which the backward starts from.
 #pragma once
 
 #include <cstdint>
@@ -26,5 +26,12 @@ void accumulate_teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& log
                                     const Tensor& losses, float label_smoothing,
                                     double global_tokens, double accumulation_steps,
                                     const Tensor& total);
+
+// The backward's start, through both families' LM head logits = x · lm_headᵀ (+ a bias that is
+// a buffer, so no gradient): logits (B, T, V) is overwritten with the gradient of
+// loss_scale × Σ per-token loss, dx (B, T, d) is written and g_lm_head (V, d) accumulates.
+void teacher_forced_loss_backward(const Seq2SeqBatch& batch, const Tensor& logits, const Tensor& x,
+                                  const Tensor& lm_head, float label_smoothing, float loss_scale,
+                                  const Tensor& dx, const Tensor& g_lm_head);
 
 }  // namespace precis

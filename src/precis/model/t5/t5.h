@@ -5,12 +5,12 @@
 // FLAN-T5).
 #pragma once
 
-#include <functional>
 #include <vector>
 
 #include "precis/data/seq2seq_batch.h"
 #include "precis/kernels/cross_entropy.h"
 #include "precis/model/common/dropout_context.h"
+#include "precis/model/common/seq2seq_grad_scratch.h"
 #include "precis/model/t5/t5_layers.h"
 
 namespace precis {
@@ -54,19 +54,13 @@ struct T5Activations {
   const Tensor& decoder_output() const { return decoder_final_norm.out; }
 };
 
-struct T5GradScratch {
-  Tensor d_hidden;          // (B, max(S, T), d) gradient of the residual stream
-  Tensor d_branch;          // (B, max(S, T), d) a sub-layer's output gradient
-  Tensor d_normed;          // (B, max(S, T), d) gradient of a sub-layer's normalised input
-  Tensor d_encoder_output;  // (B, S, d)
-  Tensor d_scores;          // (B, H, max(S, T), max(S, T)) self-attention scores, for the bias
+// The stages that stage_done reports (t5_stages.h): the decoder's final norm with an untied
+// LM head, each decoder block, the last first, the encoder's final norm, each encoder block,
+// the last first.
+struct T5GradScratch : Seq2SeqGradScratch {
+  Tensor d_normed;  // (B, max(S, T), d) gradient of a sub-layer's normalised input
+  Tensor d_scores;  // (B, H, max(S, T), max(S, T)) self-attention scores, for the bias
   T5FeedForwardGradScratch ffn;
-  AttentionGradScratch attention;
-  // Optional: called as the backward ends each stage (t5_stages.h: after the decoder's final
-  // norm with an untied LM head, after each decoder block, the last first, after the encoder's
-  // final norm, after each encoder block, the last first). Data parallelism starts
-  // all-reducing the gradients that are final by then.
-  std::function<void(int stage)> stage_done;
 };
 
 T5Activations allocate_activations(const T5Config& config, Arena& arena, int64_t batch,

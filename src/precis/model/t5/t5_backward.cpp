@@ -3,13 +3,12 @@
 // sub-layer's branch: dh += norm_backward(branch_backward(dh)). Each self-attention's score
 // gradient flows into its stack's relative bias table (shared by all blocks).
 #include "precis/kernels/copy.h"
-#include "precis/kernels/fill.h"
-#include "precis/kernels/cross_entropy.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/embedding.h"
-#include "precis/kernels/linear.h"
+#include "precis/kernels/fill.h"
 #include "precis/kernels/relative_position.h"
 #include "precis/kernels/rms_norm.h"
+#include "precis/model/common/teacher_forcing.h"
 #include "precis/model/t5/t5.h"
 #include "precis/model/t5/t5_dropout.h"
 #include "precis/model/t5/t5_stages.h"
@@ -18,46 +17,109 @@ namespace precis {
 
 namespace {
 
-// Buffers of one stack's backward, cut to its (B, L, ...) shapes.
-struct StackGrads {
-  Tensor dh, dbranch, dnormed, dscores;
+// What the backward of every block of one stack works with: the stack's gradient buffers,
+// cut to its (B, L, ...) shapes, and the step's config, dropout context and scratch.
+struct T5StackBackward {
+  const T5Config& c;
+  const DropoutContext& ctx;
+  T5GradScratch& s;
+  Tensor dh;       // (B, L, d) gradient of the residual stream
+  Tensor dbranch;  // (B, L, d) gradient of a sub-layer's output branch
+  Tensor dnormed;  // (B, L, d) gradient of a sub-layer's normalised input
+  Tensor dscores;  // (B, H, L, L) a self-attention's score gradient, for the bias
 };
 
-StackGrads stack_grads(const T5Config& c, T5GradScratch& s, int64_t B, int64_t L) {
+T5StackBackward stack_backward(const T5Config& c, const DropoutContext& ctx, T5GradScratch& s,
+                               int64_t B, int64_t L) {
   const int64_t d = c.d_model;
-  return {s.d_hidden.prefix({B, L, d}), s.d_branch.prefix({B, L, d}), s.d_normed.prefix({B, L, d}),
+  return {c,
+          ctx,
+          s,
+          s.d_hidden.prefix({B, L, d}),
+          s.d_branch.prefix({B, L, d}),
+          s.d_normed.prefix({B, L, d}),
           s.d_scores.prefix({B, c.num_heads, L, L})};
 }
 
-// dh += (norm input's gradient) given dnormed, the gradient of norm(x)'s output.
-void norm_backward_into(const Tensor& x, const Tensor& weight, const RmsNormActivations& a,
-                        const Tensor& dnormed, const Tensor& dweight, const Tensor& dh) {
-  rms_norm_backward(dnormed, x, weight, a.rstd, dnormed, dweight);
-  add_into(dnormed, dh);
+// A pre-norm sub-layer, h_out = h_in + branch(norm(h_in)), in reverse: dh holds h_out's
+// gradient and leaves with h_in's. `branch_backward` turns the branch output's gradient, in
+// dbranch, into that of norm(h_in), in dnormed.
+template <class BranchBackward>
+void pre_norm_sublayer_backward(const T5StackBackward& sb, const Tensor& h_in,
+                                const Tensor& norm_weight, const RmsNormActivations& norm,
+                                const Tensor& g_norm, BranchBackward branch_backward) {
+  copy(sb.dh, sb.dbranch);
+  branch_backward();
+  rms_norm_backward(sb.dnormed, h_in, norm_weight, norm.rstd, sb.dnormed, g_norm);
+  add_into(sb.dnormed, sb.dh);
 }
 
-// A self-attention sub-layer: h_out = h_in + Attn(norm(h_in)) with the stack's bias.
-void self_attention_backward(const T5Config& c, const Tensor& h_in, const Tensor& norm_weight,
-                             const RmsNormActivations& norm, const AttentionParams& p,
-                             AttentionActivations& a, const BlockDropout& dropout,
-                             const RelativePositionBuckets& buckets, StackGrads& sg,
-                             T5GradScratch& s, Tensor& g_norm, AttentionParams& g,
-                             const Tensor& g_bias_table) {
-  copy(sg.dh, sg.dbranch);
-  attention_block_backward(p, norm.out, norm.out, c.num_heads, dropout, a, sg.dbranch, s.attention,
-                           g, sg.dnormed, Tensor{}, true, AttentionScaling::none(), sg.dscores);
-  relative_position_bias_backward(sg.dscores, buckets, 0, g_bias_table);
-  norm_backward_into(h_in, norm_weight, norm, sg.dnormed, g_norm, sg.dh);
+// T5LayerSelfAttention of either stack's blocks (their self_attn_norm and self_attn), with the
+// stack's relative position bias, whose table gathers the scores' gradient.
+template <class BlockParams, class BlockActivations>
+void layer_self_attention_backward(const T5StackBackward& sb, const BlockParams& lp,
+                                   BlockActivations& la, BlockParams& lg, const Tensor& h_in,
+                                   bool decoder, uint32_t id, const Tensor& g_bias_table) {
+  pre_norm_sublayer_backward(
+      sb, h_in, lp.self_attn_norm, la.self_attn_norm, lg.self_attn_norm, [&] {
+        const Tensor& normed = la.self_attn_norm.out;
+        attention_block_backward(lp.self_attn, normed, normed, sb.c.num_heads,
+                                 t5_dropout::attention(sb.c, sb.ctx, id), la.self_attn, sb.dbranch,
+                                 sb.s.attention, lg.self_attn, sb.dnormed, Tensor{}, true,
+                                 AttentionScaling::none(), sb.dscores);
+        relative_position_bias_backward(sb.dscores, sb.c.buckets(decoder), 0, g_bias_table);
+      });
 }
 
-void feed_forward_backward(const T5Config& c, const Tensor& h_in, const Tensor& norm_weight,
-                           const RmsNormActivations& norm, const T5FeedForwardParams& p,
-                           T5FeedForwardActivations& a, const BlockDropout& dropout,
-                           StackGrads& sg, T5GradScratch& s, Tensor& g_norm,
-                           T5FeedForwardParams& g) {
-  copy(sg.dh, sg.dbranch);
-  t5_feed_forward_backward(c, p, norm.out, dropout, a, sg.dbranch, s.ffn, g, sg.dnormed);
-  norm_backward_into(h_in, norm_weight, norm, sg.dnormed, g_norm, sg.dh);
+// T5LayerFF of either stack's blocks (their ffn_norm and ffn).
+template <class BlockParams, class BlockActivations>
+void layer_ff_backward(const T5StackBackward& sb, const BlockParams& lp, BlockActivations& la,
+                       BlockParams& lg, const Tensor& h_in, uint32_t id) {
+  pre_norm_sublayer_backward(sb, h_in, lp.ffn_norm, la.ffn_norm, lg.ffn_norm, [&] {
+    t5_feed_forward_backward(sb.c, lp.ffn, la.ffn_norm.out,
+                             t5_dropout::feed_forward(sb.c, sb.ctx, id), la.ffn, sb.dbranch,
+                             sb.s.ffn, lg.ffn, sb.dnormed);
+  });
+}
+
+// An encoder block in reverse: dh, the gradient of its output, becomes that of `input`.
+void encoder_block_backward(const T5StackBackward& sb, const T5EncoderBlockParams& lp,
+                            T5EncoderBlockActivations& la, T5EncoderBlockParams& lg,
+                            const Tensor& input, const Tensor& g_bias_table, uint32_t id) {
+  layer_ff_backward(sb, lp, la, lg, la.residual1, id);
+  layer_self_attention_backward(sb, lp, la, lg, input, false, id, g_bias_table);
+}
+
+// A decoder block in reverse: an encoder block's with T5LayerCrossAttention between its two
+// sub-layers, whose keys' and values' share goes to denc (+=).
+void decoder_block_backward(const T5StackBackward& sb, const T5DecoderBlockParams& lp,
+                            T5DecoderBlockActivations& la, T5DecoderBlockParams& lg,
+                            const Tensor& input, const Tensor& encoder_out, const Tensor& denc,
+                            const Tensor& g_bias_table, uint32_t id) {
+  layer_ff_backward(sb, lp, la, lg, la.residual2, id);
+  // r2 = r1 + Cross(norm(r1), enc)
+  pre_norm_sublayer_backward(
+      sb, la.residual1, lp.cross_attn_norm, la.cross_attn_norm, lg.cross_attn_norm, [&] {
+        attention_block_backward(lp.cross_attn, la.cross_attn_norm.out, encoder_out, sb.c.num_heads,
+                                 t5_dropout::attention(sb.c, sb.ctx, id, true), la.cross_attn,
+                                 sb.dbranch, sb.s.attention, lg.cross_attn, sb.dnormed, denc, false,
+                                 AttentionScaling::none());
+      });
+  layer_self_attention_backward(sb, lp, la, lg, input, true, id, g_bias_table);
+}
+
+// A stack's out = dropout(final_norm(last)) in reverse: dh becomes last's gradient.
+void final_norm_backward(const T5StackBackward& sb, const Tensor& last, const Tensor& weight,
+                         const RmsNormActivations& norm, uint32_t stack, const Tensor& g_weight) {
+  dropout_backward(sb.dh, t5_dropout::final_norm(sb.c, sb.ctx, stack), sb.dh);
+  rms_norm_backward(sb.dh, last, weight, norm.rstd, sb.dh, g_weight);
+}
+
+// A stack's embedded = dropout(embed(ids)) in reverse, into the shared embedding's gradient.
+void embeddings_backward(const T5StackBackward& sb, const Tensor& ids, uint32_t stack,
+                         const Tensor& g_shared) {
+  dropout_backward(sb.dh, t5_dropout::embedding(sb.c, sb.ctx, stack), sb.dh);
+  embedding_backward(sb.dh, ids, 1.0f, -1, g_shared);
 }
 
 }  // namespace
@@ -66,76 +128,42 @@ void t5_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch
                  T5Activations& a, const DropoutContext& ctx, float label_smoothing,
                  float loss_scale, T5Params& g, T5GradScratch& s) {
   namespace drop = t5_dropout;
-  check(batch.labels.ptr != nullptr, "the backward needs labels");
   const int64_t B = a.batch, S = a.source_len, T = a.target_len;
+  const T5StackBackward dec = stack_backward(c, ctx, s, B, T);
   Tensor denc = s.d_encoder_output.prefix({B, S, c.d_model});
   zero(denc);
 
   // Loss and LM head: logits = head_input · lm_headᵀ, head_input = out · lm_head_scale.
-  StackGrads sg = stack_grads(c, s, B, T);
-  Tensor logits = a.logits.view({B * T, c.vocab_size});
-  cross_entropy_backward(logits, batch.labels.view({B * T}), label_smoothing, loss_scale, logits);
-  linear_backward(a.logits, a.head_input, p.lm_head, sg.dh, g.lm_head, Tensor{});
-  if (c.tie_word_embeddings) scale_in_place(sg.dh, c.lm_head_scale());
-  // out = dropout(final_norm(h_L))
-  const Tensor& dec_last = a.decoder_blocks.empty() ? a.decoder_embedded
-                                                    : a.decoder_blocks.back().residual3;
-  dropout_backward(sg.dh, drop::final_norm(c, ctx, drop::kDecoderEmbedding), sg.dh);
-  rms_norm_backward(sg.dh, dec_last, p.decoder_final_norm, a.decoder_final_norm.rstd, sg.dh,
-                    g.decoder_final_norm);
-  auto stage_done = [&](int stage) {
-    if (s.stage_done) s.stage_done(stage);
-  };
-  stage_done(t5_stages::decoder_head());
-
+  teacher_forced_loss_backward(batch, a.logits, a.head_input, p.lm_head, label_smoothing,
+                               loss_scale, dec.dh, g.lm_head);
+  if (c.tie_word_embeddings) scale_in_place(dec.dh, c.lm_head_scale());
+  final_norm_backward(
+      dec, a.decoder_blocks.empty() ? a.decoder_embedded : a.decoder_blocks.back().residual3,
+      p.decoder_final_norm, a.decoder_final_norm, drop::kDecoderEmbedding, g.decoder_final_norm);
+  s.end_stage(t5_stages::decoder_head());
   for (size_t i = a.decoder_blocks.size(); i-- > 0;) {
-    const auto& lp = p.decoder_blocks[i];
-    auto& la = a.decoder_blocks[i];
-    auto& lg = g.decoder_blocks[i];
-    const uint32_t id = drop::kDecoder + uint32_t(i);
     const Tensor& input = i == 0 ? a.decoder_embedded : a.decoder_blocks[i - 1].residual3;
-    feed_forward_backward(c, la.residual2, lp.ffn_norm, la.ffn_norm, lp.ffn, la.ffn,
-                          drop::feed_forward(c, ctx, id), sg, s, lg.ffn_norm, lg.ffn);
-    // r2 = r1 + Cross(norm(r1), enc): the keys' and values' share goes to denc.
-    copy(sg.dh, sg.dbranch);
-    attention_block_backward(lp.cross_attn, la.cross_attn_norm.out, a.encoder_output(), c.num_heads,
-                             drop::attention(c, ctx, id, true), la.cross_attn, sg.dbranch,
-                             s.attention, lg.cross_attn, sg.dnormed, denc, false,
-                             AttentionScaling::none());
-    norm_backward_into(la.residual1, lp.cross_attn_norm, la.cross_attn_norm, sg.dnormed,
-                       lg.cross_attn_norm, sg.dh);
-    self_attention_backward(c, input, lp.self_attn_norm, la.self_attn_norm, lp.self_attn,
-                            la.self_attn, drop::attention(c, ctx, id), c.buckets(true), sg, s,
-                            lg.self_attn_norm, lg.self_attn, g.decoder_relative_bias);
-    stage_done(t5_stages::decoder_block(c, int64_t(i)));
+    decoder_block_backward(dec, p.decoder_blocks[i], a.decoder_blocks[i], g.decoder_blocks[i],
+                           input, a.encoder_output(), denc, g.decoder_relative_bias,
+                           drop::kDecoder + uint32_t(i));
+    s.end_stage(t5_stages::decoder_block(c, int64_t(i)));
   }
-  dropout_backward(sg.dh, drop::embedding(c, ctx, drop::kDecoderEmbedding), sg.dh);
-  embedding_backward(sg.dh, batch.decoder_input_ids, 1.0f, -1, g.shared);
+  embeddings_backward(dec, batch.decoder_input_ids, drop::kDecoderEmbedding, g.shared);
 
   // Encoder, from the cross-attentions' gradient of its (dropped-out, normalised) output.
-  sg = stack_grads(c, s, B, S);
-  copy(denc, sg.dh);
-  const Tensor& enc_last = a.encoder_blocks.empty() ? a.encoder_embedded
-                                                    : a.encoder_blocks.back().residual2;
-  dropout_backward(sg.dh, drop::final_norm(c, ctx, drop::kEncoderEmbedding), sg.dh);
-  rms_norm_backward(sg.dh, enc_last, p.encoder_final_norm, a.encoder_final_norm.rstd, sg.dh,
-                    g.encoder_final_norm);
-  stage_done(t5_stages::encoder_final_norm(c));
+  const T5StackBackward enc = stack_backward(c, ctx, s, B, S);
+  copy(denc, enc.dh);
+  final_norm_backward(
+      enc, a.encoder_blocks.empty() ? a.encoder_embedded : a.encoder_blocks.back().residual2,
+      p.encoder_final_norm, a.encoder_final_norm, drop::kEncoderEmbedding, g.encoder_final_norm);
+  s.end_stage(t5_stages::encoder_final_norm(c));
   for (size_t i = a.encoder_blocks.size(); i-- > 0;) {
-    const auto& lp = p.encoder_blocks[i];
-    auto& la = a.encoder_blocks[i];
-    auto& lg = g.encoder_blocks[i];
-    const uint32_t id = uint32_t(i);
     const Tensor& input = i == 0 ? a.encoder_embedded : a.encoder_blocks[i - 1].residual2;
-    feed_forward_backward(c, la.residual1, lp.ffn_norm, la.ffn_norm, lp.ffn, la.ffn,
-                          drop::feed_forward(c, ctx, id), sg, s, lg.ffn_norm, lg.ffn);
-    self_attention_backward(c, input, lp.self_attn_norm, la.self_attn_norm, lp.self_attn,
-                            la.self_attn, drop::attention(c, ctx, id), c.buckets(false), sg, s,
-                            lg.self_attn_norm, lg.self_attn, g.encoder_relative_bias);
-    stage_done(t5_stages::encoder_block(c, int64_t(i)));
+    encoder_block_backward(enc, p.encoder_blocks[i], a.encoder_blocks[i], g.encoder_blocks[i],
+                           input, g.encoder_relative_bias, uint32_t(i));
+    s.end_stage(t5_stages::encoder_block(c, int64_t(i)));
   }
-  dropout_backward(sg.dh, drop::embedding(c, ctx, drop::kEncoderEmbedding), sg.dh);
-  embedding_backward(sg.dh, batch.input_ids, 1.0f, -1, g.shared);
+  embeddings_backward(enc, batch.input_ids, drop::kEncoderEmbedding, g.shared);
 }
 
 }  // namespace precis

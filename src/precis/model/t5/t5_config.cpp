@@ -4,14 +4,36 @@
 #include <nlohmann/json.hpp>
 
 #include "precis/core/json_input.h"
-#include "precis/model/common/config_field_reader.h"
+#include "precis/model/common/config_fields.h"
 
 namespace precis {
 
 namespace {
 
-// Sizes beyond these are refused before anything is allocated (a corrupt or hostile config).
-constexpr int64_t kMaxWidth = 1 << 16, kMaxLayers = 1024, kMaxVocab = 1 << 24;
+using namespace config_limits;
+
+// The keys that map one to one onto T5Config's fields, in reading order (Fields:
+// ConfigFieldReader with Config = T5Config, or ConfigFieldWriter with const T5Config).
+template <class Fields, class Config>
+void t5_fields(const Fields& f, Config& c) {
+  f.integer("vocab_size", c.vocab_size, 1, kMaxVocab);
+  f.integer("d_model", c.d_model, 1, kMaxWidth);
+  f.integer("d_kv", c.d_kv, 1, kMaxWidth);
+  f.integer("d_ff", c.d_ff, 1, 16 * kMaxWidth);
+  f.integer("num_layers", c.num_layers, 0, kMaxLayers);
+  f.integer("num_decoder_layers", c.num_decoder_layers, 0, kMaxLayers);
+  f.integer("num_heads", c.num_heads, 1, kMaxWidth);
+  f.integer("relative_attention_num_buckets", c.relative_attention_num_buckets, 2, kMaxWidth);
+  f.integer("relative_attention_max_distance", c.relative_attention_max_distance, 1, 1 << 24);
+  f.real("dropout_rate", c.dropout_rate, 0.0, 1.0);
+  f.real("layer_norm_epsilon", c.layer_norm_epsilon, 0.0, 1.0);
+  f.real("initializer_factor", c.initializer_factor, 0.0, 1e3);
+  f.boolean("tie_word_embeddings", c.tie_word_embeddings);
+  f.token("pad_token_id", c.pad_token_id);
+  f.token("eos_token_id", c.eos_token_id);
+  f.token("decoder_start_token_id", c.decoder_start_token_id);
+  f.text("feed_forward_proj", c.feed_forward_proj);
+}
 
 // HF's T5Config.__init__: "[gated-]ACT"; "gated-gelu" means the tanh GELU (gelu_new).
 void parse_feed_forward_proj(T5Config& c, const std::string& source) {
@@ -44,25 +66,11 @@ T5Config T5Config::from_json(const nlohmann::json& j, const std::string& source)
   expect_model_type(j, source, "t5", "the T5 loader");
   T5Config c;
   ConfigFieldReader r{j, source};
-  r.integer("vocab_size", c.vocab_size, 1, kMaxVocab);
-  r.integer("d_model", c.d_model, 1, kMaxWidth);
-  r.integer("d_kv", c.d_kv, 1, kMaxWidth);
-  r.integer("d_ff", c.d_ff, 1, 16 * kMaxWidth);
-  r.integer("num_layers", c.num_layers, 0, kMaxLayers);
-  c.num_decoder_layers = c.num_layers;
-  r.integer("num_decoder_layers", c.num_decoder_layers, 0, kMaxLayers);
-  r.integer("num_heads", c.num_heads, 1, kMaxWidth);
-  r.integer("relative_attention_num_buckets", c.relative_attention_num_buckets, 2, kMaxWidth);
-  r.integer("relative_attention_max_distance", c.relative_attention_max_distance, 1, 1 << 24);
-  r.real("dropout_rate", c.dropout_rate, 0.0, 1.0);
-  r.real("layer_norm_epsilon", c.layer_norm_epsilon, 0.0, 1.0);
-  r.real("initializer_factor", c.initializer_factor, 0.0, 1e3);
-  r.boolean("tie_word_embeddings", c.tie_word_embeddings);
-  r.token("pad_token_id", c.pad_token_id);
-  r.token("eos_token_id", c.eos_token_id);
-  c.decoder_start_token_id = c.pad_token_id;  // T5 starts decoding from pad
-  r.token("decoder_start_token_id", c.decoder_start_token_id);
-  r.text("feed_forward_proj", c.feed_forward_proj);
+  t5_fields(r, c);
+  // Defaults that follow other fields: the decoder is as deep as the encoder, and T5 starts
+  // decoding from pad.
+  if (!r.present("num_decoder_layers")) c.num_decoder_layers = c.num_layers;
+  if (!r.present("decoder_start_token_id")) c.decoder_start_token_id = c.pad_token_id;
   parse_feed_forward_proj(c, source);
   check(c.inner_dim() <= 16 * kMaxWidth, source + ": num_heads * d_kv is too large");
   // Buckets: the bidirectional half must leave room for exact and logarithmic ranges.
@@ -82,25 +90,9 @@ nlohmann::json T5Config::to_json() const {
   nlohmann::json j;
   j["model_type"] = "t5";
   j["architectures"] = {"T5ForConditionalGeneration"};
-  j["vocab_size"] = vocab_size;
-  j["d_model"] = d_model;
-  j["d_kv"] = d_kv;
-  j["d_ff"] = d_ff;
-  j["num_layers"] = num_layers;
-  j["num_decoder_layers"] = num_decoder_layers;
-  j["num_heads"] = num_heads;
-  j["relative_attention_num_buckets"] = relative_attention_num_buckets;
-  j["relative_attention_max_distance"] = relative_attention_max_distance;
-  j["dropout_rate"] = dropout_rate;
-  j["layer_norm_epsilon"] = layer_norm_epsilon;
-  j["initializer_factor"] = initializer_factor;
-  j["feed_forward_proj"] = feed_forward_proj;
+  t5_fields(ConfigFieldWriter{j}, *this);
   j["dense_act_fn"] = activation_name(dense_act);
   j["is_gated_act"] = gated;
-  j["tie_word_embeddings"] = tie_word_embeddings;
-  j["pad_token_id"] = pad_token_id;
-  j["eos_token_id"] = eos_token_id;
-  j["decoder_start_token_id"] = decoder_start_token_id;
   write_encoder_decoder_keys(j);
   return j;
 }

@@ -12,11 +12,9 @@ namespace precis {
 
 namespace {
 
-constexpr uint64_t kInitStream = 0x7505'0000'0000'0000ull;
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+// The initialisation's first RNG stream; named for the family, as a unity build may put
+// both families' init files in one translation unit.
+constexpr uint64_t kT5InitStream = 0x7505'0000'0000'0000ull;
 
 std::filesystem::path config_file(const std::string& name_or_path) {
   std::filesystem::path p(name_or_path);
@@ -67,15 +65,18 @@ T5Config t5_config_from(const std::string& name_or_path) {
 void initialize_t5(T5Model& m, uint64_t seed) {
   const T5Config& c = m.config;
   const double f = c.initializer_factor, d = double(c.d_model);
-  uint64_t stream = kInitStream;
+  uint64_t stream = kT5InitStream;
   visit_parameters(m.config, m.params, [&](const std::string& name, Tensor& t, Shape, ParamRole) {
     ++stream;
     double std = 0.0;
     if (name.find("layer_norm") != std::string::npos) return fill(t, float(f));
     if (name == "shared.weight" || name == "lm_head.weight") std = f;
-    else if (ends_with(name, ".q.weight")) std = f / std::sqrt(d * double(c.d_kv));
-    else if (ends_with(name, ".o.weight")) std = f / std::sqrt(double(c.inner_dim()));
-    else if (ends_with(name, ".wo.weight")) std = f / std::sqrt(double(c.d_ff));
+    else if (name.ends_with(".q.weight"))
+      std = f / std::sqrt(d * double(c.d_kv));
+    else if (name.ends_with(".o.weight"))
+      std = f / std::sqrt(double(c.inner_dim()));
+    else if (name.ends_with(".wo.weight"))
+      std = f / std::sqrt(double(c.d_ff));
     else std = f / std::sqrt(d);  // k, v, relative_attention_bias, wi, wi_0, wi_1
     fill_normal(t, std, seed, stream);
   });

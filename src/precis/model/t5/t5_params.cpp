@@ -1,7 +1,5 @@
 #include "precis/model/t5/t5_params.h"
 
-#include "precis/model/common/parameter_layout.h"
-
 namespace precis {
 
 namespace {
@@ -42,6 +40,45 @@ void visit_relative_bias(const std::string& name, Tensor& table, const T5Config&
         Shape{c.relative_attention_num_buckets, c.num_heads}, ParamRole::TrainableNoDecay);
 }
 
+// T5LayerSelfAttention or T5LayerCrossAttention at `layer` ("encoder.block.i.layer.0"):
+// `kind` (SelfAttention or EncDecAttention), block 0's relative bias table after its
+// projections when `bias_table` is given, then the layer's norm.
+void visit_layer_attention(const std::string& layer, const char* kind, AttentionParams& attention,
+                           Tensor* bias_table, Tensor& norm, const T5Config& c,
+                           const ParamVisitor& visit) {
+  visit_attention(layer + "." + kind, attention, c, visit);
+  if (bias_table) visit_relative_bias(layer + "." + kind, *bias_table, c, visit);
+  visit_norm(layer + ".layer_norm", norm, c.d_model, visit);
+}
+
+// T5LayerFF at `layer`: DenseReluDense, then the layer's norm.
+void visit_layer_ff(const std::string& layer, T5FeedForwardParams& ffn, Tensor& norm,
+                    const T5Config& c, const ParamVisitor& visit) {
+  visit_ffn(layer + ".DenseReluDense", ffn, c, visit);
+  visit_norm(layer + ".layer_norm", norm, c.d_model, visit);
+}
+
+std::string block_name(const char* stack, size_t i) {
+  return std::string(stack) + ".block." + std::to_string(i) + ".layer.";
+}
+
+// bias_table: the stack's relative bias, which block 0 holds (null for the other blocks).
+void visit_encoder_block(const std::string& n, T5EncoderBlockParams& b, Tensor* bias_table,
+                         const T5Config& c, const ParamVisitor& visit) {
+  visit_layer_attention(n + "0", "SelfAttention", b.self_attn, bias_table, b.self_attn_norm, c,
+                        visit);
+  visit_layer_ff(n + "1", b.ffn, b.ffn_norm, c, visit);
+}
+
+void visit_decoder_block(const std::string& n, T5DecoderBlockParams& b, Tensor* bias_table,
+                         const T5Config& c, const ParamVisitor& visit) {
+  visit_layer_attention(n + "0", "SelfAttention", b.self_attn, bias_table, b.self_attn_norm, c,
+                        visit);
+  visit_layer_attention(n + "1", "EncDecAttention", b.cross_attn, nullptr, b.cross_attn_norm, c,
+                        visit);
+  visit_layer_ff(n + "2", b.ffn, b.ffn_norm, c, visit);
+}
+
 }  // namespace
 
 void visit_parameters(const T5Config& c, T5Params& p, const ParamVisitor& visit) {
@@ -49,37 +86,15 @@ void visit_parameters(const T5Config& c, T5Params& p, const ParamVisitor& visit)
   p.encoder_blocks.resize(size_t(c.num_layers));
   p.decoder_blocks.resize(size_t(c.num_decoder_layers));
   visit("shared.weight", p.shared, Shape{c.vocab_size, d}, ParamRole::Trainable);
-  for (size_t i = 0; i < p.encoder_blocks.size(); ++i) {
-    auto& b = p.encoder_blocks[i];
-    const std::string n = "encoder.block." + std::to_string(i) + ".layer.";
-    visit_attention(n + "0.SelfAttention", b.self_attn, c, visit);
-    if (i == 0) visit_relative_bias(n + "0.SelfAttention", p.encoder_relative_bias, c, visit);
-    visit_norm(n + "0.layer_norm", b.self_attn_norm, d, visit);
-    visit_ffn(n + "1.DenseReluDense", b.ffn, c, visit);
-    visit_norm(n + "1.layer_norm", b.ffn_norm, d, visit);
-  }
+  for (size_t i = 0; i < p.encoder_blocks.size(); ++i)
+    visit_encoder_block(block_name("encoder", i), p.encoder_blocks[i],
+                        i == 0 ? &p.encoder_relative_bias : nullptr, c, visit);
   visit_norm("encoder.final_layer_norm", p.encoder_final_norm, d, visit);
-  for (size_t i = 0; i < p.decoder_blocks.size(); ++i) {
-    auto& b = p.decoder_blocks[i];
-    const std::string n = "decoder.block." + std::to_string(i) + ".layer.";
-    visit_attention(n + "0.SelfAttention", b.self_attn, c, visit);
-    if (i == 0) visit_relative_bias(n + "0.SelfAttention", p.decoder_relative_bias, c, visit);
-    visit_norm(n + "0.layer_norm", b.self_attn_norm, d, visit);
-    visit_attention(n + "1.EncDecAttention", b.cross_attn, c, visit);
-    visit_norm(n + "1.layer_norm", b.cross_attn_norm, d, visit);
-    visit_ffn(n + "2.DenseReluDense", b.ffn, c, visit);
-    visit_norm(n + "2.layer_norm", b.ffn_norm, d, visit);
-  }
+  for (size_t i = 0; i < p.decoder_blocks.size(); ++i)
+    visit_decoder_block(block_name("decoder", i), p.decoder_blocks[i],
+                        i == 0 ? &p.decoder_relative_bias : nullptr, c, visit);
   visit_norm("decoder.final_layer_norm", p.decoder_final_norm, d, visit);
   visit_lm_head(c.tie_word_embeddings, p.lm_head, p.shared, c.vocab_size, d, visit);
 }
-
-void allocate_parameters(const T5Config& c, T5Params& p, Arena& arena) {
-  lay_out_parameters(c, p, arena);
-}
-
-size_t parameter_bytes(const T5Config& c) { return measure_parameter_bytes<T5Params>(c); }
-
-int64_t parameter_count(const T5Config& c) { return count_trainable_parameters<T5Params>(c); }
 
 }  // namespace precis

@@ -1,5 +1,7 @@
-// Reading config.json fields with range checks and errors that name the file and field.
-// Shared by the model configs (BART, T5). A missing or null key leaves the default.
+// Reading and writing config.json fields, shared by the model configs (BART, T5). Reading
+// checks ranges and names the file and field in errors; a missing or null key leaves the
+// default. A config lists its plain fields once, as calls on a `Fields` (ConfigFieldReader or
+// ConfigFieldWriter, which have the same methods), and from_json and to_json both run that list.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +43,11 @@ inline void write_encoder_decoder_keys(nlohmann::json& j) {
   j["use_cache"] = true;
   j["torch_dtype"] = "float32";
 }
+
+// Sizes beyond these are refused before anything is allocated (a corrupt or hostile config).
+namespace config_limits {
+constexpr int64_t kMaxWidth = 1 << 16, kMaxLayers = 1024, kMaxVocab = 1 << 24;
+}  // namespace config_limits
 
 struct ConfigFieldReader {
   const nlohmann::json& j;
@@ -105,6 +112,21 @@ struct ConfigFieldReader {
     check(it->is_boolean(), where(key) + " must be true or false, found " + it->dump());
     out = it->get<bool>();
   }
+};
+
+// ConfigFieldReader's methods, writing each value under its key (ranges are for reading).
+struct ConfigFieldWriter {
+  nlohmann::json& j;
+
+  void integer(const char* key, int64_t v, int64_t, int64_t) const { j[key] = v; }
+  void token(const char* key, int32_t v) const { j[key] = v; }
+  // An unset token is written as null.
+  void optional_token(const char* key, const std::optional<int32_t>& v) const {
+    j[key] = v ? nlohmann::json(*v) : nullptr;
+  }
+  void real(const char* key, double v, double, double) const { j[key] = v; }
+  void text(const char* key, const std::string& v) const { j[key] = v; }
+  void boolean(const char* key, bool v) const { j[key] = v; }
 };
 
 }  // namespace precis
