@@ -14,6 +14,8 @@
 #include "precis/kernels/cuda/grad_norm_kernels.cuh"
 #include "precis/kernels/cuda/optimizer_kernels.cuh"
 
+#include "cuda_device_present.h"
+
 using namespace precis;
 
 namespace {
@@ -107,11 +109,7 @@ bool sum_of_squares_matches(int64_t n) {
 }  // namespace
 
 int main() {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "kernels_on_device: no CUDA device present\n");
-    return 2;
-  }
+  if (!cuda_device_present("kernels_on_device")) return 2;
   bool pass = adamw_matches(1000003) & sum_of_squares_matches(int64_t(1) << 24 | 12345);
   pass = pass && ok(cudaDeviceSynchronize(), "synchronize");
   std::printf("kernels on device: %s\n", pass ? "PASS" : "FAIL");

@@ -29,6 +29,8 @@
 #include "precis/kernels/optimizer_math.h"
 #include "precis/kernels/rms_norm_math.h"
 
+#include "cuda_device_present.h"
+
 using namespace precis;
 
 namespace {
@@ -134,11 +136,7 @@ bool check(cudaError_t e, const char* what) {
 }  // namespace
 
 int main() {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "shared_math_on_device: no CUDA device present\n");
-    return 2;
-  }
+  if (!cuda_device_present("shared_math_on_device")) return 2;
   const int64_t n = 1 << 16, rows = n / kRow;
   std::vector<float> x(n);
   for (int64_t i = 0; i < n; ++i) x[i] = -8.0f + 16.0f * float((i * 2654435761u) % n) / float(n);

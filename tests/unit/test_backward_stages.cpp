@@ -15,6 +15,9 @@
 #include "precis/model/bart/bart_init.h"
 #include "precis/model/t5/t5_init.h"
 
+#include "small_t5.h"
+#include "training_step_buffers.h"
+
 namespace precis {
 namespace {
 
@@ -58,25 +61,21 @@ void expect_gradients_final_at_their_stage(const Config& c) {
   Arena inputs(1 << 20);
   Seq2SeqBatch batch = random_batch(inputs, c.vocab_size, S, T);
   const int64_t B = batch.batch_size();
-  Arena measure = Arena::measuring();
-  allocate_activations(c, measure, B, S, T, true);
-  allocate_grad_scratch(c, measure, B, S, T);
-  Arena arena(measure.used());
-  auto acts = allocate_activations(c, arena, B, S, T, true);
-  auto scratch = allocate_grad_scratch(c, arena, B, S, T);
-  model_forward(c, model.params, batch, acts);
-  const double counted = double(model_loss(batch, acts, 0.1f).counted);
+  testing::TrainingStepBuffers<Config> step(c, B, S, T);
+  model_forward(c, model.params, batch, step.acts);
+  const double counted = double(model_loss(batch, step.acts, 0.1f).counted);
 
   // At each reported stage, a copy of every gradient placed at it or before, taken once.
   std::vector<int> reported;
   std::map<std::string, std::vector<float>> at_stage;
-  scratch.stage_done = [&](int stage) {
+  step.scratch.stage_done = [&](int stage) {
     reported.push_back(stage);
     for (const auto& t : layout.tensors)
       if (t.stage <= stage && !at_stage.count(t.name))
         at_stage[t.name].assign(flat.begin() + t.offset, flat.begin() + t.offset + t.numel);
   };
-  model_backward(c, model.params, batch, acts, {}, 0.1f, float(1.0 / counted), grads.params, scratch);
+  model_backward(c, model.params, batch, step.acts, {}, 0.1f, float(1.0 / counted), grads.params,
+                 step.scratch);
 
   // Stages 0 .. final - 1 come in order; the final one is the backward's end.
   const int final_stage = final_backward_stage(c);
@@ -108,15 +107,10 @@ TEST(BackwardStages, BartGradientsAreFinalAtTheirStage) {
 
 TEST(BackwardStages, T5GradientsAreFinalAtTheirStage) {
   for (const char* name : {"t5-tiny", "t5-v1_1-small"}) {
-    T5Config c = t5_config_from(name);
-    c.vocab_size = 300;
-    c.d_model = 64;
-    c.d_ff = 96;
-    c.d_kv = 16;
-    c.num_heads = 4;
-    c.num_layers = 3;
-    c.num_decoder_layers = 2;
     SCOPED_TRACE(name);
+    const T5Config c = testing::small_t5(name, {.vocab_size = 300, .d_model = 64, .d_ff = 96,
+                                                .d_kv = 16, .num_heads = 4, .num_layers = 3,
+                                                .num_decoder_layers = 2});
     expect_gradients_final_at_their_stage(c);
   }
 }

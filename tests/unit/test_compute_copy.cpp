@@ -13,20 +13,16 @@
 #include "precis/model/t5/t5_init.h"
 #include "precis/train/compute_copy.h"
 
+#include "small_t5.h"
+
 namespace precis {
 namespace {
 
 // T5 v1.1 (untied, gated FFN) at a small size whose tensors are not multiples of the alignment.
 T5Config tiny_t5() {
-  T5Config c = t5_config_from("t5-v1_1-small");
-  c.vocab_size = 301;
-  c.d_model = 40;
-  c.d_ff = 72;
-  c.d_kv = 10;
-  c.num_heads = 4;
-  c.num_layers = 2;
-  c.num_decoder_layers = 1;
-  return c;
+  return testing::small_t5("t5-v1_1-small", {.vocab_size = 301, .d_model = 40, .d_ff = 72,
+                                             .d_kv = 10, .num_heads = 4, .num_layers = 2,
+                                             .num_decoder_layers = 1});
 }
 
 // Every tensor, the buffers (BART's final_logits_bias starts at zero) included, drawn anew.

@@ -14,6 +14,8 @@
 #include "precis/model/bart/bart_init.h"
 #include "precis/train/batch_sampler.h"
 
+#include "weight_bias_weight.h"
+
 namespace precis {
 namespace {
 
@@ -153,11 +155,7 @@ TEST(DataParallel, SingleProcessCollectivesLeaveDataAlone) {
 
 // A rank's segment of the mask starts at its first element, wherever that falls in a word.
 TEST(WeightDecayMask, OfASegment) {
-  dist::FlatLayout layout;
-  layout.tensors = {dist::FlatTensor{"w", 0, 40, ParamRole::Trainable, 0},
-                    dist::FlatTensor{"b", 40, 30, ParamRole::TrainableNoDecay, 0},
-                    dist::FlatTensor{"w2", 70, 50, ParamRole::Trainable, 0}};
-  layout.size = 120;
+  const dist::FlatLayout layout = testing::weight_bias_weight(40, 40, 30, 50);  // 120 floats
   std::vector<uint32_t> bits = dist::weight_decay_mask(layout, 35, 100);  // 65 elements
   ASSERT_EQ(bits.size(), 3u);
   for (int64_t j = 0; j < 65; ++j) {

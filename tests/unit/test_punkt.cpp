@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "precis/eval/python_text.h"
 #include "precis/eval/sentence_split.h"
+#include "sentence_split_cases.h"
 #include "test_support.h"
 
 namespace {
@@ -28,8 +28,7 @@ using precis::testing::error_of;
 using precis::testing::TempDir;
 
 const nlohmann::json& tiny_punkt() {
-  static const nlohmann::json cases = nlohmann::json::parse(precis::testing::read_all(
-      std::string(PRECIS_SOURCE_DIR) + "/tests/unit/data/sentence_split_cases.json"))["tiny_punkt"];
+  static const nlohmann::json cases = precis::testing::sentence_split_data("tiny_punkt");
   return cases;
 }
 
@@ -48,17 +47,7 @@ TEST(Punkt, TinyEnglishParametersSplitAsNltk) {
   EXPECT_TRUE(tiny.is_punkt());
   const nlohmann::json& cases = tiny_punkt().at("cases");
   ASSERT_GE(cases.size(), 15u);
-  for (const nlohmann::json& c : cases) {
-    const auto text = c.at("text").get<std::string>();
-    const auto expected = c.at("sentences").get<std::vector<std::string>>();
-    SCOPED_TRACE(text);
-    // run_summarization's nltk.sent_tokenize(text.strip())
-    const auto sentences = tiny.split(precis::eval::python_text::strip(text));
-    EXPECT_EQ(std::vector<std::string>(sentences.begin(), sentences.end()), expected);
-    std::string lines;
-    for (const std::string& s : expected) lines += (lines.empty() ? "" : "\n") + s;
-    EXPECT_EQ(tiny.on_lines(text), lines);
-  }
+  precis::testing::expect_splits_as_nltk(tiny, cases);
 }
 
 TEST(Punkt, SentencesAreSlicesOfTheText) {

@@ -12,26 +12,15 @@
 #include <string>
 #include <vector>
 
-#include "precis/eval/python_text.h"
 #include "precis/eval/sentence_split.h"
 #include "precis/eval/summarization_metrics.h"
+#include "sentence_split_cases.h"
 #include "test_support.h"
 
 TEST(RougeSentenceSplit, RuleBasedSplitsTheCasesAsNltk) {
-  const auto cases = nlohmann::json::parse(precis::testing::read_all(
-      std::string(PRECIS_SOURCE_DIR) + "/tests/unit/data/sentence_split_cases.json"))["rule_based"];
+  const nlohmann::json cases = precis::testing::sentence_split_data("rule_based");
   ASSERT_GE(cases.size(), 20u);
-  const auto rules = precis::eval::SentenceSplitter::rule_based();
-  for (const nlohmann::json& c : cases) {
-    const auto text = c.at("text").get<std::string>();
-    const auto expected = c.at("sentences").get<std::vector<std::string>>();
-    SCOPED_TRACE(text);
-    const auto sentences = rules.split(precis::eval::python_text::strip(text));
-    EXPECT_EQ(std::vector<std::string>(sentences.begin(), sentences.end()), expected);
-    std::string lines;
-    for (const std::string& s : expected) lines += (lines.empty() ? "" : "\n") + s;
-    EXPECT_EQ(rules.on_lines(text), lines);
-  }
+  precis::testing::expect_splits_as_nltk(precis::eval::SentenceSplitter::rule_based(), cases);
 }
 
 // run_summarization strips each decoded prediction with Python's str.strip() before it splits

@@ -1,5 +1,6 @@
 // Helpers shared by the unit tests: a temporary directory removed with its contents,
-// whole-file reads and writes, a directory listing and an owning float buffer.
+// whole-file reads and writes, a directory listing, an owning float buffer, and the checks of
+// error messages (error_of, EXPECT_CONTAINS, EXPECT_STARTS_WITH).
 #pragma once
 
 #include <stdlib.h>
@@ -88,10 +89,28 @@ inline bool in_ci() {
   return !(v.empty() || v == "0" || v == "false" || v == "no");
 }
 
+// EXPECT_CONTAINS's check, which evaluates `text` once (it may be error_of(an operation)).
+inline ::testing::AssertionResult text_contains(const char*, const char* part_expression,
+                                               const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "expected " << part_expression << " (\"" << part
+                                       << "\") in the message: " << text;
+}
+
+// EXPECT_STARTS_WITH's check.
+inline ::testing::AssertionResult text_starts_with(const char*, const char* prefix_expression,
+                                                   const std::string& text,
+                                                   const std::string& prefix) {
+  if (text.compare(0, prefix.size(), prefix) == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "expected the message to begin with " << prefix_expression
+                                       << " (\"" << prefix << "\"): " << text;
+}
+
 }  // namespace precis::testing
 
-#define EXPECT_CONTAINS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "message: " << (text)
+#define EXPECT_CONTAINS(text, part) EXPECT_PRED_FORMAT2(precis::testing::text_contains, text, part)
+#define EXPECT_STARTS_WITH(text, prefix) \
+  EXPECT_PRED_FORMAT2(precis::testing::text_starts_with, text, prefix)
 
 // A test that cannot run on this machine: skipped with its reason (ctest shows "Skipped"),
 // except under CI, where a skip would hide a missing install step, so it fails.

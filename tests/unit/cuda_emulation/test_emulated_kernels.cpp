@@ -22,6 +22,8 @@
 #include "precis/kernels/grad_norm.h"
 #include "precis/kernels/optimizer.h"
 
+#include "weight_bias_weight.h"
+
 using namespace precis;
 
 namespace {
@@ -41,11 +43,8 @@ AdamWScalars scalars_at(int64_t t) {
 }  // namespace
 
 TEST(EmulatedAdamW, MaskedAndUnmaskedEqualTheCpuKernelBitForBit) {
-  dist::FlatLayout layout;
-  layout.tensors = {dist::FlatTensor{"w", 0, 3001, ParamRole::Trainable, 0},
-                    dist::FlatTensor{"b", 3008, 77, ParamRole::TrainableNoDecay, 0},
-                    dist::FlatTensor{"w2", 3085, 1000, ParamRole::Trainable, 0}};
-  layout.size = 4085;
+  // A gap of 7 floats before the bias; 4085 in all.
+  const dist::FlatLayout layout = precis::testing::weight_bias_weight(3001, 3008, 77, 1000);
   std::vector<uint32_t> mask = dist::weight_decay_mask(layout, 0, layout.size);
   Tensor mask_tensor{mask.data(), Shape{int64_t(mask.size())}, DType::I32, Device::cpu()};
   std::mt19937 rng(7);

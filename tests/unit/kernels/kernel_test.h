@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <random>
 #include <vector>
@@ -34,6 +35,12 @@ using RefVec = std::vector<double>;
 // few hundred terms long, so their error stays under 1e-6, and a change of 1e-5 fails).
 constexpr double kFp32Tolerance = 1e-5;
 
+// `values` rounded in place to the 16-bit type (nearest even, core/dtype.h's conversions).
+inline void round_to(std::vector<float>& values, DType dtype) {
+  for (float& v : values)
+    v = dtype == DType::BF16 ? bf16_to_float(float_to_bf16(v)) : f16_to_float(float_to_f16(v));
+}
+
 // Tensors on one device for an op test: uploaded from host vectors by the copy op into an
 // arena made on first use, and read back as floats (from fp32 or 16-bit tensors).
 class DeviceTensors {
@@ -54,6 +61,21 @@ class DeviceTensors {
   // A tensor on the backend with every element `value`.
   Tensor filled(Shape shape, float value = 0.0f) {
     return on_device(std::vector<float>(size_t(shape.numel()), value), shape);
+  }
+  // `values` on the backend as `dtype`: fp32 as they are; bf16 or fp16 rounded in place to that
+  // type first, so that a reference computed from them reads the numbers the tensor holds.
+  Tensor on_device_as(std::vector<float>& values, Shape shape, DType dtype) {
+    if (dtype == DType::F32) return on_device(values, shape);
+    round_to(values, dtype);
+    std::vector<uint16_t> bits(values.size());
+    for (size_t i = 0; i < values.size(); ++i)
+      bits[i] = dtype == DType::BF16 ? float_to_bf16(values[i]) : float_to_f16(values[i]);
+    return upload(bits.data(), shape, dtype);
+  }
+  // A tensor of `dtype` on the backend with every element `value` (exact in the 16-bit types).
+  Tensor filled_as(Shape shape, DType dtype, float value = 0.0f) {
+    std::vector<float> values(size_t(shape.numel()), value);
+    return on_device_as(values, shape, dtype);
   }
   // The values of a tensor on the backend, fp32 or 16-bit.
   std::vector<float> to_host(const Tensor& t) {
@@ -81,6 +103,15 @@ class DeviceTensors {
 
   std::optional<Arena> arena_;
 };
+
+// A CPU tensor over `values`: the references' inputs and outputs, and the CPU's own tensors in
+// the tests of its thread counts.
+inline Tensor on_cpu(std::vector<float>& values, Shape shape) {
+  return Tensor{values.data(), shape, DType::F32, Device::cpu()};
+}
+inline Tensor on_cpu(std::vector<int32_t>& values, Shape shape) {
+  return Tensor{values.data(), shape, DType::I32, Device::cpu()};
+}
 
 class KernelTest : public ::testing::TestWithParam<Device>, protected DeviceTensors {
  protected:
@@ -115,12 +146,6 @@ inline std::string half_test_name(const ::testing::TestParamInfo<HalfCase>& info
   return name + "_" + dtype_name(info.param.dtype);
 }
 
-// `values` rounded in place to the 16-bit type (nearest even, core/dtype.h's conversions).
-inline void round_to(std::vector<float>& values, DType dtype) {
-  for (float& v : values)
-    v = dtype == DType::BF16 ? bf16_to_float(float_to_bf16(v)) : f16_to_float(float_to_f16(v));
-}
-
 // The spacing of the 16-bit type's values at |x| (normal numbers; fp16's subnormal step below).
 inline double ulp_16(double x, DType dtype) {
   int exponent = 0;
@@ -146,34 +171,23 @@ inline void expect_rounded_from(const std::vector<float>& actual,
 }
 
 // The fixture of the 16-bit op tests: tensors of the case's 16-bit type, or fp32 and ids
-// (parameters, statistics, labels: DeviceTensors), on its device, and CPU tensors over host
-// vectors for the fp32 reference.
+// (parameters, statistics, labels: DeviceTensors), on its device; the fp32 reference runs on
+// CPU tensors over host vectors (on_cpu).
 class HalfKernelTest : public ::testing::TestWithParam<HalfCase>, protected DeviceTensors {
  protected:
   Device device() const { return GetParam().device; }
   DType dtype() const { return GetParam().dtype; }
+  // The other 16-bit type, whose reading of the same bits is other numbers: a tensor relabelled
+  // to it is the mixed-dtype argument the twins must refuse.
+  DType other_16() const { return dtype() == DType::BF16 ? DType::F16 : DType::BF16; }
   Device tensors_device() const override { return GetParam().device; }
 
   // `values` rounded in place to the 16-bit type, on the device in that type.
   Tensor on_device_16(std::vector<float>& values, Shape shape) {
-    round_to(values, dtype());
-    std::vector<uint16_t> bits(values.size());
-    for (size_t i = 0; i < values.size(); ++i)
-      bits[i] = dtype() == DType::BF16 ? float_to_bf16(values[i]) : float_to_f16(values[i]);
-    return upload(bits.data(), shape, dtype());
+    return on_device_as(values, shape, dtype());
   }
   // A 16-bit tensor on the device with every element `value` (exact in both types).
-  Tensor filled_16(Shape shape, float value = 0.0f) {
-    std::vector<float> values(size_t(shape.numel()), value);
-    return on_device_16(values, shape);
-  }
-  // A CPU tensor over `values` (the reference's inputs and outputs).
-  static Tensor on_cpu(std::vector<float>& values, Shape shape) {
-    return Tensor{values.data(), shape, DType::F32, Device::cpu()};
-  }
-  static Tensor on_cpu(std::vector<int32_t>& values, Shape shape) {
-    return Tensor{values.data(), shape, DType::I32, Device::cpu()};
-  }
+  Tensor filled_16(Shape shape, float value = 0.0f) { return filled_as(shape, dtype(), value); }
 };
 
 inline std::vector<float> random_floats(int64_t n, std::mt19937& rng, float lo = -1.0f,
@@ -231,6 +245,14 @@ auto with_omp_threads(int threads, F&& f) {
   return result;
 }
 
+// The CPU backend gives the same result, to the bit, for any thread count (a resumed run would
+// drift otherwise): `run` returns with each of `threads` OpenMP threads what it returns with one.
+template <class F>
+void expect_same_for_thread_counts(F&& run, std::initializer_list<int> threads) {
+  const auto one = with_omp_threads(1, run);
+  for (int t : threads) EXPECT_EQ(with_omp_threads(t, run), one) << t << " threads";
+}
+
 // The odd shapes every op is checked on: row widths that are not multiples of 8, 16 or 32
 // (a vectorised or tiled kernel's remainder paths), and a single row.
 struct OddShape {
@@ -239,6 +261,17 @@ struct OddShape {
 inline const std::vector<OddShape>& odd_shapes() {
   static const std::vector<OddShape> shapes{{3, 37}, {5, 129}, {1, 7}};
   return shapes;
+}
+
+// f(shape, rng) on each of odd_shapes(), its failures traced by the shape ("3x37"), the inputs
+// drawn in turn from one generator seeded with `seed`.
+template <class F>
+void for_each_odd_shape(uint32_t seed, F&& f) {
+  std::mt19937 rng(seed);
+  for (OddShape s : odd_shapes()) {
+    SCOPED_TRACE(::testing::Message() << s.rows << "x" << s.cols);
+    f(Shape{s.rows, s.cols}, rng);
+  }
 }
 
 }  // namespace precis::testing

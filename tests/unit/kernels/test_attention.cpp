@@ -10,6 +10,7 @@
 #include "precis/core/rng.h"
 #include "precis/kernels/attention.h"
 
+#include "attention_cases.h"
 #include "kernel_test.h"
 
 using namespace precis;
@@ -20,15 +21,6 @@ namespace {
 // Each case names only the fields it changes (designated initializers); the others keep their
 // defaults, which is what -Wmissing-field-initializers would flag.
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-
-struct AttentionCase {
-  int64_t batch = 2, heads = 2, q_len = 3, k_len = 5, head_dim = 4;
-  std::vector<int32_t> key_padding;  // (B, Tk) or empty
-  bool causal = false;
-  int64_t past = 0;
-  DropoutSpec dropout;
-  bool position_bias = false;  // (H, Tq, Tk) added to the scaled scores
-};
 
 // out (B, Tq, H*hd) of softmax(scale·q·kᵀ + bias + mask) (dropped out) · v, in double. `bias`
 // is per batch row, (B, H, Tq, Tk), so that its gradient is the op's d_scores; empty: none.
@@ -75,13 +67,8 @@ RefVec attention_reference(const AttentionCase& c, const RefVec& q, const RefVec
 class AttentionKernel : public KernelTest {
  protected:
   void check(const AttentionCase& c, uint32_t seed) {
-    std::mt19937 rng(seed);
     const int64_t d = c.heads * c.head_dim, B = c.batch, H = c.heads, Tq = c.q_len, Tk = c.k_len;
-    std::vector<float> q = random_floats(B * Tq * d, rng, -2.0f, 2.0f),
-                       k = random_floats(B * Tk * d, rng, -2.0f, 2.0f),
-                       v = random_floats(B * Tk * d, rng), G = random_floats(B * Tq * d, rng);
-    std::vector<float> bias = c.position_bias ? random_floats(H * Tq * Tk, rng, -2.0f, 2.0f)
-                                              : std::vector<float>{};
+    const auto [q, k, v, G, bias] = AttentionInputs(c, seed);
     const float scale = float(1.0 / std::sqrt(double(c.head_dim)));
     AttentionMask mask;
     if (!c.key_padding.empty()) mask.key_padding = on_device(c.key_padding, {B, Tk});
@@ -148,70 +135,36 @@ TEST_P(AttentionKernel, CausalWithPast) {
 }
 
 TEST_P(AttentionKernel, CausalSelfAttentionWithKeyPadding) {
-  AttentionCase c;
-  c.q_len = c.k_len = 4;
-  c.causal = true;
-  c.key_padding = {1, 1, 1, 0, 1, 1, 1, 1};
-  check(c, 13);
+  check(causal_self_attention_with_key_padding(), 13);
 }
 
-TEST_P(AttentionKernel, CrossAttentionShapes) {
-  AttentionCase c{.batch = 3, .heads = 3, .q_len = 2, .k_len = 7, .head_dim = 2};
-  c.key_padding.assign(21, 1);
-  c.key_padding[6] = c.key_padding[13] = c.key_padding[12] = 0;
-  check(c, 14);
-}
+TEST_P(AttentionKernel, CrossAttentionShapes) { check(cross_attention(), 14); }
 
 // Attention dropout with a fixed mask (the spec's seed and stream): the reference draws the
-// same bits element by element; half the probabilities dropped.
+// same bits element by element.
 TEST_P(AttentionKernel, WithDropoutMatchesFiniteDifferences) {
-  AttentionCase c;
-  c.dropout = {0.5f, 1234, dropout_stream(3, 0, 1, 0)};
-  check(c, 15);
-  c.key_padding = {1, 1, 1, 1, 0, 1, 1, 0, 1, 1};
-  c.causal = true;
-  c.past = 2;
-  c.dropout = {0.2f, 99, 7};
-  check(c, 16);
+  check(dropout_alone(), 15);
+  check(dropout_with_masks(), 16);
 }
 
 // T5's self-attention: a position bias per head, the bias's gradient d_scores per batch row.
 TEST_P(AttentionKernel, PositionBiasAndItsGradient) {
-  AttentionCase c;
-  c.position_bias = true;
-  check(c, 18);
-  c.causal = true;
-  c.q_len = c.k_len = 5;
-  c.key_padding = {1, 1, 1, 1, 0, 1, 1, 1, 1, 1};
-  c.dropout = {0.1f, 5, 6};
-  check(c, 19);
+  check(position_bias_alone(), 18);
+  check(position_bias_with_masks_and_dropout(), 19);
 }
 
 // Query and key lengths and head widths off the multiples of 8/16/32, with every mask at once.
 TEST_P(AttentionKernel, OddShapes) {
-  AttentionCase c{.batch = 2, .heads = 3, .q_len = 5, .k_len = 37, .head_dim = 7};
-  c.key_padding.assign(size_t(c.batch * c.k_len), 1);
-  c.key_padding[36] = c.key_padding[37 + 20] = c.key_padding[37 + 35] = 0;
-  check(c, 20);
-  c.causal = true;
-  c.past = 32;
-  c.position_bias = true;
-  c.dropout = {0.1f, 17, 3};
-  check(c, 21);
+  check(odd_shapes_with_padding(), 20);
+  check(odd_shapes_with_every_mask(), 21);
   // One head 129 wide over 3 keys.
   check(AttentionCase{.batch = 1, .heads = 1, .q_len = 3, .k_len = 3, .head_dim = 129}, 22);
 }
 
-// Query and key lengths over one tile of the CUDA kernels (16) and off its multiples, so
-// every kernel walks several tiles and stops inside one: cross-attention with padding, bias
-// and dropout; then causal self-attention with a head wider than the kernels' 64-column chunk.
+// Several tiles of queries and keys (attention_cases.h); then causal self-attention with a head
+// wider than the kernels' 64-column chunk.
 TEST_P(AttentionKernel, SeveralTilesOfQueriesAndKeys) {
-  AttentionCase c{.batch = 2, .heads = 2, .q_len = 20, .k_len = 37, .head_dim = 8};
-  c.key_padding.assign(size_t(c.batch * c.k_len), 1);
-  c.key_padding[3] = c.key_padding[17] = c.key_padding[36] = c.key_padding[37 + 16] = 0;
-  c.position_bias = true;
-  c.dropout = {0.2f, 41, 5};
-  check(c, 23);
+  check(several_tiles_of_cross_attention(8), 23);
   check(AttentionCase{.batch = 1, .heads = 1, .q_len = 17, .k_len = 17, .head_dim = 70,
                       .causal = true},
         24);

@@ -53,17 +53,10 @@ TEST_P(ConvertKernel, Bf16RoundsToNearestEven) {
   // between 1 + 2^-7 and 1 + 2^-6: even (1 + 2^-6) wins; just above halfway rounds up.
   std::vector<float> x = {1.0f, 1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, 1.0f + 0x1p-8f + 0x1p-20f,
                           -2.5f, 0.0f, -0.0f, inf, -inf, 3.0e38f};
-  std::vector<uint16_t> b = narrow(x, DType::BF16);
-  EXPECT_EQ(b[0], 0x3F80);
-  EXPECT_EQ(b[1], 0x3F80);
-  EXPECT_EQ(b[2], 0x3F82);
-  EXPECT_EQ(b[3], 0x3F81);
-  EXPECT_EQ(b[4], 0xC020);
-  EXPECT_EQ(b[5], 0x0000);
-  EXPECT_EQ(b[6], 0x8000);
-  EXPECT_EQ(b[7], 0x7F80);
-  EXPECT_EQ(b[8], 0xFF80);
-  EXPECT_EQ(b[9], 0x7F62);  // 3e38 = 1.7635 · 2^127, to 7 mantissa bits
+  // 3e38 = 1.7635 · 2^127, to 7 mantissa bits: 0x7F62.
+  EXPECT_EQ(narrow(x, DType::BF16),
+            (std::vector<uint16_t>{0x3F80, 0x3F80, 0x3F82, 0x3F81, 0xC020, 0x0000, 0x8000, 0x7F80,
+                                   0xFF80, 0x7F62}));
   std::vector<uint16_t> nan = narrow({std::numeric_limits<float>::quiet_NaN()}, DType::BF16);
   EXPECT_EQ(nan[0] & 0x7F80, 0x7F80);
   EXPECT_NE(nan[0] & 0x007F, 0) << "a NaN stays a NaN";
@@ -74,15 +67,11 @@ TEST_P(ConvertKernel, Fp16RoundsOverflowsAndKeepsSubnormals) {
   // between the largest fp16, 65504, and 2^16: it overflows to infinity, as torch gives.
   std::vector<float> x = {1.0f, 1.0f + 0x1p-11f, 1.0f + 0x1p-10f, 65504.0f, 65520.0f,
                           -0x1p-24f, 0x1p-14f, 1e-9f};
+  // -2^-24 is (minus) the smallest subnormal, 0x8001; 2^-14 the smallest normal, 0x0400; 1e-9
+  // is below half the smallest subnormal: 0.
   std::vector<uint16_t> h = narrow(x, DType::F16);
-  EXPECT_EQ(h[0], 0x3C00);
-  EXPECT_EQ(h[1], 0x3C00);
-  EXPECT_EQ(h[2], 0x3C01);
-  EXPECT_EQ(h[3], 0x7BFF);
-  EXPECT_EQ(h[4], 0x7C00);
-  EXPECT_EQ(h[5], 0x8001);  // the smallest subnormal
-  EXPECT_EQ(h[6], 0x0400);  // the smallest normal
-  EXPECT_EQ(h[7], 0x0000);  // below half the smallest subnormal
+  EXPECT_EQ(
+      h, (std::vector<uint16_t>{0x3C00, 0x3C00, 0x3C01, 0x7BFF, 0x7C00, 0x8001, 0x0400, 0x0000}));
   Tensor wide = filled({8});
   Arena arena(64, device());
   Tensor half = arena.alloc({8}, DType::F16);

@@ -4,6 +4,8 @@
 // numbering, and the same mask for any thread count on the CPU; the CUDA twin in bf16/fp16
 // against the CPU on the same rounded values. (Philox itself: test_rng.cpp.)
 #include <cmath>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "precis/core/rng.h"
@@ -34,7 +36,76 @@ std::vector<float> dropout_reference(const std::vector<float>& x, const DropoutS
   return y;
 }
 
-class DropoutKernel : public KernelTest {};
+// The spec of the odd-shape cases: p = 0.35, a seed per row width, a layer's stream.
+DropoutSpec odd_shape_spec(Shape shape) {
+  return {0.35f, 1000 + uint64_t(shape[1]), dropout_stream(1, 0, 2, 3)};
+}
+
+// Dropout's forward of x and backward of dy, read back.
+struct ForwardAndBackward {
+  std::vector<float> y, dx;
+};
+
+// A data-parallel rank's shard, rows 2..4 of a 7 x 37 batch (a range that starts inside a Philox
+// block): its spec is the batch's numbered from the shard's first row, so it must draw the mask
+// those rows draw in the whole batch.
+struct ShardOfABatch {
+  static constexpr int64_t kCols = 37, kFirstRow = 2, kRows = 3;
+  DropoutSpec batch, shard;
+  std::vector<float> x;           // the shard's rows of the batch's x
+  std::vector<float> batch_rows;  // the batch's y at the shard's rows
+  ForwardAndBackward own;         // the shard's y, and its dx for dy = x
+};
+
+// What the fp32 op test (DropoutKernel) and the 16-bit twin's (DropoutKernel16) both run, on
+// tensors of the dtype each names (inputs rounded in place to a 16-bit one, so that a reference
+// reads the numbers the tensors hold); each checks the results against its own reference.
+template <class Fixture>
+class DropoutTest : public Fixture {
+ protected:
+  ForwardAndBackward forward_and_backward(std::vector<float>& x, std::vector<float>& dy,
+                                          Shape shape, const DropoutSpec& spec, DType dtype) {
+    Tensor y = this->filled_as(shape, dtype), dx = this->filled_as(shape, dtype, 7.0f);
+    dropout_forward(this->on_device_as(x, shape, dtype), spec, y);
+    dropout_backward(this->on_device_as(dy, shape, dtype), spec, dx);
+    return {this->to_host(y), this->to_host(dx)};
+  }
+
+  // p = 0 is the identity on a ramp of 100 values, p = 1 zeros it (into an output of 5s).
+  // Returns the ramp on the backend and the identity's output, for the refusals that follow.
+  std::pair<Tensor, Tensor> expect_identity_at_zero_and_zeros_at_one(DType dtype) {
+    std::vector<float> xh = dropout_ramp(100);
+    Tensor x = this->on_device_as(xh, {100}, dtype), y = this->filled_as({100}, dtype),
+           z = this->filled_as({100}, dtype, 5.0f);
+    dropout_forward(x, {}, y);
+    EXPECT_EQ(this->to_host(y), xh);
+    dropout_forward(x, {1.0f, 1, 1}, z);
+    EXPECT_EQ(this->to_host(z), std::vector<float>(100, 0.0f));
+    return {x, y};
+  }
+
+  ShardOfABatch dropout_of_a_shard(uint32_t seed, DType dtype) {
+    std::mt19937 rng(seed);
+    const int64_t rows = 7, cols = ShardOfABatch::kCols, first = ShardOfABatch::kFirstRow,
+                  end = first + ShardOfABatch::kRows;
+    std::vector<float> x = random_floats(rows * cols, rng);
+    ShardOfABatch s;
+    s.batch = {0.4f, 8, 9};
+    Tensor y_batch = this->filled_as({rows, cols}, dtype);
+    dropout_forward(this->on_device_as(x, {rows, cols}, dtype), s.batch, y_batch);
+    const std::vector<float> batch_y = this->to_host(y_batch);
+    s.batch_rows.assign(batch_y.begin() + first * cols, batch_y.begin() + end * cols);
+    s.x.assign(x.begin() + first * cols, x.begin() + end * cols);
+    s.shard = s.batch;
+    s.shard.first_row = first;
+    s.shard.rows = ShardOfABatch::kRows;
+    std::vector<float> dy = s.x;
+    s.own = forward_and_backward(s.x, dy, {ShardOfABatch::kRows, cols}, s.shard, dtype);
+    return s;
+  }
+};
+
+class DropoutKernel : public DropoutTest<KernelTest> {};
 
 }  // namespace
 
@@ -80,12 +151,7 @@ TEST_P(DropoutKernel, KeepRateIsOneMinusP) {
 }
 
 TEST_P(DropoutKernel, IdentityAtZeroAndZerosAtOne) {
-  std::vector<float> xh = dropout_ramp(100);
-  Tensor x = on_device(xh, {100}), y = filled({100}), z = filled({100}, 5.0f);
-  dropout_forward(x, {}, y);
-  EXPECT_EQ(to_host(y), xh);
-  dropout_forward(x, {1.0f, 1, 1}, z);
-  EXPECT_EQ(to_host(z), std::vector<float>(100, 0.0f));
+  const auto [x, y] = expect_identity_at_zero_and_zeros_at_one(DType::F32);
   EXPECT_THROW(dropout_forward(x, {1.5f, 1, 1}, y), Error);
   Tensor wrong = filled({99});
   EXPECT_THROW(dropout_forward(x, {0.5f, 1, 1}, wrong), Error);
@@ -118,40 +184,23 @@ TEST_P(DropoutKernel, BackwardUsesTheForwardMaskAndMayAlias) {
 // Forward and backward on the odd shapes against the reference, bit for bit (one float
 // product per kept element).
 TEST_P(DropoutKernel, OddShapesMatchTheReference) {
-  std::mt19937 rng(43);
-  for (OddShape s : odd_shapes()) {
-    SCOPED_TRACE(::testing::Message() << s.rows << "x" << s.cols);
-    const Shape shape{s.rows, s.cols};
+  for_each_odd_shape(43, [&](Shape shape, std::mt19937& rng) {
     std::vector<float> x = random_floats(shape.numel(), rng), dy = random_floats(shape.numel(), rng);
-    const DropoutSpec spec{0.35f, 1000 + uint64_t(s.cols), dropout_stream(1, 0, 2, 3)};
-    Tensor y = filled(shape), dx = filled(shape, 7.0f);
-    dropout_forward(on_device(x, shape), spec, y);
-    EXPECT_EQ(to_host(y), dropout_reference(x, spec, 0)) << "forward";
-    dropout_backward(on_device(dy, shape), spec, dx);
-    EXPECT_EQ(to_host(dx), dropout_reference(dy, spec, 0)) << "backward";
-  }
+    const DropoutSpec spec = odd_shape_spec(shape);
+    const ForwardAndBackward got = forward_and_backward(x, dy, shape, spec, DType::F32);
+    EXPECT_EQ(got.y, dropout_reference(x, spec, 0)) << "forward";
+    EXPECT_EQ(got.dx, dropout_reference(dy, spec, 0)) << "backward";
+  });
 }
 
 // A shard holding rows 2..4 of a 7-row batch draws what those rows draw in the whole batch.
 TEST_P(DropoutKernel, AShardNumbersItsMaskAsTheWholeBatch) {
-  std::mt19937 rng(44);
-  const int64_t rows = 7, cols = 37;
-  std::vector<float> x = random_floats(rows * cols, rng);
-  const DropoutSpec whole{0.4f, 8, 9};
-  Tensor y_whole = filled({rows, cols});
-  dropout_forward(on_device(x, {rows, cols}), whole, y_whole);
-  std::vector<float> shard_x(x.begin() + 2 * cols, x.begin() + 5 * cols);
-  DropoutSpec shard = whole;
-  shard.first_row = 2;
-  shard.rows = 3;
-  Tensor y_shard = filled({3, cols}), dx_shard = filled({3, cols});
-  dropout_forward(on_device(shard_x, {3, cols}), shard, y_shard);
-  std::vector<float> expected = dropout_reference(shard_x, whole, 2 * cols);
-  EXPECT_EQ(to_host(y_shard), expected);
-  std::vector<float> whole_rows = to_host(y_whole);
-  EXPECT_EQ(to_host(y_shard), std::vector<float>(whole_rows.begin() + 2 * cols, whole_rows.begin() + 5 * cols));
-  dropout_backward(on_device(shard_x, {3, cols}), shard, dx_shard);
-  EXPECT_EQ(to_host(dx_shard), expected);
+  const ShardOfABatch s = dropout_of_a_shard(44, DType::F32);
+  const std::vector<float> expected =
+      dropout_reference(s.x, s.batch, uint64_t(s.shard.first_row * ShardOfABatch::kCols));
+  EXPECT_EQ(s.own.y, expected);
+  EXPECT_EQ(s.own.y, s.batch_rows);
+  EXPECT_EQ(s.own.dx, expected);
 }
 
 INSTANTIATE_KERNEL_TEST(DropoutKernel);
@@ -161,18 +210,16 @@ TEST(DropoutCpu, SameMaskForAnyThreadCount) {
   std::vector<float> x = dropout_ramp(n);
   auto run = [&] {
     std::vector<float> y(static_cast<size_t>(n));
-    dropout_forward(Tensor{x.data(), Shape{n}, DType::F32, Device::cpu()}, {0.25f, 77, 88},
-                    Tensor{y.data(), Shape{n}, DType::F32, Device::cpu()});
+    dropout_forward(on_cpu(x, {n}), {0.25f, 77, 88}, on_cpu(y, {n}));
     return y;
   };
-  auto one = with_omp_threads(1, run);
-  for (int t : {2, 3, 8}) EXPECT_EQ(with_omp_threads(t, run), one) << t << " threads";
+  expect_same_for_thread_counts(run, {2, 3, 8});
 }
 
 // The 16-bit twin (bf16, fp16) against the CPU's fp32 dropout on the same rounded values: the
 // same Philox mask (zero exactly where the CPU's is), each kept x·scale rounded once; forward
 // and backward, in place, a shard's numbering, p = 0 and p = 1, and mixed dtypes refused.
-class DropoutKernel16 : public HalfKernelTest {
+class DropoutKernel16 : public DropoutTest<HalfKernelTest> {
  protected:
   // The CPU's dropout of `x` (rounded to the 16-bit type already) and the twin's of the same
   // values, compared: rounded once where kept, exactly zero where dropped.
@@ -188,61 +235,36 @@ class DropoutKernel16 : public HalfKernelTest {
 };
 
 TEST_P(DropoutKernel16, TheCpuMaskRoundedOnceForwardBackwardAndInPlace) {
-  std::mt19937 rng(45);
-  for (OddShape s : odd_shapes()) {
-    SCOPED_TRACE(::testing::Message() << s.rows << "x" << s.cols);
-    const Shape shape{s.rows, s.cols};
+  for_each_odd_shape(45, [&](Shape shape, std::mt19937& rng) {
     std::vector<float> x = random_floats(shape.numel(), rng), dy = random_floats(shape.numel(), rng);
-    const DropoutSpec spec{0.35f, 1000 + uint64_t(s.cols), dropout_stream(1, 0, 2, 3)};
-    Tensor xt = on_device_16(x, shape), dyt = on_device_16(dy, shape);
-    Tensor y = filled_16(shape), dx = filled_16(shape, 7.0f);
-    dropout_forward(xt, spec, y);
-    const std::vector<float> yh = to_host(y);
-    expect_cpu_mask(yh, x, shape, spec, "forward");
-    dropout_backward(dyt, spec, dx);
-    const std::vector<float> dxh = to_host(dx);
-    expect_cpu_mask(dxh, dy, shape, spec, "backward");
+    const DropoutSpec spec = odd_shape_spec(shape);
+    const ForwardAndBackward got = forward_and_backward(x, dy, shape, spec, dtype());
+    expect_cpu_mask(got.y, x, shape, spec, "forward");
+    expect_cpu_mask(got.dx, dy, shape, spec, "backward");
     // y may alias x, dx may alias dy.
     Tensor x_inplace = on_device_16(x, shape), dy_inplace = on_device_16(dy, shape);
     dropout_forward(x_inplace, spec, x_inplace);
-    EXPECT_EQ(to_host(x_inplace), yh) << "forward in place";
+    EXPECT_EQ(to_host(x_inplace), got.y) << "forward in place";
     dropout_backward(dy_inplace, spec, dy_inplace);
-    EXPECT_EQ(to_host(dy_inplace), dxh) << "backward in place";
-  }
+    EXPECT_EQ(to_host(dy_inplace), got.dx) << "backward in place";
+  });
 }
 
 // A shard holding rows 2..4 of a 7-row batch draws what those rows draw in the whole batch
 // (its range starts inside a Philox block).
 TEST_P(DropoutKernel16, AShardNumbersItsMaskAsTheWholeBatch) {
-  std::mt19937 rng(46);
-  const int64_t rows = 7, cols = 37;
-  std::vector<float> x = random_floats(rows * cols, rng);
-  const DropoutSpec whole{0.4f, 8, 9};
-  Tensor y_whole = filled_16({rows, cols});
-  dropout_forward(on_device_16(x, {rows, cols}), whole, y_whole);
-  std::vector<float> shard_x(x.begin() + 2 * cols, x.begin() + 5 * cols);
-  DropoutSpec shard = whole;
-  shard.first_row = 2;
-  shard.rows = 3;
-  Tensor y_shard = filled_16({3, cols}), dx_shard = filled_16({3, cols});
-  dropout_forward(on_device_16(shard_x, {3, cols}), shard, y_shard);
-  expect_cpu_mask(to_host(y_shard), shard_x, {3, cols}, shard, "shard forward");
-  const std::vector<float> whole_rows = to_host(y_whole);
-  EXPECT_EQ(to_host(y_shard), std::vector<float>(whole_rows.begin() + 2 * cols, whole_rows.begin() + 5 * cols));
-  dropout_backward(on_device_16(shard_x, {3, cols}), shard, dx_shard);
-  EXPECT_EQ(to_host(dx_shard), to_host(y_shard)) << "shard backward";
+  const ShardOfABatch s = dropout_of_a_shard(46, dtype());
+  expect_cpu_mask(s.own.y, s.x, {ShardOfABatch::kRows, ShardOfABatch::kCols}, s.shard,
+                  "shard forward");
+  EXPECT_EQ(s.own.y, s.batch_rows);
+  EXPECT_EQ(s.own.dx, s.own.y) << "shard backward";
 }
 
 TEST_P(DropoutKernel16, IdentityAtZeroZerosAtOneAndMixedDtypesRefused) {
-  std::vector<float> xh = dropout_ramp(100);
-  Tensor x = on_device_16(xh, {100}), y = filled_16({100}), z = filled_16({100}, 5.0f);
-  dropout_forward(x, {}, y);
-  EXPECT_EQ(to_host(y), xh);
-  dropout_forward(x, {1.0f, 1, 1}, z);
-  EXPECT_EQ(to_host(z), std::vector<float>(100, 0.0f));
+  const auto [x, y] = expect_identity_at_zero_and_zeros_at_one(dtype());
   Tensor fp32 = filled({100});
   Tensor other_half = y;  // the same bits seen as the other 16-bit type
-  other_half.dtype = dtype() == DType::BF16 ? DType::F16 : DType::BF16;
+  other_half.dtype = other_16();
   for (const Tensor& other : {fp32, other_half}) {
     EXPECT_THROW(dropout_forward(x, {0.5f, 1, 1}, other), Error) << other.describe();
     EXPECT_THROW(dropout_backward(other, {0.5f, 1, 1}, y), Error) << other.describe();

@@ -14,7 +14,43 @@ using namespace precis::testing;
 
 namespace {
 
-class ElementwiseKernel : public KernelTest {};
+// Each op's result on a and b, read back: add and multiply out of place, add_into b, a scaled
+// by 0.3 in place, and add and multiply with the output aliasing a or b.
+struct EachOp {
+  std::vector<float> sum, product, sum_into_b, scaled, sum_into_a, product_into_b;
+};
+
+// What the fp32 op test (ElementwiseKernel) and the 16-bit twins' (ElementwiseKernel16) both run,
+// on tensors of the dtype each names (a and b rounded in place to a 16-bit one, so that a
+// reference reads the numbers the tensors hold); each checks against its own reference.
+template <class Fixture>
+class ElementwiseTest : public Fixture {
+ protected:
+  EachOp run_each_op(std::vector<float>& a, std::vector<float>& b, Shape shape, DType dtype) {
+    Tensor at = this->on_device_as(a, shape, dtype), bt = this->on_device_as(b, shape, dtype),
+           out = this->filled_as(shape, dtype, 7.0f);
+    EachOp got;
+    add(at, bt, out);
+    got.sum = this->to_host(out);
+    multiply(at, bt, out);
+    got.product = this->to_host(out);
+    Tensor into = this->on_device_as(b, shape, dtype);
+    add_into(at, into);
+    got.sum_into_b = this->to_host(into);
+    Tensor scaled = this->on_device_as(a, shape, dtype);
+    scale_in_place(scaled, 0.3f);
+    got.scaled = this->to_host(scaled);
+    Tensor alias_a = this->on_device_as(a, shape, dtype);
+    add(alias_a, bt, alias_a);
+    got.sum_into_a = this->to_host(alias_a);
+    Tensor alias_b = this->on_device_as(b, shape, dtype);
+    multiply(at, alias_b, alias_b);
+    got.product_into_b = this->to_host(alias_b);
+    return got;
+  }
+};
+
+class ElementwiseKernel : public ElementwiseTest<KernelTest> {};
 
 }  // namespace
 
@@ -29,10 +65,7 @@ TEST_P(ElementwiseKernel, AddIntoAndScale) {
 }
 
 TEST_P(ElementwiseKernel, OddShapesAreExactAndMayAlias) {
-  std::mt19937 rng(40);
-  for (OddShape s : odd_shapes()) {
-    SCOPED_TRACE(::testing::Message() << s.rows << "x" << s.cols);
-    const Shape shape{s.rows, s.cols};
+  for_each_odd_shape(40, [&](Shape shape, std::mt19937& rng) {
     const int64_t n = shape.numel();
     std::vector<float> a = random_floats(n, rng, -3.0f, 3.0f), b = random_floats(n, rng, -3.0f, 3.0f);
     std::vector<float> sum(static_cast<size_t>(n)), product(static_cast<size_t>(n)), scaled(static_cast<size_t>(n));
@@ -41,25 +74,14 @@ TEST_P(ElementwiseKernel, OddShapesAreExactAndMayAlias) {
       product[i] = float(double(a[i]) * double(b[i]));
       scaled[i] = float(double(a[i]) * 0.3f);
     }
-    Tensor at = on_device(a, shape), bt = on_device(b, shape), out = filled(shape, 7.0f);
-    add(at, bt, out);
-    EXPECT_EQ(to_host(out), sum) << "add";
-    multiply(at, bt, out);
-    EXPECT_EQ(to_host(out), product) << "multiply";
-    Tensor into = on_device(b, shape);
-    add_into(at, into);
-    EXPECT_EQ(to_host(into), sum) << "add_into";
-    Tensor s_t = on_device(a, shape);
-    scale_in_place(s_t, 0.3f);
-    EXPECT_EQ(to_host(s_t), scaled) << "scale_in_place";
-    // out may alias a or b.
-    Tensor alias_a = on_device(a, shape);
-    add(alias_a, bt, alias_a);
-    EXPECT_EQ(to_host(alias_a), sum) << "add into a";
-    Tensor alias_b = on_device(b, shape);
-    multiply(at, alias_b, alias_b);
-    EXPECT_EQ(to_host(alias_b), product) << "multiply into b";
-  }
+    const EachOp got = run_each_op(a, b, shape, DType::F32);
+    EXPECT_EQ(got.sum, sum) << "add";
+    EXPECT_EQ(got.product, product) << "multiply";
+    EXPECT_EQ(got.sum_into_b, sum) << "add_into";
+    EXPECT_EQ(got.scaled, scaled) << "scale_in_place";
+    EXPECT_EQ(got.sum_into_a, sum) << "add into a";
+    EXPECT_EQ(got.product_into_b, product) << "multiply into b";
+  });
   Tensor three = filled({3}), four = filled({4});
   EXPECT_THROW(add(three, four, three), Error);
   EXPECT_THROW(multiply(three, three, four), Error);
@@ -69,45 +91,30 @@ INSTANTIATE_KERNEL_TEST(ElementwiseKernel);
 
 // The 16-bit twins (bf16, fp16) against the CPU's fp32 ops on the same rounded values, with the
 // fp32 test's aliasing cases, and tensors of mixed dtypes refused.
-class ElementwiseKernel16 : public HalfKernelTest {};
+class ElementwiseKernel16 : public ElementwiseTest<HalfKernelTest> {};
 
 TEST_P(ElementwiseKernel16, EachOpIsTheFp32ResultRoundedOnce) {
-  std::mt19937 rng(41);
-  for (OddShape s : odd_shapes()) {
-    SCOPED_TRACE(::testing::Message() << s.rows << "x" << s.cols);
-    const Shape shape{s.rows, s.cols};
+  for_each_odd_shape(41, [&](Shape shape, std::mt19937& rng) {
     const int64_t n = shape.numel();
     std::vector<float> a = random_floats(n, rng, -3.0f, 3.0f), b = random_floats(n, rng, -3.0f, 3.0f);
-    Tensor at = on_device_16(a, shape), bt = on_device_16(b, shape), out = filled_16(shape, 7.0f);
+    const EachOp got = run_each_op(a, b, shape, dtype());  // a and b now hold the rounded values
     std::vector<float> sum(static_cast<size_t>(n)), product(static_cast<size_t>(n)), scaled(a);
     add(on_cpu(a, shape), on_cpu(b, shape), on_cpu(sum, shape));
     multiply(on_cpu(a, shape), on_cpu(b, shape), on_cpu(product, shape));
     scale_in_place(on_cpu(scaled, shape), 0.3f);
-
-    add(at, bt, out);
-    expect_rounded_from(to_host(out), sum, dtype(), "add");
-    multiply(at, bt, out);
-    expect_rounded_from(to_host(out), product, dtype(), "multiply");
-    Tensor into = on_device_16(b, shape);
-    add_into(at, into);
-    expect_rounded_from(to_host(into), sum, dtype(), "add_into");
-    Tensor s_t = on_device_16(a, shape);
-    scale_in_place(s_t, 0.3f);
-    expect_rounded_from(to_host(s_t), scaled, dtype(), "scale_in_place");
-    // out may alias a or b.
-    Tensor alias_a = on_device_16(a, shape);
-    add(alias_a, bt, alias_a);
-    expect_rounded_from(to_host(alias_a), sum, dtype(), "add into a");
-    Tensor alias_b = on_device_16(b, shape);
-    multiply(at, alias_b, alias_b);
-    expect_rounded_from(to_host(alias_b), product, dtype(), "multiply into b");
-  }
+    expect_rounded_from(got.sum, sum, dtype(), "add");
+    expect_rounded_from(got.product, product, dtype(), "multiply");
+    expect_rounded_from(got.sum_into_b, sum, dtype(), "add_into");
+    expect_rounded_from(got.scaled, scaled, dtype(), "scale_in_place");
+    expect_rounded_from(got.sum_into_a, sum, dtype(), "add into a");
+    expect_rounded_from(got.product_into_b, product, dtype(), "multiply into b");
+  });
 }
 
 TEST_P(ElementwiseKernel16, MixedDtypesAreRefused) {
   Tensor half = filled_16({3}), fp32 = filled({3});
   Tensor other_half = half;  // the same bits seen as the other 16-bit type
-  other_half.dtype = dtype() == DType::BF16 ? DType::F16 : DType::BF16;
+  other_half.dtype = other_16();
   for (const Tensor& other : {fp32, other_half}) {
     EXPECT_THROW(add(half, other, half), Error) << other.describe();
     EXPECT_THROW(add(half, half, other), Error) << other.describe();

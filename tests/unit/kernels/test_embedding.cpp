@@ -16,7 +16,37 @@ using namespace precis::testing;
 
 namespace {
 
-class EmbeddingKernel : public KernelTest {};
+// The batches of the odd-shape tests (the fp32 op's and the 16-bit twins'): 3 x 5 tokens over
+// 13 ids with repeats and padding (tokens 3 and 9), positions from row 2 of 11, and tables 37,
+// 129, 1 and 1031 wide (wider than a CUDA grid's one pass over the columns).
+struct OddShapeBatches {
+  static constexpr int64_t B = 3, T = 5, V = 13, P = 11, first = 2, pad = 1;
+  static constexpr float scale = 0.75f;
+
+  struct Batch {
+    int64_t d;  // the tables' width
+    std::vector<int32_t> ids;
+    std::vector<float> table, positions, G;  // G: the gradient of the output
+  };
+
+  // f(batch) for each width, the batches drawn in turn from `seed`, failures traced by the width.
+  template <class F>
+  static void for_each_width(uint32_t seed, F&& f) {
+    std::mt19937 rng(seed);
+    for (int64_t d : {int64_t(37), int64_t(129), int64_t(1), int64_t(1031)}) {
+      SCOPED_TRACE(::testing::Message() << "width " << d);
+      Batch batch{d, std::vector<int32_t>(size_t(B * T)), {}, {}, {}};
+      for (int32_t& id : batch.ids) id = int32_t(rng() % V);
+      batch.ids[3] = batch.ids[9] = int32_t(pad);
+      batch.table = random_floats(V * d, rng);
+      batch.positions = random_floats(P * d, rng);
+      batch.G = random_floats(B * T * d, rng);
+      f(batch);
+    }
+  }
+};
+
+class EmbeddingKernel : public KernelTest, protected OddShapeBatches {};
 
 }  // namespace
 
@@ -61,20 +91,10 @@ TEST_P(EmbeddingKernel, PositionsSumOverTheBatch) {
   EXPECT_THROW(position_embeddings_backward(Gt, 6, dpos), Error);
 }
 
-// Forward and backward of both embeddings on tables 37, 129, 1 and 1031 wide (wider than a
-// CUDA grid's one pass over the columns), batch 3 x 5 tokens with repeats and padding,
-// positions from row 2 of 11.
+// Forward and backward of both embeddings on the odd-shape batches (OddShapeBatches).
 TEST_P(EmbeddingKernel, OddShapesForwardAndBackward) {
-  std::mt19937 rng(41);
-  const int64_t B = 3, T = 5, V = 13, P = 11, first = 2, pad = 1;
-  const float scale = 0.75f;
-  for (int64_t d : {int64_t(37), int64_t(129), int64_t(1), int64_t(1031)}) {
-    SCOPED_TRACE(::testing::Message() << "width " << d);
-    std::vector<int32_t> ids(size_t(B * T));
-    for (int32_t& id : ids) id = int32_t(rng() % V);
-    ids[3] = ids[9] = int32_t(pad);
-    std::vector<float> table = random_floats(V * d, rng), positions = random_floats(P * d, rng),
-                       G = random_floats(B * T * d, rng);
+  for_each_width(41, [&](Batch& batch) {
+    auto& [d, ids, table, positions, G] = batch;
     Tensor idt = on_device(ids, {B, T}), out = filled({B, T, d}, 9.0f);
     embedding_forward(idt, on_device(table, {V, d}), scale, out);
     // scale·v is one rounding, then + position another, as float would do them.
@@ -100,7 +120,7 @@ TEST_P(EmbeddingKernel, OddShapesForwardAndBackward) {
       }
     expect_near_reference(to_host(dtable), dtable_ref, "dtable (+=)", -0.5);
     expect_near_reference(to_host(dpos), dpos_ref, "dpositions (+=)", 0.25);
-  }
+  });
 }
 
 INSTANTIATE_KERNEL_TEST(EmbeddingKernel);
@@ -108,20 +128,12 @@ INSTANTIATE_KERNEL_TEST(EmbeddingKernel);
 // The 16-bit twins (bf16, fp16) against the CPU's fp32 op on the same rounded activations: the
 // forwards write the fp32 table's rows (scaled, plus positions) rounded once; the backwards add
 // 16-bit gradients into the fp32 tables (+=, repeated ids in token order, the padding row
-// untouched). Widths and ids as OddShapesForwardAndBackward.
-class EmbeddingKernel16 : public HalfKernelTest {};
+// untouched). On the odd-shape batches, as the fp32 op.
+class EmbeddingKernel16 : public HalfKernelTest, protected OddShapeBatches {};
 
 TEST_P(EmbeddingKernel16, OddShapesForwardAndBackward) {
-  std::mt19937 rng(41);
-  const int64_t B = 3, T = 5, V = 13, P = 11, first = 2, pad = 1;
-  const float scale = 0.75f;
-  for (int64_t d : {int64_t(37), int64_t(129), int64_t(1), int64_t(1031)}) {
-    SCOPED_TRACE(::testing::Message() << "width " << d);
-    std::vector<int32_t> ids(size_t(B * T));
-    for (int32_t& id : ids) id = int32_t(rng() % V);
-    ids[3] = ids[9] = int32_t(pad);
-    std::vector<float> table = random_floats(V * d, rng), positions = random_floats(P * d, rng),
-                       G = random_floats(B * T * d, rng);
+  for_each_width(41, [&](Batch& batch) {
+    auto& [d, ids, table, positions, G] = batch;
     Tensor idt = on_device(ids, {B, T}), out = filled_16({B, T, d}, 9.0f);
 
     std::vector<float> tokens(size_t(B * T * d));
@@ -155,7 +167,7 @@ TEST_P(EmbeddingKernel16, OddShapesForwardAndBackward) {
     Tensor dpos = filled({P, d}, 0.25f);
     position_embeddings_backward(Gt, first, dpos);
     expect_near_reference(to_host(dpos), to_double(dpos_ref), "dpositions (+=)");
-  }
+  });
 }
 
 // The tables and their gradients are F32 (master weights), the activations F32, BF16 or F16:
@@ -188,12 +200,10 @@ TEST(EmbeddingCpu, SameBitsForAnyThreadCount) {
   for (auto& id : ids) id = int32_t(rng() % V);
   auto run = [&] {
     std::vector<float> dtable(size_t(V * d)), dpos(size_t((n + 2) * d));
-    Tensor Gt{G.data(), Shape{1, n, d}, DType::F32, Device::cpu()};
-    embedding_backward(Gt, Tensor{ids.data(), Shape{1, n}, DType::I32, Device::cpu()}, 2.0f, 1,
-                       Tensor{dtable.data(), Shape{V, d}, DType::F32, Device::cpu()});
-    position_embeddings_backward(Gt, 2, Tensor{dpos.data(), Shape{n + 2, d}, DType::F32, Device::cpu()});
+    Tensor Gt = on_cpu(G, {1, n, d});
+    embedding_backward(Gt, on_cpu(ids, {1, n}), 2.0f, 1, on_cpu(dtable, {V, d}));
+    position_embeddings_backward(Gt, 2, on_cpu(dpos, {n + 2, d}));
     return std::vector<std::vector<float>>{dtable, dpos};
   };
-  auto one = with_omp_threads(1, run);
-  for (int threads : {2, 3, 7}) EXPECT_EQ(with_omp_threads(threads, run), one) << threads << " threads";
+  expect_same_for_thread_counts(run, {2, 3, 7});
 }

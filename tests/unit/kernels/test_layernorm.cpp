@@ -10,6 +10,8 @@
 #include "precis/kernels/layernorm.h"
 
 #include "kernel_test.h"
+#include "norm_rows.h"
+#include "test_support.h"
 
 using namespace precis;
 using namespace precis::testing;
@@ -106,18 +108,16 @@ TEST_P(LayerNormKernel, WideRows) {
 // rstd, they are the CPU's bits.
 TEST_P(LayerNormKernel, ParameterGradientsAreTheCpuBits) {
   std::mt19937 rng(10);
-  const int64_t rows = 37, cols = 300;
+  auto [rows, cols, x, G, w] = NormRows(37, 300, rng);
   const size_t n = static_cast<size_t>(rows * cols), c = static_cast<size_t>(cols),
                r = static_cast<size_t>(rows);
-  std::vector<float> x = random_floats(rows * cols, rng), G = random_floats(rows * cols, rng),
-                     w = random_floats(cols, rng), b = random_floats(cols, rng), y(n), mean(r),
-                     rstd(r), dx(n), dw(c, 0.5f), db(c, 0.25f);
-  auto host = [](std::vector<float>& v, Shape s) { return Tensor{v.data(), s, DType::F32, Device::cpu()}; };
-  layernorm_forward(host(x, {rows, cols}), host(w, {cols}), host(b, {cols}), 1e-5f,
-                    host(y, {rows, cols}), host(mean, {rows}), host(rstd, {rows}));
-  layernorm_backward(host(G, {rows, cols}), host(x, {rows, cols}), host(w, {cols}),
-                     host(mean, {rows}), host(rstd, {rows}), host(dx, {rows, cols}),
-                     host(dw, {cols}), host(db, {cols}));
+  std::vector<float> b = random_floats(cols, rng), y(n), mean(r), rstd(r), dx(n), dw(c, 0.5f),
+                     db(c, 0.25f);
+  layernorm_forward(on_cpu(x, {rows, cols}), on_cpu(w, {cols}), on_cpu(b, {cols}), 1e-5f,
+                    on_cpu(y, {rows, cols}), on_cpu(mean, {rows}), on_cpu(rstd, {rows}));
+  layernorm_backward(on_cpu(G, {rows, cols}), on_cpu(x, {rows, cols}), on_cpu(w, {cols}),
+                     on_cpu(mean, {rows}), on_cpu(rstd, {rows}), on_cpu(dx, {rows, cols}),
+                     on_cpu(dw, {cols}), on_cpu(db, {cols}));
   Tensor dwt = filled({cols}, 0.5f), dbt = filled({cols}, 0.25f), dxt = filled({rows, cols});
   layernorm_backward(on_device(G, {rows, cols}), on_device(x, {rows, cols}), on_device(w, {cols}),
                      on_device(mean, {rows}), on_device(rstd, {rows}), dxt, dwt, dbt);
@@ -130,21 +130,19 @@ INSTANTIATE_KERNEL_TEST(LayerNormKernel);
 // The parameter gradients sum rows in order on every thread count.
 TEST(LayerNormCpu, SameBitsForAnyThreadCount) {
   std::mt19937 rng(31);
-  const int64_t n = 1517, cols = 300;
-  std::vector<float> x = random_floats(n * cols, rng), G = random_floats(n * cols, rng),
-                     w = random_floats(cols, rng), b(static_cast<size_t>(cols)), mean(static_cast<size_t>(n)),
-                     rstd(static_cast<size_t>(n)), y(size_t(n * cols));
-  auto host = [](std::vector<float>& v, Shape s) { return Tensor{v.data(), s, DType::F32, Device::cpu()}; };
-  layernorm_forward(host(x, {n, cols}), host(w, {cols}), host(b, {cols}), 1e-5f, host(y, {n, cols}),
-                    host(mean, {n}), host(rstd, {n}));
+  auto [n, cols, x, G, w] = NormRows(1517, 300, rng);
+  std::vector<float> b(static_cast<size_t>(cols)), mean(static_cast<size_t>(n)),
+      rstd(static_cast<size_t>(n)), y(size_t(n * cols));
+  layernorm_forward(on_cpu(x, {n, cols}), on_cpu(w, {cols}), on_cpu(b, {cols}), 1e-5f,
+                    on_cpu(y, {n, cols}), on_cpu(mean, {n}), on_cpu(rstd, {n}));
   auto run = [&] {
     std::vector<float> dx(size_t(n * cols)), dw(static_cast<size_t>(cols)), db(static_cast<size_t>(cols));
-    layernorm_backward(host(G, {n, cols}), host(x, {n, cols}), host(w, {cols}), host(mean, {n}),
-                       host(rstd, {n}), host(dx, {n, cols}), host(dw, {cols}), host(db, {cols}));
+    layernorm_backward(on_cpu(G, {n, cols}), on_cpu(x, {n, cols}), on_cpu(w, {cols}),
+                       on_cpu(mean, {n}), on_cpu(rstd, {n}), on_cpu(dx, {n, cols}),
+                       on_cpu(dw, {cols}), on_cpu(db, {cols}));
     return std::vector<std::vector<float>>{dx, dw, db};
   };
-  auto one = with_omp_threads(1, run);
-  for (int threads : {2, 3, 7}) EXPECT_EQ(with_omp_threads(threads, run), one) << threads << " threads";
+  expect_same_for_thread_counts(run, {2, 3, 7});
 }
 
 // The 16-bit twins (bf16, fp16) against the CPU's fp32 op on the same rounded x and dy, with the
@@ -216,33 +214,25 @@ TEST_P(LayerNormKernel16, RejectsMixedDtypes) {
          mean = filled({3}), rstd = filled({3}), dw = filled({37}), db = filled({37});
   Tensor other = filled_16(shape), y32 = filled(shape), w16 = filled_16({37}, 1.0f),
          stat16 = filled_16({3});
-  other.dtype = dtype() == DType::BF16 ? DType::F16 : DType::BF16;  // the same bits, the other type
-  auto expect_rejected = [](auto op, const std::string& name) {
-    try {
-      op();
-      ADD_FAILURE() << "accepted " << name;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
-    }
-  };
+  other.dtype = other_16();  // the same bits, the other type
   auto forward = [&](Tensor x_, Tensor w_, Tensor b_, Tensor y_, Tensor mean_, Tensor rstd_) {
     return [=] { layernorm_forward(x_, w_, b_, 1e-5f, y_, mean_, rstd_); };
   };
-  expect_rejected(forward(x, w, b, other, mean, rstd), "y " + other.describe());
-  expect_rejected(forward(x, w, b, y32, mean, rstd), "y " + y32.describe());
-  expect_rejected(forward(x, w16, b, y, mean, rstd), "weight " + w16.describe());
-  expect_rejected(forward(x, w, w16, y, mean, rstd), "bias " + w16.describe());
-  expect_rejected(forward(x, w, b, y, stat16, rstd), "mean " + stat16.describe());
-  expect_rejected(forward(x, w, b, y, mean, stat16), "rstd " + stat16.describe());
+  for (const Tensor& wrong : {other, y32})  // y in the other 16-bit type, or in fp32
+    EXPECT_CONTAINS(error_of(forward(x, w, b, wrong, mean, rstd)), "y " + wrong.describe());
+  EXPECT_CONTAINS(error_of(forward(x, w16, b, y, mean, rstd)), "weight " + w16.describe());
+  EXPECT_CONTAINS(error_of(forward(x, w, w16, y, mean, rstd)), "bias " + w16.describe());
+  EXPECT_CONTAINS(error_of(forward(x, w, b, y, stat16, rstd)), "mean " + stat16.describe());
+  EXPECT_CONTAINS(error_of(forward(x, w, b, y, mean, stat16)), "rstd " + stat16.describe());
   auto backward = [&](Tensor dy_, Tensor x_, Tensor mean_, Tensor dx_, Tensor dw_, Tensor db_) {
     return [=] { layernorm_backward(dy_, x_, w, mean_, rstd, dx_, dw_, db_); };
   };
-  expect_rejected(backward(x, x, mean, other, dw, db), "dx " + other.describe());
-  expect_rejected(backward(other, x, mean, y, dw, db), "dy " + other.describe());
-  expect_rejected(backward(x, x, mean, y32, dw, db), "dx " + y32.describe());
-  expect_rejected(backward(x, x, stat16, y, dw, db), "mean " + stat16.describe());
-  expect_rejected(backward(x, x, mean, y, w16, db), "dweight " + w16.describe());
-  expect_rejected(backward(x, x, mean, y, dw, w16), "dbias " + w16.describe());
+  EXPECT_CONTAINS(error_of(backward(other, x, mean, y, dw, db)), "dy " + other.describe());
+  for (const Tensor& wrong : {other, y32})  // dx in the other 16-bit type, or in fp32
+    EXPECT_CONTAINS(error_of(backward(x, x, mean, wrong, dw, db)), "dx " + wrong.describe());
+  EXPECT_CONTAINS(error_of(backward(x, x, stat16, y, dw, db)), "mean " + stat16.describe());
+  EXPECT_CONTAINS(error_of(backward(x, x, mean, y, w16, db)), "dweight " + w16.describe());
+  EXPECT_CONTAINS(error_of(backward(x, x, mean, y, dw, w16)), "dbias " + w16.describe());
 }
 
 INSTANTIATE_HALF_KERNEL_TEST(LayerNormKernel16);

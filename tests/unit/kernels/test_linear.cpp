@@ -1,6 +1,7 @@
 // linear (kernels/linear.h): y = x·Wᵀ + b and its backward on every backend, against loops
 // in double; the accumulation rule (dweight, dbias +=, dx =); the same bits for any thread
 // count on the CPU; the CUDA twin in bf16/fp16 against the CPU on the same rounded values.
+#include <ostream>
 #include <random>
 #include <vector>
 
@@ -14,6 +15,26 @@ using namespace precis;
 using namespace precis::testing;
 
 namespace {
+
+// A linear layer's shape: n rows of `in` features to `out`, with or without a bias.
+struct LinearCase {
+  int64_t n, in, out;
+  bool bias;
+};
+
+std::ostream& operator<<(std::ostream& os, const LinearCase& c) {
+  return os << c.n << "x" << c.in << " -> " << c.out << (c.bias ? " with bias" : "");
+}
+
+// A case's x, weight, bias (drawn with or without one) and dy, drawn from `rng` in this order.
+struct LinearInputs {
+  std::vector<float> x, w, b, G;
+  LinearInputs(const LinearCase& c, std::mt19937& rng)
+      : x(random_floats(c.n * c.in, rng)),
+        w(random_floats(c.out * c.in, rng)),
+        b(random_floats(c.out, rng)),
+        G(random_floats(c.n * c.out, rng)) {}
+};
 
 // y (n, out) = x (n, in) · w (out, in)ᵀ + b (out; empty: no bias), in double.
 RefVec linear_reference(const RefVec& x, const RefVec& w, const RefVec& b, int64_t n, int64_t in,
@@ -69,16 +90,11 @@ TEST_P(LinearKernel, OptionalGradientsAreSkipped) {
 // without a bias. The gradients of a linear map are linear maps too, so the reference is
 // exact: dx = G·W, dW += Gᵀ·x, db += Σ_rows G.
 TEST_P(LinearKernel, OddShapesMatchTheDoubleReference) {
-  struct Case {
-    int64_t n, in, out;
-    bool bias;
-  };
   std::mt19937 rng(3);
-  for (Case c : {Case{3, 37, 5, true}, Case{5, 129, 37, true}, Case{37, 3, 129, false},
-                 Case{1, 7, 1, true}}) {
-    SCOPED_TRACE(::testing::Message() << c.n << "x" << c.in << " -> " << c.out);
-    std::vector<float> x = random_floats(c.n * c.in, rng), w = random_floats(c.out * c.in, rng),
-                       b = random_floats(c.out, rng), G = random_floats(c.n * c.out, rng);
+  for (LinearCase c : {LinearCase{3, 37, 5, true}, LinearCase{5, 129, 37, true},
+                       LinearCase{37, 3, 129, false}, LinearCase{1, 7, 1, true}}) {
+    SCOPED_TRACE(::testing::Message() << c);
+    const auto [x, w, b, G] = LinearInputs(c, rng);
     const RefVec xd = to_double(x), wd = to_double(w), bd = c.bias ? to_double(b) : RefVec{},
                  g = to_double(G);
     Tensor bias = c.bias ? on_device(b, {c.out}) : Tensor{};
@@ -115,16 +131,15 @@ TEST(LinearCpu, SameBitsForAnyThreadCount) {
   const int64_t n = 1517, in = 300, out = 530;
   std::vector<float> x = random_floats(n * in, rng), w = random_floats(out * in, rng),
                      G = random_floats(n * out, rng);
-  auto host = [](std::vector<float>& v, Shape s) { return Tensor{v.data(), s, DType::F32, Device::cpu()}; };
   auto run = [&] {
     std::vector<float> dx(size_t(n * in)), dw(size_t(out * in)), db(static_cast<size_t>(out)), y(size_t(n * out));
-    linear_forward(host(x, {n, in}), host(w, {out, in}), host(db, {out}), host(y, {n, out}));
-    linear_backward(host(G, {n, out}), host(x, {n, in}), host(w, {out, in}), host(dx, {n, in}),
-                    host(dw, {out, in}), host(db, {out}));
+    linear_forward(on_cpu(x, {n, in}), on_cpu(w, {out, in}), on_cpu(db, {out}),
+                   on_cpu(y, {n, out}));
+    linear_backward(on_cpu(G, {n, out}), on_cpu(x, {n, in}), on_cpu(w, {out, in}),
+                    on_cpu(dx, {n, in}), on_cpu(dw, {out, in}), on_cpu(db, {out}));
     return std::vector<std::vector<float>>{y, dx, dw, db};
   };
-  auto one = with_omp_threads(1, run);
-  for (int threads : {2, 3, 7}) EXPECT_EQ(with_omp_threads(threads, run), one) << threads << " threads";
+  expect_same_for_thread_counts(run, {2, 3, 7});
 }
 
 // The 16-bit twin (bf16, fp16) against the CPU's fp32 linear on the same rounded x, weight and
@@ -134,18 +149,13 @@ TEST(LinearCpu, SameBitsForAnyThreadCount) {
 class LinearKernel16 : public HalfKernelTest {};
 
 TEST_P(LinearKernel16, TheCpuResultRoundedOnceWithFp32MasterGradients) {
-  struct Case {
-    int64_t n, in, out;
-    bool bias;
-  };
   std::mt19937 rng(31);
-  for (Case c : {Case{3, 37, 5, true}, Case{5, 129, 37, true}, Case{5, 129, 37, false},
-                 Case{37, 3, 129, true}, Case{37, 3, 129, false}, Case{1, 7, 1, true}}) {
-    SCOPED_TRACE(::testing::Message() << c.n << "x" << c.in << " -> " << c.out
-                                      << (c.bias ? " with bias" : ""));
+  for (LinearCase c : {LinearCase{3, 37, 5, true}, LinearCase{5, 129, 37, true},
+                       LinearCase{5, 129, 37, false}, LinearCase{37, 3, 129, true},
+                       LinearCase{37, 3, 129, false}, LinearCase{1, 7, 1, true}}) {
+    SCOPED_TRACE(::testing::Message() << c);
     const Shape xs{c.n, c.in}, ws{c.out, c.in}, ys{c.n, c.out}, bs{c.out};
-    std::vector<float> x = random_floats(c.n * c.in, rng), w = random_floats(c.out * c.in, rng),
-                       b = random_floats(c.out, rng), G = random_floats(c.n * c.out, rng);
+    auto [x, w, b, G] = LinearInputs(c, rng);
     Tensor xt = on_device_16(x, xs), wt = on_device_16(w, ws), Gt = on_device_16(G, ys);
     Tensor bt = c.bias ? on_device(b, bs) : Tensor{};
 
@@ -188,7 +198,7 @@ TEST_P(LinearKernel16, MixedDtypesAreRefused) {
   Tensor x = on_device_16(xv, {6, 3}), w = on_device_16(wv, {2, 3}), y = filled_16({6, 2});
   Tensor w32 = filled({2, 3}), y32 = filled({6, 2}), b32 = filled({2}), b16 = filled_16({2});
   Tensor w_other = w;  // the same bits seen as the other 16-bit type
-  w_other.dtype = dtype() == DType::BF16 ? DType::F16 : DType::BF16;
+  w_other.dtype = other_16();
   EXPECT_NO_THROW(linear_forward(x, w, b32, y));
   EXPECT_THROW(linear_forward(x, w32, b32, y), Error);
   EXPECT_THROW(linear_forward(x, w_other, b32, y), Error);
@@ -208,7 +218,7 @@ TEST_P(LinearKernel16, MixedDtypesAreRefused) {
 // for: A and B of two types, a 16-bit C for other inputs, types that are not floating point.
 TEST_P(LinearKernel16, GemmRefusesUnsupportedTypes) {
   Tensor a = filled_16({1}), c = filled({1});
-  const DType other = dtype() == DType::BF16 ? DType::F16 : DType::BF16;
+  const DType other = other_16();
   auto gemm = [&](DType ta, DType tb, DType tc) {
     cuda::gemm(op_stream(device()), 1, 1, 1, 1.0f, {a.ptr, ta, 1, false}, {a.ptr, tb, 1, false},
                0.0f, c.ptr, tc, 1);

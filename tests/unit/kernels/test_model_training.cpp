@@ -22,6 +22,8 @@
 #include "precis/model/t5/t5_init.h"
 
 #include "backends.h"
+#include "small_t5.h"
+#include "training_step_buffers.h"
 
 #ifdef PRECIS_EMULATED_CUDA_BACKEND
 #include "cuda_emulation/device_memory.h"
@@ -94,18 +96,13 @@ Trajectory train_three_steps(const Config& c, const typename ModelFamily<Config>
     Arena inputs(size_t(1) << 16);
     Seq2SeqBatch batch{upload(inputs, h.input_ids, {B, S}), upload(inputs, h.attention_mask, {B, S}),
                        upload(inputs, h.decoder_input_ids, {B, T}), upload(inputs, h.labels, {B, T})};
-    Arena measure = Arena::measuring();
-    allocate_activations(c, measure, B, S, T, true);
-    allocate_grad_scratch(c, measure, B, S, T);
-    Arena arena(measure.used());
-    auto acts = allocate_activations(c, arena, B, S, T, true);
-    auto scratch = allocate_grad_scratch(c, arena, B, S, T);
+    testing::TrainingStepBuffers<Config> buffers(c, B, S, T);
     const DropoutContext dropout{true, 42, uint64_t(step), 0};
-    model_forward(c, model.params, batch, acts, dropout);
-    const CrossEntropyResult ce = model_loss(batch, acts, 0.1f);
+    model_forward(c, model.params, batch, buffers.acts, dropout);
+    const CrossEntropyResult ce = model_loss(batch, buffers.acts, 0.1f);
     out.losses.push_back(ce.mean());
-    model_backward(c, model.params, batch, acts, dropout, 0.1f, float(1.0 / double(ce.counted)),
-                   grads.params, scratch);
+    model_backward(c, model.params, batch, buffers.acts, dropout, 0.1f,
+                   float(1.0 / double(ce.counted)), grads.params, buffers.scratch);
     out.grad_norms.push_back(train::clip_grad_norm(c, grads.params, 1.0));
     optimizer.step(model.params, grads.params, 1e-3);
     train::zero_grads(c, grads.params);
@@ -241,15 +238,8 @@ BartConfig tiny_bart() {
 }
 
 T5Config tiny_t5(const char* preset) {
-  T5Config c = t5_config_from(preset);
-  c.vocab_size = 128;
-  c.d_model = 32;
-  c.d_ff = 48;
-  c.d_kv = 8;
-  c.num_heads = 4;
-  c.num_layers = 1;
-  c.num_decoder_layers = 1;
-  return c;
+  return testing::small_t5(preset, {.vocab_size = 128, .d_model = 32, .d_ff = 48, .d_kv = 8,
+                                    .num_heads = 4, .num_layers = 1, .num_decoder_layers = 1});
 }
 
 TEST(CudaGeneration, TinyBartMatchesTheCpu) {
