@@ -39,9 +39,15 @@ elif ! ls /var/lib/apt/lists/*_i18n_Translation-en* > /dev/null 2>&1; then
 fi
 
 if [ "$main_job" = 1 ]; then
-  # A build/ the tests configured keeps its tests; a new one is configured without them.
-  tests=(); [ -f build/CMakeCache.txt ] || tests=(-DPRECIS_TESTS=OFF)
-  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${tests[@]}" > /dev/null
+  # A build/ the tests configured keeps its tests and its CUDA setting; a new one is configured
+  # without tests, and without the CUDA backend where no GPU can run it (the toolkit alone would
+  # add minutes of nvcc to the main job's set-up).
+  new_build=()
+  if [ ! -f build/CMakeCache.txt ]; then
+    new_build=(-DPRECIS_TESTS=OFF)
+    nvidia-smi -L > /dev/null 2>&1 || new_build+=(-DPRECIS_CUDA=OFF)
+  fi
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${new_build[@]}" > /dev/null
   cmake --build build -j "$(nproc)" --target precis
   exit 0
 fi
