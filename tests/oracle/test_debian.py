@@ -57,7 +57,10 @@ def test_sane_records_and_counts(two_runs):
         keys = []
         for line in lines[:-1]:
             record = json.loads(line)
-            assert list(record) == ["description", "synopsis", "package"]
+            assert list(record) == ["description", "synopsis", "package", "package_and_description"]
+            # The main job's input: the name tells a library, its -dev or -doc package, a
+            # Python module apart, which the description's first sentences often do not.
+            assert record["package_and_description"] == record["package"] + ": " + record["description"]
             assert all(isinstance(v, str) and v.strip() for v in record.values()), record
             # No blank or space-padded lines; a verbatim block (ASCII art, say) may keep
             # its relative indentation, so lines may start with spaces.

@@ -301,7 +301,9 @@ DebianSummary write_debian_dataset(const std::filesystem::path& output_dir,
   for (auto& r : records) {
     std::string line = "{\"description\": " + nlohmann::json(r.description).dump() +
                        ", \"synopsis\": " + nlohmann::json(r.synopsis).dump() +
-                       ", \"package\": " + nlohmann::json(r.package).dump() + "}\n";
+                       ", \"package\": " + nlohmann::json(r.package).dump() +
+                       ", \"package_and_description\": " +
+                       nlohmann::json(r.package + ": " + r.description).dump() + "}\n";
     switch (debian_split(r.source, options)) {
       case DebianSplit::kTrain:
         train += line;

@@ -10,8 +10,10 @@
 //    .                                                                 one space indented;
 //    ...                                                               " ." breaks paragraphs
 //
-// Records are {package, description (the long text), synopsis}; the task is
-// description -> synopsis. The long text is rendered the way apt frontends show it (Debian
+// Records are {description (the long text), synopsis, package, package_and_description
+// ("<package>: <description>", the main job's input: the name tells a library, its -dev or -doc
+// package or a Python module apart where the first sentences of a shared description cannot)};
+// the task is description -> synopsis. The long text is rendered the way apt frontends show it (Debian
 // Policy 5.6.13): the one-space indent is removed; the lines of a paragraph, wrapped at ~80
 // columns by their authors, are joined with single spaces; each paragraph then is one line,
 // paragraphs being separated by a single "\n" (so ROUGE-Lsum's newline split sees one
