@@ -2,6 +2,7 @@
 // over ranks (against the one-process batches), how the gradient buffer is bucketed, and
 // the single-process communicator.
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <set>
 
@@ -82,6 +83,43 @@ TEST(DataParallel, TokenBudgetRanksTakeConsecutiveBatches) {
   ASSERT_EQ(global.size(), (batches.size() + 2) / 3);
   for (size_t k = 0; k < batches.size(); ++k) EXPECT_EQ(global[k / 3].shards[k % 3], batches[k]);
   EXPECT_FALSE(global[0].shared_padding);
+}
+
+// Token-budget batches draw their examples at random among those of one length, anew each
+// epoch: every example once per epoch, each batch within the budget and sorted lengths apart,
+// and neither a batch of file neighbours (the Debian data's alphabetical runs of one package
+// family) nor the same batches every epoch.
+TEST(TokenBudgetBatches, ARandomDrawAmongEqualLengthsEachEpoch) {
+  std::vector<int64_t> lengths(200, 10);
+  for (int i = 0; i < 200; i += 5) lengths[size_t(i)] = 4;
+  train::SamplerOptions o{4, false, 40, false, 3};
+  std::vector<std::set<std::vector<int64_t>>> epochs;
+  for (int64_t epoch : {0, 1}) {
+    std::vector<int64_t> seen;
+    std::set<std::vector<int64_t>> sorted_batches;
+    int64_t neighbour_runs = 0;
+    for (const auto& b : train::epoch_batches(lengths, o, epoch)) {
+      int64_t longest = 0;
+      for (int64_t i : b) longest = std::max(longest, lengths[size_t(i)]);
+      EXPECT_LE(longest * int64_t(b.size()), o.max_tokens_per_batch);
+      for (int64_t i : b) EXPECT_EQ(lengths[size_t(i)], lengths[size_t(b[0])]);  // one length
+      std::vector<int64_t> sorted(b.begin(), b.end());
+      std::sort(sorted.begin(), sorted.end());
+      neighbour_runs += sorted.back() - sorted.front() < int64_t(2 * b.size());
+      sorted_batches.insert(sorted);
+      seen.insert(seen.end(), b.begin(), b.end());
+    }
+    std::sort(seen.begin(), seen.end());
+    std::vector<int64_t> all(lengths.size());
+    std::iota(all.begin(), all.end(), 0);
+    EXPECT_EQ(seen, all) << "epoch " << epoch;
+    EXPECT_LT(neighbour_runs, 5) << "epoch " << epoch << ": batches of file neighbours";
+    epochs.push_back(sorted_batches);
+  }
+  std::vector<std::vector<int64_t>> shared;
+  std::set_intersection(epochs[0].begin(), epochs[0].end(), epochs[1].begin(), epochs[1].end(),
+                        std::back_inserter(shared));
+  EXPECT_LT(shared.size(), 3u) << "the same batches in epochs 0 and 1";
 }
 
 TEST(DataParallel, BucketsCoverTheGradientBufferOnceInBackwardOrder) {

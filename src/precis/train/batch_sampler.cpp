@@ -11,6 +11,8 @@ namespace precis::train {
 namespace {
 
 constexpr uint64_t kSamplerStream = 0x5A3B'1E00'0000'0000ull;  // apart from dropout streams
+// The order of token-budget batches: a stream of its own, apart from the examples' shuffle.
+constexpr uint64_t kBatchOrderStream = 0x5A3B'1E00'8000'0000ull;
 
 // Uniform integer in [0, bound) by rejection, drawing from (seed, stream) at *counter.
 uint64_t uniform_below(uint64_t bound, uint64_t seed, uint64_t stream, uint64_t* counter) {
@@ -52,8 +54,12 @@ std::vector<Batch> epoch_batches(const std::vector<int64_t>& lengths, const Samp
   check(o.batch_size > 0, "per_device_train_batch_size must be positive");
   const int64_t n = int64_t(lengths.size());
   if (o.max_tokens_per_batch > 0) {
-    std::vector<int64_t> order(static_cast<size_t>(n));
-    std::iota(order.begin(), order.end(), 0);
+    // Shuffled first, then sorted by length (stably), as fairseq's batch_by_size on a shuffled
+    // index: examples of one length stay in a random order, so a batch is a random draw among
+    // them, another every epoch. Sorted from the file's order, a batch was the same run of
+    // neighbours every epoch (the Debian data: 30 packages in alphabetical order, a family of
+    // libraries at a time), and the loss swung with the family.
+    std::vector<int64_t> order = epoch_permutation(n, o.seed, epoch);
     std::stable_sort(order.begin(), order.end(),
                      [&](int64_t a, int64_t b) { return lengths[size_t(a)] < lengths[size_t(b)]; });
     std::vector<Batch> batches;
@@ -74,7 +80,9 @@ std::vector<Batch> epoch_batches(const std::vector<int64_t>& lengths, const Samp
       longest = longer;
     }
     if (!current.empty()) batches.push_back(std::move(current));
-    std::vector<int64_t> batch_order = epoch_permutation(int64_t(batches.size()), o.seed, epoch);
+    std::vector<int64_t> batch_order(batches.size());
+    std::iota(batch_order.begin(), batch_order.end(), 0);
+    shuffle(batch_order, o.seed, kBatchOrderStream + uint64_t(epoch));
     std::vector<Batch> shuffled;
     for (int64_t b : batch_order) shuffled.push_back(std::move(batches[size_t(b)]));
     return shuffled;

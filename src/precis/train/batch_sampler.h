@@ -3,9 +3,10 @@
 //   group_by_length HF's LengthGroupedSampler: the permutation cut into megabatches of
 //                  50 batches, each sorted by length (longest first), the batch holding the
 //                  longest example moved to the front;
-//   token budget   (max_tokens_per_batch > 0) fairseq/Marian style: examples sorted by
-//                  length, cut into batches whose padded size (examples x longest) stays
-//                  within the budget, the batch order shuffled per epoch.
+//   token budget   (max_tokens_per_batch > 0) fairseq/Marian style: examples shuffled, then
+//                  sorted by length (stably, so equal lengths stay shuffled), cut into
+//                  batches whose padded size (examples x longest) stays within the budget;
+//                  the batches' order shuffled too, both anew each epoch.
 // Permutations are a pure function of (seed, epoch) through the counter-based RNG, so any
 // process, and a resumed run, derives the same order.
 #pragma once
