@@ -4,8 +4,10 @@ network (hub_checked_card: metadata_load's front-matter regex, ModelCard.load's 
 the model-index into EvalResults, and the card data re-serialised by the Hub giving back the same
 metadata), with the scores of eval_results.json / predict_results.json; the same checks refuse
 broken model-indexes; the hyperparameters and training results table are those
-Trainer.create_model_card writes for the same arguments and log history; loss_curve.svg parses as
-XML; a second run gives the same bytes."""
+Trainer.create_model_card writes for the same arguments and log history (and, for a run without
+evaluation, where HF writes no rows, at most 20 of the logged losses as HF's table would show
+them); loss_curve.svg parses as XML and carries the text alternative the card gives the image; a
+second run gives the same bytes."""
 import copy
 import json
 import re
@@ -18,6 +20,7 @@ from huggingface_hub.repocard import metadata_load
 from huggingface_hub.repocard_data import eval_results_to_model_index, model_index_to_eval_results
 
 from bart_models import make_bart
+from card_support import hf_model_card, logged_losses, regular_log_history, results_table, table_records
 from conftest import run_precis, train_tiny_bpe
 
 SOURCES = [
@@ -155,13 +158,21 @@ def test_hand_made_directory(tmp_path):
     assert yaml.safe_load(hub_card.data.to_yaml())["model-index"] == meta["model-index"]
 
     for section in ("## Training procedure", "### Training hyperparameters", "### Training results",
-                    "## Evaluation results", "## Usage", "## Framework versions", "![Training loss](loss_curve.svg)",
+                    "## Evaluation results", "## Usage", "## Framework versions",
                     'pipeline("summarization", model="bart-samsum")', "precis generate --model bart-samsum"):
         assert section in body
     svg = (d / "loss_curve.svg").read_bytes()
     root = ET.fromstring(svg)
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     ns = {"s": "http://www.w3.org/2000/svg"}
+    # The curve's text alternative, from LOG_HISTORY's losses: the SVG's accessible name and
+    # description, and the card's text for the image.
+    description = ("Training loss, 3 logged steps: from 3.123 at step 5 to 2 at step 30; lowest 2 at step 30. "
+                   "Validation loss, 2 evaluations: from 2.412 at step 10 to 2.3 at step 20; lowest 2.3 at step 20.")
+    assert root.get("role") == "img"
+    assert root.find(f".//s:title[@id='{root.get('aria-labelledby')}']", ns).text == "Training loss"
+    assert root.find(f".//s:desc[@id='{root.get('aria-describedby')}']", ns).text == description
+    assert f"\n![{description}](loss_curve.svg)\n" in body
     assert len(root.findall(".//s:polyline", ns)) == 1
     assert len(root.findall(".//s:g/s:circle", ns)) == 2  # two validation losses
     texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
@@ -222,26 +233,32 @@ def test_bare_directory_and_errors(tmp_path):
     assert r.returncode != 0 and "missing" in r.stderr
 
 
+def training_run(tmp_path, name, **job):
+    """precis train from a tiny random BART on SOURCES/SUMMARIES (data/dialogs/{train,validation,
+    test}.jsonl), logging every step; `job` adds to or overrides its arguments. The output directory."""
+    base, data = tmp_path / "base", tmp_path / "data" / "dialogs"
+    if not base.exists():
+        tokenizer = train_tiny_bpe(base)
+        make_bart("narrow-gelu", len(tokenizer)).save_pretrained(base)
+        data.mkdir(parents=True)
+        for split in ("train", "validation", "test"):
+            with open(data / f"{split}.jsonl", "w") as f:
+                for s, t in zip(SOURCES, SUMMARIES):
+                    f.write(json.dumps({"dialogue": s, "summary": t}) + "\n")
+    out = tmp_path / name
+    job = dict(model_name_or_path=str(base), train_file=str(data / "train.jsonl"),
+               validation_file=str(data / "validation.jsonl"), test_file=str(data / "test.jsonl"),
+               output_dir=str(out), do_train=True, per_device_train_batch_size=2, learning_rate=1e-3,
+               logging_steps=1, save_strategy="no", seed=7, max_source_length=32, max_target_length=16, **job)
+    (tmp_path / f"{name}.json").write_text(json.dumps(job))
+    run_precis("train", "--config", tmp_path / f"{name}.json")
+    return out
+
+
 def test_card_of_a_real_training_run(tmp_path):
     """precis train (2 steps, evaluation at each, prediction) then precis card."""
-    tokenizer = train_tiny_bpe(tmp_path / "base")
-    model = make_bart("narrow-gelu", len(tokenizer))
-    model.save_pretrained(tmp_path / "base")
-    data = tmp_path / "data" / "dialogs"
-    data.mkdir(parents=True)
-    for split in ("train", "validation", "test"):
-        with open(data / f"{split}.jsonl", "w") as f:
-            for s, t in zip(SOURCES, SUMMARIES):
-                f.write(json.dumps({"dialogue": s, "summary": t}) + "\n")
-    out = tmp_path / "run"
-    job = dict(model_name_or_path=str(tmp_path / "base"), train_file=str(data / "train.jsonl"),
-               validation_file=str(data / "validation.jsonl"), test_file=str(data / "test.jsonl"),
-               output_dir=str(out), do_train=True, do_eval=True, do_predict=True, predict_with_generate=True,
-               generation_max_length=8, eval_strategy="steps", eval_steps=1, per_device_train_batch_size=2,
-               learning_rate=1e-3, max_steps=2, logging_steps=1, save_strategy="no", seed=7,
-               max_source_length=32, max_target_length=16)
-    (tmp_path / "job.json").write_text(json.dumps(job))
-    run_precis("train", "--config", tmp_path / "job.json")
+    out = training_run(tmp_path, "run", do_eval=True, do_predict=True, predict_with_generate=True,
+                       generation_max_length=8, eval_strategy="steps", eval_steps=1, max_steps=2)
     text = card(out)
     meta, body = front_matter(text)
     eval_results = json.loads((out / "eval_results.json").read_text())
@@ -266,6 +283,60 @@ def test_card_of_a_real_training_run(tmp_path):
     meta, body = front_matter(card(out))
     assert meta["model-index"][0]["name"] == "dialog-summarizer"
     assert 'pipeline("summarization", model="dialog-summarizer")' in body
+
+
+def test_results_table_with_evaluation_has_hfs_rows(tmp_path):
+    """A precis run evaluating every 2 steps: its card's results table has the rows
+    Trainer.create_model_card writes for the same trainer_state.json log history (one per
+    evaluation, the training loss logged before it), cell for cell. The columns are the same but
+    not in the same order: HF takes them from the log entry's keys, which trainer_state.json
+    sorts (Gen Len first); precis keeps the order Trainer logs them in (Validation Loss first,
+    Gen Len last), the card of a run HF just trained (test_matches_trainer_create_model_card)."""
+    out = training_run(tmp_path, "run", do_eval=True, predict_with_generate=True, generation_max_length=8,
+                       eval_strategy="steps", eval_steps=2, max_steps=6)
+    log_history = json.loads((out / "trainer_state.json").read_text())["log_history"]
+    _, hf_header, hf_rows = results_table(hf_model_card(tmp_path / "hf", log_history))
+    _, header, rows = results_table(card(out))
+    assert len(hf_rows) == 3
+    assert sorted(header) == sorted(hf_header)
+    assert table_records(header, rows) == table_records(hf_header, hf_rows)
+    # The demo's log with an evaluation every 200 steps: all 25 of HF's rows, none left out for
+    # being more than the 20 a table without evaluation shows.
+    (out / "trainer_state.json").write_text(json.dumps({"global_step": 5000, "log_history": (
+        regular_log_history(25, 5000, evaluate_every=200))}, indent=2, sort_keys=True))
+    log_history = json.loads((out / "trainer_state.json").read_text())["log_history"]
+    _, hf_header, hf_rows = results_table(hf_model_card(tmp_path / "hf2", log_history))
+    _, header, rows = results_table(card(out))
+    assert len(hf_rows) == 25
+    assert table_records(header, rows) == table_records(hf_header, hf_rows)
+
+
+def test_results_table_without_evaluation(tmp_path):
+    """Without evaluation HF's card has a "Training results" heading and no row. precis's table
+    shows at most 20 of the logged training losses, at evenly spaced steps from the start and
+    ending at the last, exactly as HF's make_markdown_table writes those log entries. For a run
+    logging every step (45 losses) and for the demo's log (every 25 steps, 200 losses)."""
+    from transformers.modelcard import make_markdown_table
+
+    out = training_run(tmp_path, "run", max_steps=45)
+    demo = {"global_step": 5000, "log_history": regular_log_history(25, 5000)}
+    for name, state in (("precis train's", None), ("the demo's", demo)):
+        if state:
+            (out / "trainer_state.json").write_text(json.dumps(state, indent=2, sort_keys=True))
+        log_history = json.loads((out / "trainer_state.json").read_text())["log_history"]
+        hf = hf_model_card(tmp_path / f"hf-{len(log_history)}", log_history)
+        assert results_table(hf) is None  # the heading, no table
+        losses = logged_losses(log_history)
+        assert len(losses) in (45, 200), name
+        table, header, rows = results_table(card(out))
+        steps = [int(row[2]) for row in rows]
+        assert 10 <= len(rows) <= 20, (name, steps)
+        assert steps[-1] == losses[-1]["step"], name
+        gaps = {b - a for a, b in zip(steps, steps[1:])}
+        assert len(gaps) == 1 and steps[0] <= min(gaps), (name, steps)
+        shown = [e for e in losses if e["step"] in steps]
+        assert table == make_markdown_table(
+            [{"Training Loss": e["loss"], "Epoch": e["epoch"], "Step": e["step"]} for e in shown]), name
 
 
 def broken(index, path, change):

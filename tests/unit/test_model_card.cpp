@@ -166,7 +166,8 @@ TEST(ModelCard, FullRunHasEverySection) {
                              "| 18.5    |\n"));
   expect_card_contains(card, {
       "- Loss: 2.3457\n- Rouge1: 42.6234\n",
-      "![Training loss](loss_curve.svg)",
+      "![Training loss, 3 logged steps: from 3.123 at step 5 to 2 at step 20; lowest 2 at step 20. "
+      "Validation loss: 2.4 at step 10.](loss_curve.svg)",
       "## Evaluation results",
       "### test split of samsum (819 examples)",
       "precis generate --model bart-samsum --text \"Anna: Lunch?\nBen: Sure, 12:30.\"",
@@ -263,6 +264,73 @@ TEST(ModelCard, ScratchRunWithoutEvaluationListsTrainingLosses) {
   std::string why;
   EXPECT_TRUE(well_formed_xml(files.loss_curve_svg, &why)) << why;
   EXPECT_FALSE(contains(files.loss_curve_svg, "<circle"));
+}
+
+// A trainer_state.json logging a loss every `every` steps up to `last`, without evaluation.
+std::string training_log_without_evaluation(int every, int last) {
+  std::string log = R"({"global_step": )" + std::to_string(last) + R"(, "log_history": [)";
+  for (int step = every; step <= last; step += every)
+    log += R"({"epoch": 0.5, "grad_norm": 1.5, "learning_rate": 0.001, "loss": )" + std::to_string(10000 - step) +
+           ".5, \"step\": " + std::to_string(step) + "}, ";
+  return log + R"({"epoch": 1.0, "step": )" + std::to_string(last) + R"(, "train_loss": 9.5, "train_runtime": 1.0}]})";
+}
+
+// The steps of the training results table's rows ("| loss | epoch | step |"), in order.
+std::vector<int> table_steps(const std::string& card) {
+  std::vector<int> steps;
+  const size_t table = card.find("| Training Loss | Epoch | Step |\n");
+  if (table == std::string::npos) return steps;
+  size_t line = card.find('\n', card.find('\n', table) + 1) + 1;  // past the separator line
+  while (line < card.size() && card[line] == '|') {
+    const size_t end = card.find('\n', line);
+    std::vector<std::string> cells;
+    for (size_t bar = line; bar < end;) {
+      const size_t next = card.find('|', bar + 1);
+      if (next >= end) break;
+      cells.push_back(card.substr(bar + 1, next - bar - 1));
+      bar = next;
+    }
+    steps.push_back(cells.size() == 3 ? std::stoi(cells[2]) : -1);
+    line = end + 1;
+  }
+  return steps;
+}
+
+TEST(ModelCard, WithoutEvaluationTheTableShowsAtMost20EvenlySpacedLosses) {
+  ModelDir d("scratch");
+  // The demo's log: a loss every 25 steps, 200 of them. Every 10th, ending at the last.
+  d.write("trainer_state.json", training_log_without_evaluation(25, 5000));
+  std::vector<int> expected;
+  for (int step = 250; step <= 5000; step += 250) expected.push_back(step);
+  const std::string card = model_card(d.path());
+  EXPECT_EQ(table_steps(card), expected) << card;
+  EXPECT_TRUE(contains(card, "| 5000.5        | 0.5   | 5000 |\n")) << card;  // the last loss, as logged
+  // 45 losses: every 3rd (15 rows); 20 or fewer: all of them; one: itself.
+  d.write("trainer_state.json", training_log_without_evaluation(1, 45));
+  expected.clear();
+  for (int step = 3; step <= 45; step += 3) expected.push_back(step);
+  EXPECT_EQ(table_steps(model_card(d.path())), expected);
+  d.write("trainer_state.json", training_log_without_evaluation(2, 40));
+  expected.clear();
+  for (int step = 2; step <= 40; step += 2) expected.push_back(step);
+  EXPECT_EQ(table_steps(model_card(d.path())), expected);
+  d.write("trainer_state.json", training_log_without_evaluation(7, 7));
+  EXPECT_EQ(table_steps(model_card(d.path())), std::vector<int>{7});
+}
+
+TEST(LossCurve, DescriptionIsTheTextAlternative) {
+  EXPECT_EQ(loss_curve_description({{25, 10.523456}, {50, 3.1}, {75, 3.2145}}, {}),
+            "Training loss, 3 logged steps: from 10.52 at step 25 to 3.215 at step 75; lowest 3.1 at step 50.");
+  EXPECT_EQ(loss_curve_description({{1, 2.5}}, {{10, 2.25}, {20, 2.0}}),
+            "Training loss: 2.5 at step 1. Validation loss, 2 evaluations: from 2.25 at step 10 to 2 at step 20; "
+            "lowest 2 at step 20.");
+  EXPECT_EQ(loss_curve_description({}, {}), "Training loss: no losses logged.");
+  EXPECT_EQ(loss_curve_description({{1, std::nan("")}}, {}), "Training loss: no losses logged.");
+  const std::string svg = loss_curve_svg({{25, 10.523456}, {50, 3.1}, {75, 3.2145}}, {});
+  EXPECT_TRUE(contains(svg, "role=\"img\" aria-labelledby=\"loss-title\" aria-describedby=\"loss-description\""));
+  EXPECT_TRUE(contains(svg, "<title id=\"loss-title\">Training loss</title>\n  <desc id=\"loss-description\">"
+                            "Training loss, 3 logged steps: from 10.52 at step 25 to 3.215 at step 75; lowest 3.1 "
+                            "at step 50.</desc>\n"));
 }
 
 TEST(ModelCard, MalformedFilesAreNamed) {

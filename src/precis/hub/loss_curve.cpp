@@ -50,7 +50,42 @@ std::vector<CurvePoint> finite(const std::vector<CurvePoint>& points) {
   return out;
 }
 
+// A loss as the description reads it: 4 significant digits are what a reader compares.
+std::string loss_words(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string step_words(double step) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, step == std::floor(step) ? "%.0f" : "%g", step);
+  return std::string("step ") + buf;
+}
+
+// "Training loss, 200 logged steps: from 10.52 at step 25 to 3.214 at step 5000; lowest ...".
+std::string series_words(const std::string& name, const std::vector<CurvePoint>& points,
+                         const char* unit) {
+  if (points.empty()) return "";
+  const CurvePoint& first = points.front();
+  const CurvePoint& last = points.back();
+  if (points.size() == 1) return name + ": " + loss_words(first.loss) + " at " + step_words(first.step) + ".";
+  const CurvePoint& lowest = *std::min_element(
+      points.begin(), points.end(), [](const CurvePoint& a, const CurvePoint& b) { return a.loss < b.loss; });
+  return name + ", " + std::to_string(points.size()) + " " + unit + ": from " + loss_words(first.loss) + " at " +
+         step_words(first.step) + " to " + loss_words(last.loss) + " at " + step_words(last.step) + "; lowest " +
+         loss_words(lowest.loss) + " at " + step_words(lowest.step) + ".";
+}
+
 }  // namespace
+
+std::string loss_curve_description(const std::vector<CurvePoint>& training_in,
+                                   const std::vector<CurvePoint>& validation_in) {
+  const std::string training = series_words("Training loss", finite(training_in), "logged steps");
+  const std::string validation = series_words("Validation loss", finite(validation_in), "evaluations");
+  if (training.empty() && validation.empty()) return "Training loss: no losses logged.";
+  return training + (training.empty() || validation.empty() ? "" : " ") + validation;
+}
 
 std::vector<double> nice_ticks(double lo, double hi, int target) {
   if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
@@ -97,8 +132,10 @@ std::string loss_curve_svg(const std::vector<CurvePoint>& training_in, const std
   s += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + fixed(kWidth, 0) + "\" height=\"" + fixed(kHeight, 0) +
        "\" viewBox=\"0 0 " + fixed(kWidth, 0) + " " + fixed(kHeight, 0) +
-       "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  s += "  <title>Training loss</title>\n";
+       "\" font-family=\"sans-serif\" font-size=\"12\" role=\"img\" aria-labelledby=\"loss-title\" "
+       "aria-describedby=\"loss-description\">\n";
+  s += "  <title id=\"loss-title\">Training loss</title>\n";
+  s += "  <desc id=\"loss-description\">" + loss_curve_description(training, validation) + "</desc>\n";
   s += "  <rect x=\"0\" y=\"0\" width=\"" + fixed(kWidth, 0) + "\" height=\"" + fixed(kHeight, 0) +
        "\" fill=\"#ffffff\"/>\n";
   s += "  <text x=\"" + fixed(kWidth / 2) + "\" y=\"24\" text-anchor=\"middle\" font-size=\"15\">Training loss</text>\n";

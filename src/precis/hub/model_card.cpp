@@ -12,8 +12,8 @@
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
-#include "precis/data/dataset.h"
 #include "precis/hub/loss_curve.h"
+#include "precis/hub/training_data_example.h"
 
 namespace precis::hub {
 namespace {
@@ -255,34 +255,17 @@ std::string directory_name(const fs::path& dir) {
   return name.empty() ? "model" : name;
 }
 
-// The inference widget's example, as the tutorial's card carries one of its SAMSum dialogues:
-// the first record of the run's test file, else of its validation file (training_args.json
-// names them and the columns), when the file is still there and reads; else none.
-std::optional<std::string> example_from_data(const json* args) {
-  for (const char* key : {"test_file", "validation_file"}) {
-    const std::optional<std::string> file = string_arg(args, key);
-    if (!file || !fs::exists(*file)) continue;
-    data::ReadOptions read = data::columns_for(string_arg(args, "dataset_name").value_or(""),
-                                               string_arg(args, "text_column").value_or(""),
-                                               string_arg(args, "summary_column").value_or(""));
-    read.max_samples = 1;
-    try {
-      data::Dataset d = data::read_dataset(*file, read);
-      if (!d.records.empty() && !d.records.front().text.empty()) return d.records.front().text;
-    } catch (const Error&) {
-      // A file changed since training: the card goes without an example rather than fail.
-    }
-  }
-  return std::nullopt;
-}
-
 CardFacts card_facts(const ModelDirectory& m, const ModelCardOptions& o) {
   CardFacts f;
   // As Trainer.push_to_hub names the model: hub_model_id's last part, else output_dir's name.
   std::optional<std::string> hub_model_id = string_arg(m.args ? &*m.args : nullptr, "hub_model_id");
   if (hub_model_id) hub_model_id = hub_model_id->substr(hub_model_id->rfind('/') + 1);
   f.model_name = o.model_name.value_or(hub_model_id.value_or(directory_name(m.dir)));
-  f.widget_text = o.widget_text ? o.widget_text : example_from_data(m.args ? &*m.args : nullptr);
+  // The inference widget's example, as the tutorial's card carries one of its SAMSum dialogues.
+  if (o.widget_text)
+    f.widget_text = o.widget_text;
+  else if (m.args)
+    f.widget_text = training_data_example(*m.args, m.dir / "training_args.json");
   f.license = o.license.value_or(kDefaultLicense);
   f.tags = o.tags.empty() ? std::vector<std::string>{"summarization", "generated_from_trainer", "precis"} : o.tags;
 
@@ -496,8 +479,24 @@ std::vector<json> training_logs(const json& state) {
   return out;
 }
 
-// "### Training results": one row per evaluation (HF's table), or, with no evaluation during
-// training, one row per logged training loss.
+// Rows of the results table without evaluation: a run logging every 25 steps for 5000 steps
+// would give 200 rows, which dwarf the card; the loss curve carries the detail.
+constexpr size_t kMostTrainingLossRows = 20;
+
+// Which of `n` logged losses the table shows: every m-th counted back from the last, m the
+// smallest stride leaving at most `most` rows, so the rows sit at evenly spaced steps (for a
+// run logging every k steps) and end at the last loss. In order.
+std::vector<size_t> evenly_spaced_logs(size_t n, size_t most) {
+  std::vector<size_t> picked;
+  if (n == 0) return picked;
+  const size_t stride = (n + most - 1) / most;
+  for (size_t back = 0; back < n; back += stride) picked.push_back(n - 1 - back);
+  std::reverse(picked.begin(), picked.end());
+  return picked;
+}
+
+// "### Training results": one row per evaluation (HF's table). HF writes no rows without
+// evaluation; precis shows the training loss at up to kMostTrainingLossRows evenly spaced steps.
 std::string training_results(const std::vector<json>& logs) {
   std::vector<std::string> metric_keys;  // eval metrics other than loss, in rank order
   bool any_eval = false;
@@ -527,8 +526,13 @@ std::string training_results(const std::vector<json>& logs) {
       rows.push_back(std::move(row));
     }
   } else {
+    std::vector<const json*> losses;
     for (const json& e : logs)
-      if (e.contains("loss")) rows.push_back({maybe_round(e["loss"]), cell(e, "epoch"), cell(e, "step")});
+      if (e.contains("loss")) losses.push_back(&e);
+    for (size_t i : evenly_spaced_logs(losses.size(), kMostTrainingLossRows)) {
+      const json& e = *losses[i];
+      rows.push_back({maybe_round(e["loss"]), cell(e, "epoch"), cell(e, "step")});
+    }
   }
   if (rows.empty()) return "";
   return "\n### Training results\n\n" + markdown_table(header, rows);
@@ -666,7 +670,7 @@ ModelCardFiles render_model_card(const fs::path& dir, const ModelCardOptions& op
       const auto [training, validation] = from_file(dir / "trainer_state.json", [&] { return loss_points(logs); });
       if (!training.empty() || !validation.empty()) {
         out.loss_curve_svg = loss_curve_svg(training, validation);
-        s += "\n![Training loss](loss_curve.svg)\n";
+        s += "\n![" + loss_curve_description(training, validation) + "](loss_curve.svg)\n";
       }
     }
   }

@@ -28,11 +28,21 @@ bool safe_url(const std::string& url) {
   return colon == std::string::npos || (stop != std::string::npos && stop < colon);
 }
 
-// Inline markup of one block's text: `code`, **strong**, *em*, [text](url), ![alt](url).
-std::string inline_html(std::string_view s) {
+constexpr std::string_view kCommentOpen = "<!--", kCommentClose = "-->";
+
+// Inline markup of one block's text: `code`, **strong**, *em*, [text](url), ![alt](url), and
+// <!-- comments --> left out.
+std::string inline_html(std::string_view s, const ImageSource& images) {
   std::string out;
   for (size_t i = 0; i < s.size();) {
     char c = s[i];
+    if (starts_with(s.substr(i), kCommentOpen)) {
+      size_t end = s.find(kCommentClose, i + kCommentOpen.size());
+      if (end != std::string_view::npos) {
+        i = end + kCommentClose.size();
+        continue;
+      }
+    }
     if (c == '`') {
       size_t end = s.find('`', i + 1);
       if (end != std::string_view::npos) {
@@ -44,7 +54,7 @@ std::string inline_html(std::string_view s) {
     if (starts_with(s.substr(i), "**")) {
       size_t end = s.find("**", i + 2);
       if (end != std::string_view::npos && end > i + 2) {
-        out += "<strong>" + inline_html(s.substr(i + 2, end - i - 2)) + "</strong>";
+        out += "<strong>" + inline_html(s.substr(i + 2, end - i - 2), images) + "</strong>";
         i = end + 2;
         continue;
       }
@@ -54,7 +64,7 @@ std::string inline_html(std::string_view s) {
       size_t end = s.find(c, i + 1);
       bool word_start = i == 0 || !std::isalnum(static_cast<unsigned char>(s[i - 1]));
       if (end != std::string_view::npos && end > i + 1 && word_start) {
-        out += "<em>" + inline_html(s.substr(i + 1, end - i - 1)) + "</em>";
+        out += "<em>" + inline_html(s.substr(i + 1, end - i - 1), images) + "</em>";
         i = end + 1;
         continue;
       }
@@ -67,8 +77,13 @@ std::string inline_html(std::string_view s) {
       if (end != std::string_view::npos) {
         std::string text(s.substr(open + 1, close - open - 1));
         std::string url = trim(s.substr(close + 2, end - close - 2));
-        std::string label = image ? html_escape(text.empty() ? url : text) : inline_html(text);
-        if (safe_url(url))
+        std::optional<std::string> inline_image = image && images ? images(url) : std::nullopt;
+        std::string label =
+            image ? html_escape(text.empty() ? url : text) : inline_html(text, images);
+        if (inline_image)
+          out +=
+              "<img src=\"" + html_escape(*inline_image) + "\" alt=\"" + html_escape(text) + "\">";
+        else if (safe_url(url))
           out +=
               "<a href=\"" + html_escape(url) + "\" rel=\"noopener noreferrer\">" + label + "</a>";
         else
@@ -182,7 +197,7 @@ CardParts split_front_matter(std::string_view markdown) {
   return parts;
 }
 
-std::string markdown_to_html(std::string_view markdown) {
+std::string markdown_to_html(std::string_view markdown, const ImageSource& images) {
   std::vector<std::string> lines;
   std::string body = split_front_matter(markdown).body;
   for (size_t pos = 0; pos <= body.size();) {
@@ -196,7 +211,7 @@ std::string markdown_to_html(std::string_view markdown) {
   std::string html;
   std::string paragraph;
   auto flush_paragraph = [&] {
-    if (!trim(paragraph).empty()) html += "<p>" + inline_html(trim(paragraph)) + "</p>\n";
+    if (!trim(paragraph).empty()) html += "<p>" + inline_html(trim(paragraph), images) + "</p>\n";
     paragraph.clear();
   };
   for (size_t i = 0; i < lines.size();) {
@@ -215,16 +230,35 @@ std::string markdown_to_html(std::string_view markdown) {
         code += lines[i] + "\n";
       html += "<pre><code>" + html_escape(code) + "</code></pre>\n";
       ++i;
+    } else if (starts_with(t, kCommentOpen)) {
+      // A comment block (CommonMark's HTML block of kind 2) runs to the line holding "-->", or
+      // to the end; the Hub shows none of it. What follows "-->" on that line is shown.
+      flush_paragraph();
+      size_t close = t.find(kCommentClose, kCommentOpen.size());
+      std::string rest;
+      if (close != std::string::npos) {
+        rest = t.substr(close + kCommentClose.size());
+      } else {
+        for (++i; i < lines.size(); ++i) {
+          close = lines[i].find(kCommentClose);
+          if (close != std::string::npos) {
+            rest = lines[i].substr(close + kCommentClose.size());
+            break;
+          }
+        }
+      }
+      if (!trim(rest).empty()) html += "<p>" + inline_html(trim(rest), images) + "</p>\n";
+      ++i;
     } else if (t[0] == '#') {
       flush_paragraph();
       size_t level = 0;
       while (level < t.size() && t[level] == '#') ++level;
       if (level <= 6 && (level == t.size() || t[level] == ' ')) {
         std::string n = std::to_string(level);
-        html += "<h" + n + ">" + inline_html(trim(std::string_view(t).substr(level))) + "</h" + n +
-                ">\n";
+        html += "<h" + n + ">" + inline_html(trim(std::string_view(t).substr(level)), images) +
+                "</h" + n + ">\n";
       } else {
-        html += "<p>" + inline_html(t) + "</p>\n";
+        html += "<p>" + inline_html(t, images) + "</p>\n";
       }
       ++i;
     } else if (is_rule(t)) {
@@ -235,11 +269,12 @@ std::string markdown_to_html(std::string_view markdown) {
                is_table_separator(trim(lines[i + 1]))) {
       flush_paragraph();
       html += "<table>\n<thead><tr>";
-      for (const auto& cell : table_cells(t)) html += "<th>" + inline_html(cell) + "</th>";
+      for (const auto& cell : table_cells(t)) html += "<th>" + inline_html(cell, images) + "</th>";
       html += "</tr></thead>\n<tbody>\n";
       for (i += 2; i < lines.size() && trim(lines[i]).find('|') != std::string::npos; ++i) {
         html += "<tr>";
-        for (const auto& cell : table_cells(lines[i])) html += "<td>" + inline_html(cell) + "</td>";
+        for (const auto& cell : table_cells(lines[i]))
+          html += "<td>" + inline_html(cell, images) + "</td>";
         html += "</tr>\n";
       }
       html += "</tbody>\n</table>\n";
@@ -250,13 +285,14 @@ std::string markdown_to_html(std::string_view markdown) {
       bool next_ordered = ordered;
       while (i < lines.size() && list_item(lines[i], next_ordered, item) &&
              next_ordered == ordered) {
-        html += "<li>" + inline_html(item) + "</li>\n";
+        html += "<li>" + inline_html(item, images) + "</li>\n";
         ++i;
       }
       html += std::string("</") + tag + ">\n";
     } else if (t[0] == '>') {
       flush_paragraph();
-      html += "<blockquote>" + inline_html(trim(std::string_view(t).substr(1))) + "</blockquote>\n";
+      html += "<blockquote>" + inline_html(trim(std::string_view(t).substr(1)), images) +
+              "</blockquote>\n";
       ++i;
     } else {
       paragraph += t + "\n";

@@ -2,9 +2,13 @@
 // headings, paragraphs, pipe tables, lists, fenced and inline code, emphasis, links and
 // horizontal rules. Safe because every piece of text is HTML-escaped and raw HTML is shown
 // as text; links keep only http(s), mailto, relative and #fragment targets, and images
-// become links (the page loads no external asset). The YAML front matter is left out.
+// become links (the page loads no external asset) unless the caller hands their bytes in as
+// a data: URI. HTML comments are hidden, as the Hub hides them (precis card writes one at the
+// top). The YAML front matter is left out.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +23,10 @@ struct CardParts {
 };
 CardParts split_front_matter(std::string_view markdown);
 
-std::string markdown_to_html(std::string_view markdown);
+// An image's target (as written in the Markdown) -> a data: URI to show it inline, or nullopt
+// to show the image as a link labelled with its alternative text.
+using ImageSource = std::function<std::optional<std::string>(const std::string& target)>;
+
+std::string markdown_to_html(std::string_view markdown, const ImageSource& images = {});
 
 }  // namespace precis::serve

@@ -1,22 +1,17 @@
 #include "precis/serve/page.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <map>
 
+#include "precis/core/error.h"
 #include "precis/core/file_bytes.h"
+#include "precis/core/json_input.h"
+#include "precis/hub/training_data_example.h"
+#include "precis/serve/card_images.h"
 #include "precis/serve/markdown.h"
 
 namespace precis::serve {
 
 namespace {
-
-// What the text box holds when the card has no widget example: a dialogue, the task the
-// tutorial fine-tunes for.
-constexpr const char* kBuiltInExample =
-    "Amanda: I baked cookies. Do you want some?\n"
-    "Jerry: Sure!\n"
-    "Amanda: I'll bring you tomorrow :-)";
 
 // {{NAME}} placeholders are replaced by render_page; everything else is served as is.
 constexpr const char* kTemplate = R"HTML(<!doctype html>
@@ -39,9 +34,13 @@ constexpr const char* kTemplate = R"HTML(<!doctype html>
   #summary { white-space: pre-wrap; font-size: 1.05rem; margin: .75rem 0 .25rem; min-height: 1.5rem; }
   #latency { color: #57606a; font-size: .85rem; }
   #error { color: #cf222e; white-space: pre-wrap; }
-  .card table { border-collapse: collapse; margin: .5rem 0; }
-  .card th, .card td { border: 1px solid #d0d7de; padding: .25rem .6rem; text-align: left; }
+  h1, .card { overflow-wrap: anywhere; }
+  /* Wide tables and code scroll inside the card, so the page never scrolls sideways. */
+  .card table { border-collapse: collapse; margin: .5rem 0; display: block; max-width: 100%; overflow-x: auto; }
+  .card th, .card td { border: 1px solid #d0d7de; padding: .25rem .6rem; text-align: left; overflow-wrap: normal; }
   .card pre { background: #f6f8fa; padding: .6rem; overflow-x: auto; }
+  .card img { display: block; max-width: 100%; height: auto; }
+  @media (max-width: 600px) { main { padding: .75rem; } section { padding: .75rem; } }
   .hidden, .settings label.hidden { display: none; }
 </style>
 </head>
@@ -50,7 +49,7 @@ constexpr const char* kTemplate = R"HTML(<!doctype html>
 <h1>{{MODEL}} <small style="color:#57606a;font-weight:normal">summarization · precis serve</small></h1>
 <section>
   <label for="text">Text to summarize</label>
-  <textarea id="text">{{EXAMPLE}}</textarea>
+  <textarea id="text" placeholder="Paste a text to summarize">{{EXAMPLE}}</textarea>
   <div class="settings">
     <label>num_beams <input type="number" id="num_beams" min="1" step="1"></label>
     <label>max_length <input type="number" id="max_length" min="1" step="1"></label>
@@ -154,22 +153,6 @@ std::string fill(std::string_view page, const std::map<std::string, std::string>
 
 }  // namespace
 
-std::optional<std::string> widget_example(std::string_view readme) {
-  CardParts parts = split_front_matter(readme);
-  if (parts.front_matter.empty()) return std::nullopt;
-  try {
-    YAML::Node front = YAML::Load(parts.front_matter);
-    YAML::Node widget = front["widget"];
-    if (!widget || !widget.IsSequence()) return std::nullopt;
-    for (const auto& entry : widget)
-      if (entry.IsMap() && entry["text"] && entry["text"].IsScalar())
-        return entry["text"].as<std::string>();
-  } catch (const YAML::Exception&) {
-    // A card whose front matter is not YAML still shows; it has no example.
-  }
-  return std::nullopt;
-}
-
 PageContent page_content(const std::filesystem::path& model_dir, nlohmann::json defaults,
                          bool token_required) {
   PageContent c;
@@ -177,15 +160,28 @@ PageContent page_content(const std::filesystem::path& model_dir, nlohmann::json 
   if (c.model_name.empty()) c.model_name = model_dir.parent_path().filename().string();
   c.defaults = std::move(defaults);
   c.token_required = token_required;
-  c.example_text = kBuiltInExample;
   if (std::optional<std::string> card = read_file_bytes(model_dir / "README.md")) {
     const std::string& readme = *card;
+    if (auto name = card_model_name(readme)) c.model_name = *name;
     if (auto example = widget_example(readme)) c.example_text = *example;
-    c.card_html = markdown_to_html(readme);
+    c.card_html = markdown_to_html(readme, [&model_dir](const std::string& target) {
+      return card_image_data_uri(model_dir, target);
+    });
   } else {
     c.card_html =
         "<p>This model directory has no model card (README.md); <code>precis card</code> writes "
         "one.</p>";
+  }
+  // A card written before precis took the example from the data, or by hand, has none: the
+  // run's own data still gives the box an example of the model's kind.
+  const std::filesystem::path args_file = model_dir / "training_args.json";
+  if (c.example_text.empty()) {
+    if (std::optional<std::string> text = read_file_bytes(args_file)) {
+      const nlohmann::json args = parse_json(*text, args_file.string());
+      check(args.is_object(), args_file.string() + ": expected a JSON object, found " +
+                                  std::string(args.type_name()));
+      c.example_text = hub::training_data_example(args, args_file).value_or("");
+    }
   }
   return c;
 }
