@@ -181,7 +181,10 @@ std::string loss_curve_svg(const std::vector<CurvePoint>& training_in, const std
          "\" text-anchor=\"middle\" fill=\"#777777\">no losses logged</text>\n";
   if (!training.empty()) {
     std::string points;
-    for (const CurvePoint& p : training) points += (points.empty() ? "" : " ") + fixed(px(p.step)) + "," + fixed(py(p.loss));
+    for (const CurvePoint& p : training) {
+      if (!points.empty()) points += ' ';
+      points += fixed(px(p.step)) + "," + fixed(py(p.loss));
+    }
     s += "  <polyline fill=\"none\" stroke=\"" + std::string(kTrainColour) + "\" stroke-width=\"2\" points=\"" + points +
          "\"/>\n";
   }
