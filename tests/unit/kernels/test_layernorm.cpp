@@ -130,7 +130,11 @@ INSTANTIATE_KERNEL_TEST(LayerNormKernel);
 // The parameter gradients sum rows in order on every thread count.
 TEST(LayerNormCpu, SameBitsForAnyThreadCount) {
   std::mt19937 rng(31);
-  auto [n, cols, x, G, w] = NormRows(1517, 300, rng);
+  // Named, not a structured binding: clang 14 (the sanitizers' compiler) lets no lambda
+  // capture one.
+  NormRows rows(1517, 300, rng);
+  const int64_t n = rows.rows, cols = rows.cols;
+  std::vector<float>&x = rows.x, &G = rows.dy, &w = rows.weight;
   std::vector<float> b(static_cast<size_t>(cols)), mean(static_cast<size_t>(n)),
       rstd(static_cast<size_t>(n)), y(size_t(n * cols));
   layernorm_forward(on_cpu(x, {n, cols}), on_cpu(w, {cols}), on_cpu(b, {cols}), 1e-5f,
