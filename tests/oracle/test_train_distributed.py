@@ -55,6 +55,12 @@ def test_two_ranks_equal_one_rank_with_twice_the_batch(tmp_path, dropout):
     assert summary["instance_seconds"] == pytest.approx(summary["wall_s"] * summary["hosts"])
     assert summary["cost"] == pytest.approx(summary["instance_seconds"] / 3600 * 3.6)
     assert "job summary: 2 ranks on 1 host" in two.stderr
+    parts = summary["step_ms"]  # where a step's time went, the mean over ranks
+    assert set(parts) == {"batch", "forward", "backward", "allreduce_wait", "optimizer", "other"}
+    assert parts["forward"] > 0 and parts["backward"] > 0 and min(parts.values()) >= 0
+    assert sum(parts.values()) == pytest.approx(summary["step_s"] * 1000, rel=1e-6)
+    assert parts["allreduce_wait"] == pytest.approx(summary["allreduce_exposed_s_per_step"] * 1000)
+    assert "per step: batch" in two.stderr
 
 
 def test_two_ranks_with_accumulation_equal_one_rank(tmp_path):

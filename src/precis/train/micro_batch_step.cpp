@@ -1,6 +1,7 @@
 #include "precis/train/micro_batch_step.h"
 
 #include "precis/core/error.h"
+#include "precis/train/job_clock.h"
 
 namespace precis::train {
 
@@ -15,15 +16,19 @@ MicroBatchResult micro_batch_step(const Config& config, const ParamsOf<Config>& 
   auto acts = allocate_activations(config, arena, B, S, T, true);
   auto scratch = allocate_grad_scratch(config, arena, B, S, T);
   if (grad_sync) scratch.stage_done = [grad_sync](int stage) { grad_sync->stage_done(stage); };
+  MicroBatchResult result;
+  const JobClock::time_point forward_start = JobClock::now();
   model_forward(config, params, batch, acts, shard.dropout);
   // LabelSmoother or the model's mean cross-entropy, over the global batch's label tokens.
   check(shard.label_tokens > 0 || several_ranks, "a training batch has no label tokens (all -100)");
   const double global_tokens = double(normaliser.global_label_tokens);
   const double accumulation = double(normaliser.accumulation_steps);
   accumulate_model_loss(batch, acts, label_smoothing, global_tokens, accumulation, step_loss);
-  MicroBatchResult result;
+  const JobClock::time_point backward_start = JobClock::now();
+  result.forward_s = std::chrono::duration<double>(backward_start - forward_start).count();
   model_backward(config, params, batch, acts, shard.dropout, label_smoothing,
                  float(loss_scale / (global_tokens * accumulation)), grads, scratch);
+  result.backward_s = seconds_since(backward_start);
   result.samples = B;
   for (const auto* e : shard.examples)
     result.tokens += int64_t(e->input_ids.size() + e->labels.size());

@@ -22,6 +22,7 @@ struct LossNormaliser {
 
 struct MicroBatchResult {
   int64_t samples = 0, tokens = 0;
+  double forward_s = 0, backward_s = 0;  // the forward with the loss; the backward
 };
 
 // Config: BartConfig or T5Config. `grad_sync`: the all-reduce to start as stages end, on the

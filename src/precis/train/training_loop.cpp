@@ -143,6 +143,7 @@ void TrainingLoop<Model>::run_epoch(int64_t epoch) {
 
 template <class Model>
 void TrainingLoop<Model>::micro_batch(const GlobalBatch& global, bool update) {
+  const JobClock::time_point batch_start = JobClock::now();
   arena_.reset();
   const int rank = comm_.rank(), world = comm_.world_size();
   const int64_t global_tokens = label_tokens(data_.examples, global);
@@ -151,6 +152,7 @@ void TrainingLoop<Model>::micro_batch(const GlobalBatch& global, bool update) {
                                      uint32_t(micro_in_step_)};
     const MicroBatchShard shard =
         collate_shard(global, data_.examples, rank, world, run_.collator, dropout, arena_);
+    step_times_.batch_s += seconds_since(batch_start);
     const MicroBatchResult r = micro_batch_step(
         run_.model.config, run_.params_to_compute_with(), run_.grads, shard,
         LossNormaliser{global_tokens, plan_.accumulation}, float(args_.label_smoothing_factor),
@@ -158,6 +160,8 @@ void TrainingLoop<Model>::micro_batch(const GlobalBatch& global, bool update) {
         run_.scaler ? run_.scaler->scale() : 1.0);
     samples_seen_ += r.samples;
     tokens_seen_ += r.tokens;
+    step_times_.forward_s += r.forward_s;
+    step_times_.backward_s += r.backward_s;
   }
   check(global_tokens > 0, "a training batch has no label tokens (all -100)");
   stop_here_for_test("micro", run_.state.global_step, micro_in_step_);  // see test_stop.h
@@ -172,8 +176,10 @@ void TrainingLoop<Model>::end_step(double epoch_progress) {
   const int64_t skipped = run_.scaler ? run_.scaler->skipped_steps() : 0;
   const double lr =
       learning_rate_at(args_, state.global_step - skipped, plan_.total_steps, plan_.warmup);
+  const JobClock::time_point optimizer_start = JobClock::now();
   const OptimizerStepResult update = run_.optimizer_step(lr, grad_sync_.get());
-  exposed_allreduce_s_ += update.exposed_allreduce_s;
+  step_times_.allreduce_wait_s += update.exposed_allreduce_s;
+  step_times_.optimizer_s += seconds_since(optimizer_start) - update.exposed_allreduce_s;
   // The step's one read of the loss, from where the micro-batches added it up.
   double step_loss = 0.0;
   copy(step_loss_, Tensor{&step_loss, step_loss_.shape, DType::F64, Device::cpu()});
@@ -284,11 +290,18 @@ void TrainingLoop<Model>::complete_job_summary(double train_runtime) {
   job_.steps = run_.state.global_step - position_.first_step;
   job_.samples = samples_seen_;
   job_.tokens = tokens_seen_;
-  job_.allreduce_exposed_s = job_.steps > 0 ? exposed_allreduce_s_ / double(job_.steps) : 0.0;
+  StepTimes per_step = step_times_.scaled(job_.steps > 0 ? 1.0 / double(job_.steps) : 0.0);
   if (comm_.world_size() > 1) {
-    // The slowest rank's wait is what the step paid.
-    comm_.all_reduce(std::span<double>(&job_.allreduce_exposed_s, 1), dist::ReduceOp::Average);
+    double parts[5] = {per_step.batch_s, per_step.forward_s, per_step.backward_s,
+                       per_step.allreduce_wait_s, per_step.optimizer_s};
+    comm_.all_reduce(std::span<double>(parts, 5), dist::ReduceOp::Average);
+    per_step = {parts[0], parts[1], parts[2], parts[3], parts[4], 0.0};
   }
+  const double step_s = job_.steps > 0 ? train_runtime / double(job_.steps) : 0.0;
+  per_step.other_s = std::max(0.0, step_s - per_step.batch_s - per_step.forward_s - per_step.backward_s -
+                                       per_step.allreduce_wait_s - per_step.optimizer_s);
+  job_.step_times = per_step;
+  job_.allreduce_exposed_s = per_step.allreduce_wait_s;
 }
 
 template class TrainingLoop<BartModel>;

@@ -82,7 +82,7 @@ class TrainingLoop {
   int64_t last_logged_step_;
   double run_loss_sum_ = 0;  // this run's step losses
   int64_t samples_seen_ = 0, tokens_seen_ = 0;
-  double exposed_allreduce_s_ = 0;
+  StepTimes step_times_;  // summed over this run's steps; other_s left to the end
 };
 
 }  // namespace precis::train
