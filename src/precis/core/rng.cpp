@@ -27,11 +27,22 @@ uint32_t random_bits(uint64_t seed, uint64_t stream, uint64_t index) {
 }
 
 void random_bits(uint64_t seed, uint64_t stream, uint64_t first, int64_t n, uint32_t* out) {
-  uint64_t i = first, end = first + uint64_t(n);
-  while (i < end) {
-    philox::Block r = philox::block_bits(seed, stream, i / 4);
-    for (uint64_t w = i % 4; w < 4 && i < end; ++w, ++i) *out++ = r.w[w];
+  uint64_t i = first;
+  const uint64_t end = first + uint64_t(n);
+  // The words before the first whole block, and after the last, one at a time.
+  for (; i < end && i % 4 != 0; ++i) *out++ = philox::random_bits(seed, stream, i);
+  // Whole blocks are independent of each other: a loop the compiler vectorises (dropout draws
+  // a word per activation, and one block at a time was 3% of a small model's training step).
+  const int64_t blocks = int64_t((end - i) / 4);
+  const uint64_t first_block = i / 4;
+#pragma omp simd
+  for (int64_t b = 0; b < blocks; ++b) {
+    const philox::Block r = philox::block_bits(seed, stream, first_block + uint64_t(b));
+    for (int64_t w = 0; w < 4; ++w) out[4 * b + w] = r.w[w];
   }
+  out += 4 * blocks;
+  i += 4 * uint64_t(blocks);
+  for (; i < end; ++i) *out++ = philox::random_bits(seed, stream, i);
 }
 
 uint64_t dropout_stream(uint64_t step, uint32_t micro_batch, uint32_t layer, uint32_t site) {
