@@ -26,6 +26,25 @@ constexpr float kLn2Hi = 0.693145751953125f;           // 15 significant bits: n
 constexpr float kLn2Lo = 1.42860682030941723212e-6f;   // ln 2 - kLn2Hi
 constexpr float kRoundMagic = 12582912.0f;             // 1.5·2^23: t + magic rounds t to an integer
 
+PRECIS_HOST_DEVICE inline uint32_t bits_of(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return bits;
+#endif
+}
+PRECIS_HOST_DEVICE inline float float_of(uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(bits);
+#else
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+#endif
+}
+
 PRECIS_HOST_DEVICE inline float exp(float x) {
   // Clamped into the range first (NaN fails both comparisons and stays NaN), so that n stays
   // within the exponent's range whatever x is.
@@ -42,15 +61,8 @@ PRECIS_HOST_DEVICE inline float exp(float x) {
   p = p * r + 1.0f;
   p = p * r + 1.0f;
   // 2^n from its exponent bits: the integer n sits in the low mantissa bits of `shifted`.
-  uint32_t shifted_bits;
-  std::memcpy(&shifted_bits, &shifted, sizeof shifted_bits);
-  uint32_t magic_bits;
-  const float magic = kRoundMagic;
-  std::memcpy(&magic_bits, &magic, sizeof magic_bits);
-  const uint32_t scale_bits = (shifted_bits - magic_bits + 127u) << 23;
-  float scale;
-  std::memcpy(&scale, &scale_bits, sizeof scale);
-  const float value = p * scale;
+  const uint32_t scale_bits = (bits_of(shifted) - bits_of(kRoundMagic) + 127u) << 23;
+  const float value = p * float_of(scale_bits);
   return x < kLowest ? 0.0f : (x > kHighest ? __builtin_inff() : value);
 }
 
