@@ -7,6 +7,12 @@ in its own process with the same thread count. Prints tokens/s (source + target 
 second), the ratio, and each process's peak resident memory.
 
     .venv/bin/python bench/train_step.py [--threads N] [--iterations K]
+
+--preset bart-tiny: the main job's model instead (scripts/demo.sh: d_model 128, 2+2 layers,
+4 heads, FFN 512, vocabulary 8000) on one rank's micro-batch of the demo (16 examples of 32
+source and 12 target tokens, about the demo's mean of 630 tokens per rank and step), one
+thread, the median of 50 steps: where the step is overheads (small GEMMs, the LM head's
+softmax, the optimizer), not large GEMMs.
 """
 import argparse
 import json
@@ -43,21 +49,33 @@ print(json.dumps({"median_s": med, "tokens_per_s": B * (S + T) / med,
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, default=os.cpu_count())
-    ap.add_argument("--iterations", type=int, default=3)
-    ap.add_argument("--batch", type=int, default=4)
-    ap.add_argument("--source", type=int, default=256)
-    ap.add_argument("--target", type=int, default=64)
+    ap.add_argument("--preset", choices=["bart-base", "bart-tiny"], default="bart-base")
+    ap.add_argument("--threads", type=int)
+    ap.add_argument("--iterations", type=int)
+    ap.add_argument("--batch", type=int)
+    ap.add_argument("--source", type=int)
+    ap.add_argument("--target", type=int)
     ap.add_argument("--build", default=str(pathlib.Path(__file__).parents[1] / "build"))
     args = ap.parse_args()
+    tiny = args.preset == "bart-tiny"
+    defaults = dict(threads=1, iterations=50, batch=16, source=32, target=12) if tiny else \
+        dict(threads=os.cpu_count(), iterations=3, batch=4, source=256, target=64)
+    for k, v in defaults.items():
+        if getattr(args, k) is None:
+            setattr(args, k, v)
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
 
     import torch
     from transformers import BartConfig, BartForConditionalGeneration
     torch.manual_seed(0)
-    config = BartConfig(vocab_size=50265, d_model=768, encoder_layers=6, decoder_layers=6,
-                        encoder_attention_heads=12, decoder_attention_heads=12, encoder_ffn_dim=3072,
-                        decoder_ffn_dim=3072, max_position_embeddings=1024, dropout=0.1)
+    if tiny:  # precis's bart-tiny preset (model/bart/bart_init.cpp)
+        config = BartConfig(vocab_size=8000, d_model=128, encoder_layers=2, decoder_layers=2,
+                            encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=512,
+                            decoder_ffn_dim=512, max_position_embeddings=512, dropout=0.1)
+    else:
+        config = BartConfig(vocab_size=50265, d_model=768, encoder_layers=6, decoder_layers=6,
+                            encoder_attention_heads=12, decoder_attention_heads=12, encoder_ffn_dim=3072,
+                            decoder_ffn_dim=3072, max_position_embeddings=1024, dropout=0.1)
     shape = [str(args.batch), str(args.source), str(args.target), str(args.iterations)]
     with tempfile.TemporaryDirectory() as tmp:
         BartForConditionalGeneration(config).save_pretrained(tmp)
@@ -65,11 +83,11 @@ def main():
                                          check=True, capture_output=True, text=True, env=env).stdout)
         hf = json.loads(subprocess.run([sys.executable, "-c", HF_STEP, tmp, *shape, str(args.threads)],
                                        check=True, capture_output=True, text=True, env=env).stdout)
-    print(f"machine: {os.cpu_count()} cores, threads {args.threads}; torch {torch.__version__}; bart-base shape, "
+    print(f"machine: {os.cpu_count()} cores, threads {args.threads}; torch {torch.__version__}; {args.preset} shape, "
           f"batch {args.batch}, source {args.source}, target {args.target}; median of {args.iterations} steps")
-    print(f"transformers+pytorch: {hf['tokens_per_s']:8.0f} tokens/s  ({hf['median_s']:.2f} s/step, "
+    print(f"transformers+pytorch: {hf['tokens_per_s']:8.0f} tokens/s  ({hf['median_s']:.4f} s/step, "
           f"peak RSS {hf['peak_rss_mb']:.0f} MB)")
-    print(f"precis:               {ours['tokens_per_s']:8.0f} tokens/s  ({ours['median_s']:.2f} s/step, "
+    print(f"precis:               {ours['tokens_per_s']:8.0f} tokens/s  ({ours['median_s']:.4f} s/step, "
           f"peak RSS {ours['peak_rss_mb']:.0f} MB)")
     print(f"ratio (precis / transformers): {ours['tokens_per_s'] / hf['tokens_per_s']:.2f}x")
 
