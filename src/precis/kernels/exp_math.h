@@ -13,9 +13,9 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 
 #include "precis/core/host_device.h"
+#include "precis/kernels/convert_math.h"
 
 namespace precis::exp_math {
 
@@ -25,25 +25,6 @@ constexpr float kLog2e = 1.44269504088896341f;
 constexpr float kLn2Hi = 0.693145751953125f;           // 15 significant bits: n·kLn2Hi is exact
 constexpr float kLn2Lo = 1.42860682030941723212e-6f;   // ln 2 - kLn2Hi
 constexpr float kRoundMagic = 12582912.0f;             // 1.5·2^23: t + magic rounds t to an integer
-
-PRECIS_HOST_DEVICE inline uint32_t bits_of(float f) {
-#if defined(__CUDA_ARCH__)
-  return __float_as_uint(f);
-#else
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  return bits;
-#endif
-}
-PRECIS_HOST_DEVICE inline float float_of(uint32_t bits) {
-#if defined(__CUDA_ARCH__)
-  return __uint_as_float(bits);
-#else
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-#endif
-}
 
 PRECIS_HOST_DEVICE inline float exp(float x) {
   // Clamped into the range first (NaN fails both comparisons and stays NaN), so that n stays
@@ -61,6 +42,7 @@ PRECIS_HOST_DEVICE inline float exp(float x) {
   p = p * r + 1.0f;
   p = p * r + 1.0f;
   // 2^n from its exponent bits: the integer n sits in the low mantissa bits of `shifted`.
+  using convert_math::bits_of, convert_math::float_of;
   const uint32_t scale_bits = (bits_of(shifted) - bits_of(kRoundMagic) + 127u) << 23;
   const float value = p * float_of(scale_bits);
   return x < kLowest ? 0.0f : (x > kHighest ? __builtin_inff() : value);
