@@ -4,28 +4,22 @@
 // sides of the split between its two pieces, and the edges: ±1 from 4 on, ±0, NaN for NaN.
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 
 #include <gtest/gtest.h>
 
 #include "precis/kernels/erf_math.h"
 
+#include "ulps.h"
+
+using precis::testing::float_from_bits;
+
 namespace {
 
 float our_erf(float x) { return precis::erf_math::erf(x); }
 
-double ulp_error(float x, float got) {
-  const double exact = std::erf(double(x));
-  const float rounded = float(exact);
-  const double spacing = std::abs(double(std::nextafter(rounded, 2.0f)) - double(rounded));
-  return std::abs(double(got) - exact) / spacing;
-}
-
-float float_from_bits(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
+double erf_ulp_error(float x, float got) {
+  return precis::testing::ulps_from(std::erf(double(x)), got);
 }
 
 }  // namespace
@@ -40,7 +34,7 @@ TEST(ErfMath, WithinOneAndAQuarterUlpAndOdd) {
     if (x > 4.5f) break;
     const float got = our_erf(x);
     ASSERT_EQ(our_erf(-x), -got) << "erf is odd, at x = " << x;
-    const double e = ulp_error(x, got);
+    const double e = erf_ulp_error(x, got);
     if (e > worst) worst = e, worst_at = x;
     ++checked;
   }
@@ -49,7 +43,7 @@ TEST(ErfMath, WithinOneAndAQuarterUlpAndOdd) {
   // Around the split between the polynomial in x² and the scaled complement.
   for (float x = precis::erf_math::kSplit * 0.999f; x < precis::erf_math::kSplit * 1.001f;
        x = std::nextafter(x, 2.0f))
-    EXPECT_LE(ulp_error(x, our_erf(x)), 1.25) << "at x = " << x;
+    EXPECT_LE(erf_ulp_error(x, our_erf(x)), 1.25) << "at x = " << x;
 }
 
 TEST(ErfMath, Edges) {
