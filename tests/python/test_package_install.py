@@ -14,8 +14,9 @@ from transformers import AutoTokenizer
 
 from conftest import BUILD_DIR, SOURCE_DIR, UNICODE_CORPUS
 
-OPTIONS = ["-C", "cmake.define.PRECIS_UNITY_BUILD=ON", "-C", "cmake.define.PRECIS_CUDA=OFF",
-           "-C", "cmake.define.PRECIS_TESTS=OFF"]
+# --config-settings (Debian 12's pip 23.0 has no -C).
+OPTIONS = ["--config-settings=cmake.define.PRECIS_UNITY_BUILD=ON", "--config-settings=cmake.define.PRECIS_CUDA=OFF",
+           "--config-settings=cmake.define.PRECIS_TESTS=OFF"]
 
 
 def run(cmd, **kwargs):
@@ -31,14 +32,15 @@ def test_pip_install_from_a_fresh_clone_and_import_outside(tmp_path, tiny_bpe_di
     run(["git", "-C", clone, "checkout", "-q", head])
     run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", venv])
     pip = [venv / "bin" / "python", "-m", "pip", "--disable-pip-version-check"]
-    env = dict(os.environ, CMAKE_BUILD_PARALLEL_LEVEL=str(os.cpu_count() or 1))
+    env = dict(os.environ)
+    env.setdefault("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
     start = time.monotonic()
-    run([*pip, "install", "-q", clone, *OPTIONS, "-C", f"build-dir={build}"], env=env, timeout=1800)
+    run([*pip, "install", "-q", clone, *OPTIONS, f"--config-settings=build-dir={build}"], env=env, timeout=1800)
     seconds = time.monotonic() - start
     print(f"pip install . built and installed precis in {seconds:.0f} s")
     (BUILD_DIR / "python_pip_install_seconds.txt").write_text(f"{seconds:.0f}\n")
     # The wheel, from the same build directory (nothing recompiles).
-    run([*pip, "wheel", "-q", "--no-deps", clone, "-w", tmp_path / "wheels", *OPTIONS, "-C", f"build-dir={build}"],
+    run([*pip, "wheel", "-q", "--no-deps", clone, "-w", tmp_path / "wheels", *OPTIONS, f"--config-settings=build-dir={build}"],
         env=env, timeout=1800)
     assert len(list((tmp_path / "wheels").glob("precis-0.1.0-*.whl"))) == 1
 
