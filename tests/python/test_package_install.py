@@ -1,6 +1,6 @@
 """`pip install .` from a fresh clone into a fresh venv (scikit-build-core over the project's
-CMake, unity build, no CUDA, no tests) and `import precis` from outside the source tree: its tokenizer and ROUGE equal transformers' and
-rouge_score's. The build's time is printed (pytest -s shows it) and written to
+CMake, unity build, no CUDA, no tests) and `import precis` from outside the source tree: its
+tokenizer and ROUGE equal transformers' and rouge_score's. The build's time is printed (pytest -s shows it) and written to
 PRECIS_BUILD_DIR/python_pip_install_seconds.txt."""
 import json
 import os
