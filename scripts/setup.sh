@@ -20,6 +20,7 @@ if [ "$main_job" = 0 ]; then
   packages+=(git git-lfs libgtest-dev libgmock-dev libbenchmark-dev
              python3 python3-venv python3-numpy python3-torch lz4
              chromium chromium-driver clang libomp-14-dev)
+  packages+=(python3-dev)  # the Python package's extension module (python/, tests/python)
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -61,5 +62,7 @@ if ! cmp -s requirements-test.txt .venv/.requirements-installed; then
   cp requirements-test.txt .venv/.requirements-installed
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPRECIS_TESTS=ON > /dev/null
+# The Python package's extension module for tests/python, with the venv's nanobind.
+python_package=(-DPRECIS_PYTHON_PACKAGE=ON -DPython_EXECUTABLE="$PWD/.venv/bin/python")
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPRECIS_TESTS=ON "${python_package[@]}" > /dev/null
 cmake --build build -j "$(nproc)"

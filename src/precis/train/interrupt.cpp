@@ -24,6 +24,8 @@ void InterruptRequest::install() {
 
 bool InterruptRequest::requested() { return g_signal != 0; }
 
+void InterruptRequest::clear() { g_signal = 0; }
+
 const char* InterruptRequest::signal_name() { return g_signal == SIGINT ? "SIGINT" : "SIGTERM"; }
 
 }  // namespace precis::train

@@ -12,6 +12,9 @@ class InterruptRequest {
   // Whether a SIGTERM or SIGINT arrived since install(); the signal's name in `signal_name`.
   static bool requested();
   static const char* signal_name();
+  // Forgets a signal seen, for a program that runs several jobs (the Python package, which
+  // turns the stop into KeyboardInterrupt).
+  static void clear();
 };
 
 }  // namespace precis::train

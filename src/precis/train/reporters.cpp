@@ -105,6 +105,7 @@ CallbackHandler make_reporters(const TrainingArguments& a, bool main_rank, Train
   }
   reporters.add(std::move(console));
   reporters.add(std::move(train_log));
+  if (a.embedder_reporter) reporters.add(a.embedder_reporter(first_step, total_steps));
   return reporters;
 }
 

@@ -83,6 +83,19 @@ TrainingArguments parse_training_arguments(const std::vector<std::string>& argv_
   return args;
 }
 
+TrainingArguments parse_training_arguments(const nlohmann::json& settings, const std::string& origin) {
+  check(settings.is_object(), origin + ": expected a mapping of option names to values");
+  TrainingArguments args;
+  std::set<std::string> given;
+  for (const auto& [key, value] : settings.items()) {
+    // TrainingArguments.to_dict() keeps the deprecated alias, None when unused.
+    if (key == "evaluation_strategy" && value.is_null()) continue;
+    parsing::apply(args, {key, value, {origin + ": " + key}, true}, given);
+  }
+  parsing::validate(args, given);
+  return args;
+}
+
 std::string ignored_options_warning(const TrainingArguments& args) {
   std::vector<std::string> names;
   for (const auto& o : parsing::ignored_options_table())

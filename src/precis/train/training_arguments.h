@@ -15,7 +15,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -24,6 +26,8 @@
 #include <vector>
 
 namespace precis::train {
+
+class TrainerCallback;  // trainer_callback.h
 
 // transformers.trainer_utils.IntervalStrategy
 enum class IntervalStrategy { kNo, kSteps, kEpoch };
@@ -145,6 +149,12 @@ struct TrainingArguments {
   std::map<std::string, nlohmann::json> ignored_options;
   // Settings that parse but probably do not do what the user meant.
   std::vector<std::string> warnings;
+
+  // ---- set by a program that embeds precis (the Python package), never by an option ----
+  // Rank 0's reporter of that program (its log callback, progress bar and Ctrl-C check):
+  // make_reporters makes it for the run's first and total steps and calls it after precis's own.
+  std::function<std::unique_ptr<TrainerCallback>(int64_t first_step, int64_t total_steps)>
+      embedder_reporter;
 };
 
 // Thrown by parse_training_arguments for --help / -h; what() is training_arguments_help().
@@ -159,6 +169,11 @@ class HelpRequested : public std::runtime_error {
 // validation messages). Resolves HF's derived defaults (val_max_target_length, eval_steps,
 // do_eval, run_name, metric_for_best_model, greater_is_better, generation_*).
 TrainingArguments parse_training_arguments(const std::vector<std::string>& argv_after_subcommand);
+
+// The same parser over a JSON object of settings, {"name": value, ...}, as a config file holds
+// them: the Python package's keyword arguments, or a transformers TrainingArguments.to_dict().
+// `origin` names them in messages ("precis.Seq2SeqTrainingArguments: unknown option ...").
+TrainingArguments parse_training_arguments(const nlohmann::json& settings, const std::string& origin);
 
 // The checks that need more than the options, made as the job starts (the parser also serves
 // --help, to_json and tests, which name no model): a model to start from, and a tokenizer for

@@ -1,0 +1,97 @@
+// precis.pipeline("summarization")'s engine: a checkpoint (BART or T5, as config.json's
+// model_type says), its tokenizer and generation config; texts in, for each the generated
+// rows' ids and text out, as transformers' SummarizationPipeline makes them: inputs padded in
+// batches of batch_size, truncated only when asked (truncation=True: model_max_length), the
+// checkpoint's generation config updated by the call's generate kwargs, rows decoded with
+// skip_special_tokens=True.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <span>
+#include <variant>
+
+#include "bindings.h"
+#include "checkpoint_tokenizer.h"
+#include "precis/generate/generate.h"
+#include "precis/model/t5/t5_config.h"
+
+namespace precis::python {
+
+namespace {
+
+using Ids = std::vector<int32_t>;
+
+class SummarizationModel {
+ public:
+  explicit SummarizationModel(const std::string& dir) : tokenizer_(dir) {
+    if (model_type_of(dir) == "t5") {
+      auto model = std::make_unique<T5Model>(T5Model::load(dir));
+      config_ = generate::GenerationConfig::from_model_directory(dir, special_tokens(model->config));
+      model_ = std::move(model);
+    } else {
+      auto model = std::make_unique<BartModel>(BartModel::load(dir));
+      config_ = generate::GenerationConfig::from_model_directory(dir, special_tokens(model->config));
+      model_ = std::move(model);
+    }
+  }
+
+  // For each text, its num_return_sequences rows: (ids as generate() returns them, text).
+  std::vector<std::vector<std::pair<Ids, std::string>>> generate(
+      const std::vector<std::string>& texts, const std::string& generate_kwargs, int64_t batch_size,
+      bool truncation, bool clean_up_tokenization_spaces) const {
+    check(batch_size > 0, "batch_size must be positive, found " + std::to_string(batch_size));
+    generate::GenerationConfig config = config_;
+    config.update(nlohmann::json::parse(generate_kwargs), "pipeline");
+    const std::vector<Ids> inputs =
+        tokenizer_.encode(texts, true, tokenizer_.truncation_length(truncation, std::nullopt));
+    std::vector<std::vector<std::pair<Ids, std::string>>> out;
+    for (size_t begin = 0; begin < inputs.size(); begin += size_t(batch_size)) {
+      const size_t end = std::min(inputs.size(), begin + size_t(batch_size));
+      std::span<const Ids> batch(inputs.data() + begin, end - begin);
+      const generate::Generated generated =
+          std::visit([&](const auto& model) { return generate::generate(*model, batch, config); }, model_);
+      const int64_t per_input = generated.rows / int64_t(batch.size());
+      for (int64_t r = 0; r < generated.rows; ++r) {
+        if (r % per_input == 0) out.emplace_back();
+        const auto row = generated.row(r);
+        Ids ids(row.begin(), row.end());
+        // T5's tokenizers always clean up (what transformers 4.44's T5 tokenizers default to).
+        std::string text = tokenizer_.decode(
+            ids, true, std::holds_alternative<std::unique_ptr<T5Model>>(model_)
+                           ? std::nullopt
+                           : std::optional(clean_up_tokenization_spaces));
+        out.back().emplace_back(std::move(ids), std::move(text));
+      }
+    }
+    return out;
+  }
+
+  const CheckpointTokenizer& tokenizer() const { return tokenizer_; }
+
+ private:
+  CheckpointTokenizer tokenizer_;
+  std::variant<std::unique_ptr<BartModel>, std::unique_ptr<T5Model>> model_;
+  generate::GenerationConfig config_;
+};
+
+}  // namespace
+
+void bind_summarization_model(nb::module_& m) {
+  nb::class_<SummarizationModel>(m, "SummarizationModel")
+      .def(nb::init<const std::string&>(), nb::arg("directory"), nb::call_guard<nb::gil_scoped_release>())
+      .def(
+          "generate",
+          [](const SummarizationModel& model, const std::vector<std::string>& texts, nb::handle generate_kwargs,
+             int64_t batch_size, bool truncation, bool clean_up_tokenization_spaces) {
+            const std::string kwargs = to_json(generate_kwargs).dump();
+            nb::gil_scoped_release released;
+            return model.generate(texts, kwargs, batch_size, truncation, clean_up_tokenization_spaces);
+          },
+          nb::arg("texts"), nb::arg("generate_kwargs"), nb::arg("batch_size"), nb::arg("truncation"),
+          nb::arg("clean_up_tokenization_spaces"));
+}
+
+}  // namespace precis::python

@@ -1,0 +1,33 @@
+"""precis from Python: Hugging Face's objects, precis's C++ engine underneath.
+
+    import precis
+    tokenizer = precis.AutoTokenizer.from_pretrained("model_dir")
+    summarizer = precis.pipeline("summarization", model="model_dir")
+    summarizer("A long text ...", num_beams=4, max_length=60)
+    precis.rouge(predictions, references, use_stemmer=True)
+    precis.train(precis.Seq2SeqTrainingArguments(output_dir="out", max_steps=100),
+                 model_name_or_path="model_dir", train_file="train.jsonl")
+
+Every call runs the same library as the `precis` command line: the same option names, checks
+and messages (a bad one raises precis.Error, a ValueError), and the same numbers.
+"""
+import ctypes as _ctypes
+import ctypes.util as _ctypes_util
+
+# Open MPI's components, which MPI_Init loads under mpirun, need libmpi's symbols global (as
+# mpi4py loads it). Only libmpi: the module's other libraries (OpenBLAS, OpenMP) stay local,
+# away from torch's.
+_libmpi = _ctypes_util.find_library("mpi")
+if _libmpi:
+    _ctypes.CDLL(_libmpi, mode=_ctypes.RTLD_GLOBAL)
+
+from . import _precis  # noqa: E402
+from ._precis import Error
+from .metrics import rouge
+from .pipelines import SummarizationPipeline, pipeline
+from .tokenization import AutoTokenizer, BatchEncoding, PreTrainedTokenizer
+from .training import Seq2SeqTrainingArguments, TrainOutput, help_training_arguments, train
+
+__all__ = ["AutoTokenizer", "BatchEncoding", "Error", "PreTrainedTokenizer", "Seq2SeqTrainingArguments",
+           "SummarizationPipeline", "TrainOutput", "help_training_arguments", "pipeline", "rouge", "train"]
+__version__ = "0.1.0"
