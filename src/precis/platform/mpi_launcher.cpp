@@ -89,10 +89,16 @@ fs::path job_end_file(const ResourceConfig& resources) {
   return fs::temp_directory_path() / ("precis-sagemaker-job-end-" + resources.current_host);
 }
 
-std::vector<pid_t> live_orteds(pid_t sshd) {
+// The orted daemons mpirun started on this host through ssh. An orted detaches from its ssh
+// session, so it is found by name (as AWS's toolkit finds it) and, where several fake hosts
+// share a machine in tests, by the host's SAGEMAKER_BASE_DIR it inherited from the session
+// (unset on both sides on SageMaker, where a container is a host).
+std::vector<pid_t> this_hosts_orteds() {
+  const char* base = std::getenv("SAGEMAKER_BASE_DIR");
+  const std::string ours = base ? base : "";
   std::vector<pid_t> out;
-  for (pid_t pid : descendants(sshd))
-    if (process_name(pid) == "orted") out.push_back(pid);
+  for (pid_t pid : processes_named("orted"))
+    if (process_environment_variable(pid, "SAGEMAKER_BASE_DIR") == ours) out.push_back(pid);
   return out;
 }
 
@@ -204,7 +210,9 @@ int run_first_host(const MpiLaunch& launch) {
     bool open = true;
     std::optional<int> ended;
     while (!ended) {
-      forward_stop({mpirun.pid, sshd.pid}, self);
+      std::vector<pid_t> roots = this_hosts_orteds();
+      roots.push_back(mpirun.pid);
+      forward_stop(roots, self);
       if (open) {
         pollfd p{mpirun.stderr_fd, POLLIN, 0};
         if (::poll(&p, 1, 200) > 0)
@@ -265,7 +273,8 @@ int run_other_host(const MpiLaunch& launch) {
     bool seen_orted = false;
     std::optional<Clock::time_point> ranks_ended;
     for (;;) {
-      forward_stop({sshd.pid}, self);
+      const std::vector<pid_t> orteds = this_hosts_orteds();
+      forward_stop(orteds, self);
       if (fs::exists(word, ec)) {
         std::istringstream in(read_existing_file(word, word.string() + ": cannot read"));
         in >> status;
@@ -273,7 +282,7 @@ int run_other_host(const MpiLaunch& launch) {
         break;
       }
       if (child_exit_status(sshd.pid)) throw Error("sshd ended while the job ran");
-      const bool running = !live_orteds(sshd.pid).empty();
+      const bool running = !orteds.empty();
       seen_orted = seen_orted || running;
       if (!seen_orted && Clock::now() - start > std::chrono::minutes(15))
         throw Error(rc.hosts.front() + " started no MPI processes here within 15 minutes");

@@ -62,6 +62,21 @@ std::string process_name(pid_t pid) {
   return name;
 }
 
+std::vector<pid_t> processes_named(const std::string& name) {
+  std::vector<pid_t> out;
+  for (const auto& [pid, ppid] : parents())
+    if (process_name(pid) == name) out.push_back(pid);
+  return out;
+}
+
+std::string process_environment_variable(pid_t pid, const std::string& variable) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  const std::string prefix = variable + "=";
+  for (std::string entry; std::getline(in, entry, '\0');)
+    if (entry.rfind(prefix, 0) == 0) return entry.substr(prefix.size());
+  return "";
+}
+
 std::string process_executable(pid_t pid) {
   std::error_code ec;
   fs::path target = fs::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec);

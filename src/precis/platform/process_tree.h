@@ -1,7 +1,7 @@
-// The processes below one of ours, read from /proc: a launcher on a host forwards the
-// platform's SIGTERM to the training ranks running there (children of mpirun, or of the
-// sshd through which mpirun started them), and a waiting host watches for the end of the
-// orted that mpirun started through its sshd. Linux only, as SageMaker and the MPI operator are.
+// Processes read from /proc: a launcher on a host forwards the platform's SIGTERM to the
+// training ranks running there (children of mpirun, or of the orted that mpirun started
+// through ssh, which daemonizes itself and so is nobody's child), and a waiting host watches
+// for that orted's end. Linux only, as SageMaker and the MPI operator are.
 #pragma once
 
 #include <sys/types.h>
@@ -19,6 +19,13 @@ std::string process_name(pid_t pid);
 
 // /proc/PID/exe's target; "" when it cannot be read.
 std::string process_executable(pid_t pid);
+
+// Every live process named `name` (process_name).
+std::vector<pid_t> processes_named(const std::string& name);
+
+// Variable `variable` of /proc/PID/environ (the environment the process started with); ""
+// when unset or unreadable.
+std::string process_environment_variable(pid_t pid, const std::string& variable);
 
 // Sends `signal` to each descendant of each of `roots` running `executable`; how many.
 int signal_descendants_running(const std::vector<pid_t>& roots, const std::string& executable,
