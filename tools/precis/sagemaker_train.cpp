@@ -28,15 +28,6 @@ int gpus_here() {
   return n;
 }
 
-// --ranks_per_host, else sagemaker_mpi_num_of_processes_per_host, else one per GPU when the
-// estimator asked for data parallelism (one on a host without GPUs), else one.
-int ranks_per_host(const train::TrainingArguments& args, const platform::SageMakerJob& job) {
-  if (args.ranks_per_host > 0) return int(args.ranks_per_host);
-  if (job.hyperparameters.processes_per_host) return int(*job.hyperparameters.processes_per_host);
-  if (job.hyperparameters.data_parallel) return std::max(1, gpus_here());
-  return 1;
-}
-
 // Rank 0's job summary where SageMaker uploads it (output/data; TensorBoard's events are
 // written there directly through logging_dir).
 void publish_summary(const platform::SageMakerPaths& paths, const train::TrainingArguments& args) {
@@ -90,7 +81,8 @@ int run_sagemaker_training(const platform::SageMakerPaths& paths,
     for (const std::string& note : job.notes) std::fprintf(stderr, "precis: SageMaker: %s\n", note.c_str());
 
   if (!launched.launched()) {
-    launch.ranks_per_host = ranks_per_host(args, job);
+    launch.ranks_per_host =
+        platform::ranks_per_host(args.ranks_per_host, job.hyperparameters, gpus_here());
     if (resources.hosts.size() > 1 || launch.ranks_per_host > 1)
       return platform::run_first_host(launch);
   }

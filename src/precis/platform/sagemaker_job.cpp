@@ -93,4 +93,12 @@ SageMakerJob read_sagemaker_job(const SageMakerPaths& paths) {
   return job;
 }
 
+int ranks_per_host(int64_t ranks_per_host_option, const SageMakerHyperparameters& hyperparameters,
+                   int gpus) {
+  if (ranks_per_host_option > 0) return int(ranks_per_host_option);
+  if (hyperparameters.processes_per_host) return int(*hyperparameters.processes_per_host);
+  if (hyperparameters.data_parallel) return std::max(1, gpus);
+  return 1;
+}
+
 }  // namespace precis::platform

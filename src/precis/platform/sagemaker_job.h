@@ -6,6 +6,7 @@
 // service's stop, and a spot instance's reclaim).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,11 @@ SageMakerJob read_sagemaker_job(const SageMakerPaths& paths);
 // A channel's data file: the channel itself when it is a file, else the one file in its folder
 // (hidden files aside). Throws precis::Error when the folder holds none or several.
 std::filesystem::path channel_data_file(const std::filesystem::path& channel);
+
+// Ranks per host when precis starts mpirun itself: `ranks_per_host_option` (--ranks_per_host)
+// when positive, else sagemaker_mpi_num_of_processes_per_host, else one per GPU (`gpus`; one
+// on a host without GPUs) when the estimator asked for data parallelism, else one.
+int ranks_per_host(int64_t ranks_per_host_option, const SageMakerHyperparameters& hyperparameters,
+                   int gpus);
 
 }  // namespace precis::platform
