@@ -51,6 +51,19 @@ def wait_ranks_stopped(hosts, procs, deadline_s=180):
     raise AssertionError("the ranks did not stop at the hook:\n" + "\n".join(hosts.stderr(h) for h in HOSTS))
 
 
+def wait_for_lines(hosts, procs, lines, deadline_s=60):
+    """Returns once each host's stderr holds its line of `lines` ({host: text})."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if all(text in hosts.stderr(host) for host, text in lines.items()):
+            return
+        for host, proc in procs.items():
+            assert proc.poll() is None, f"{host} ended (exit {proc.returncode}):\n{hosts.stderr(host)}"
+        time.sleep(0.05)
+    raise AssertionError(f"not all of {lines} within {deadline_s} s:\n" +
+                         "\n".join(f"--- {h}\n{hosts.stderr(h)}" for h in HOSTS))
+
+
 @pytest.fixture
 def two_hosts(tmp_path):
     """TwoHosts(tmp_path, ...) as a factory; whatever a failed test leaves running (the hosts'
@@ -92,13 +105,17 @@ def test_sigterm_to_both_hosts_saves_and_the_restart_resumes_bit_identically(tmp
     start = time.monotonic()
     for proc in procs.values():  # SageMaker's stop reaches each host's first process
         proc.send_signal(signal.SIGTERM)
-    time.sleep(1)  # the hosts pass it on to their ranks (queued while they are stopped)
+    # Each host passes it on to its stopped rank (queued until SIGCONT). Waiting for both to say
+    # so, rather than for a second, keeps a slow host's launcher from meeting a rank that the
+    # other host's stop has already ended: the forward is then exact.
+    wait_for_lines(hosts, procs, {h: "SIGTERM: passed to 1 rank on this host" for h in HOSTS})
     for pid in ranks.values():
         os.kill(pid, signal.SIGCONT)
     status = hosts.wait(procs, timeout=120)
     print(f"SIGTERM to both hosts' exit: {time.monotonic() - start:.1f} s")
     assert status == {"algo-1": 0, "algo-2": 0}, hosts.stderr("algo-1") + hosts.stderr("algo-2")
-    assert "SIGTERM: passed to 1 rank on this host" in hosts.stderr("algo-2")
+    for host in HOSTS:  # each rank got the stop once
+        assert hosts.stderr(host).count("SIGTERM: passed to") == 1, hosts.stderr(host)
     checkpoints = hosts.bases["algo-1"] / "checkpoints"
     assert [p.name for p in checkpoints.iterdir()] == ["checkpoint-3"]
     # The restart: SageMaker restores the synced checkpoint folder on every host.

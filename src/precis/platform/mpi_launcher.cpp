@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
@@ -37,13 +39,29 @@ void watch_for_stop() {
   ::signal(SIGINT, on_stop_signal);
 }
 
-// Forwards a pending stop to the training ranks under `roots`.
-void forward_stop(const std::vector<pid_t>& roots, const std::string& self) {
-  if (!g_stop_requested) return;
-  g_stop_requested = 0;
-  int n = signal_descendants_running(roots, self, SIGTERM);
-  std::fprintf(stderr, "precis: SIGTERM: passed to %d rank%s on this host\n", n, n == 1 ? "" : "s");
-}
+// Passes a stop on to the training ranks of this host, each once. The stop stays in force
+// after it is first passed on: SIGTERM may come while mpirun or an orted is still starting
+// ranks, and a rank that appears later must see it too (else the job would run on until the
+// platform's SIGKILL).
+class StopForwarder {
+ public:
+  explicit StopForwarder(std::string executable) : executable_(std::move(executable)) {}
+  // Called on each turn of a launcher's loop with the processes the ranks run under.
+  void forward(const std::vector<pid_t>& roots) {
+    if (g_stop_requested) stopping_ = true;
+    if (!stopping_) return;
+    int n = 0;
+    for (pid_t pid : descendants_running(roots, executable_))
+      if (signalled_.insert(pid).second && ::kill(pid, SIGTERM) == 0) ++n;
+    if (n > 0)
+      std::fprintf(stderr, "precis: SIGTERM: passed to %d rank%s on this host\n", n, n == 1 ? "" : "s");
+  }
+
+ private:
+  std::string executable_;
+  bool stopping_ = false;
+  std::set<pid_t> signalled_;
+};
 
 std::string self_executable() { return process_executable(::getpid()); }
 
@@ -184,6 +202,7 @@ int run_first_host(const MpiLaunch& launch) {
   watch_for_stop();
   const ResourceConfig& rc = launch.resources;
   const std::string self = self_executable();
+  StopForwarder stop(self);
   Child sshd;
   Child mpirun;
   int status = 1;
@@ -212,7 +231,7 @@ int run_first_host(const MpiLaunch& launch) {
     while (!ended) {
       std::vector<pid_t> roots = this_hosts_orteds();
       roots.push_back(mpirun.pid);
-      forward_stop(roots, self);
+      stop.forward(roots);
       if (open) {
         pollfd p{mpirun.stderr_fd, POLLIN, 0};
         if (::poll(&p, 1, 200) > 0)
@@ -260,7 +279,7 @@ int end_job_before_launch(const MpiLaunch& launch, const std::string& cause) {
 int run_other_host(const MpiLaunch& launch) {
   watch_for_stop();
   const ResourceConfig& rc = launch.resources;
-  const std::string self = self_executable();
+  StopForwarder stop(self_executable());
   const fs::path word = job_end_file(rc);
   std::error_code ec;
   fs::remove(word, ec);  // a previous job's
@@ -274,7 +293,7 @@ int run_other_host(const MpiLaunch& launch) {
     std::optional<Clock::time_point> ranks_ended;
     for (;;) {
       const std::vector<pid_t> orteds = this_hosts_orteds();
-      forward_stop(orteds, self);
+      stop.forward(orteds);
       if (fs::exists(word, ec)) {
         std::istringstream in(read_existing_file(word, word.string() + ": cannot read"));
         in >> status;

@@ -1,8 +1,7 @@
 #include "precis/platform/process_tree.h"
 
-#include <signal.h>
-
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -83,13 +82,13 @@ std::string process_executable(pid_t pid) {
   return ec ? std::string() : target.string();
 }
 
-int signal_descendants_running(const std::vector<pid_t>& roots, const std::string& executable,
-                               int signal) {
-  int sent = 0;
+std::vector<pid_t> descendants_running(const std::vector<pid_t>& roots,
+                                       const std::string& executable) {
+  std::vector<pid_t> out;
   for (pid_t root : roots)
     for (pid_t pid : descendants(root))
-      if (process_executable(pid) == executable && ::kill(pid, signal) == 0) ++sent;
-  return sent;
+      if (process_executable(pid) == executable) out.push_back(pid);
+  return out;
 }
 
 }  // namespace precis::platform

@@ -27,8 +27,8 @@ std::vector<pid_t> processes_named(const std::string& name);
 // when unset or unreadable.
 std::string process_environment_variable(pid_t pid, const std::string& variable);
 
-// Sends `signal` to each descendant of each of `roots` running `executable`; how many.
-int signal_descendants_running(const std::vector<pid_t>& roots, const std::string& executable,
-                               int signal);
+// The descendants of each of `roots` that run `executable` (process_executable).
+std::vector<pid_t> descendants_running(const std::vector<pid_t>& roots,
+                                       const std::string& executable);
 
 }  // namespace precis::platform
