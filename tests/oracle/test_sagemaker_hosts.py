@@ -88,6 +88,11 @@ def test_two_hosts_equal_plain_mpirun_and_both_exit_0(tmp_path, two_hosts):
     assert "2 hosts, 1 rank each: starting mpirun" in hosts.stderr("algo-1")
     # Rank 0 alone writes the model, on the first host.
     assert not (hosts.bases["algo-2"] / "model" / "model.safetensors").exists()
+    # Hosts counted by resourceconfig.json's current_host, not gethostname() (one machine here).
+    summary = json.loads((hosts.bases["algo-1"] / "output" / "data" / "job_summary.json").read_text())
+    assert (summary["world_size"], summary["hosts"]) == (2, 2), summary
+    assert [p.name for p in (hosts.bases["algo-1"] / "output" / "data" / "tensorboard").iterdir()
+            if ".algo-1." not in p.name] == []
     plain = {k: v for k, v in JOB.items() if not k.startswith("sagemaker_")}
     plain.update(output_dir=str(tmp_path / "plain"))
     train(tmp_path, tmp_path / "plain", 2, **plain)

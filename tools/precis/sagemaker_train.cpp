@@ -69,6 +69,7 @@ int run_sagemaker_training(const platform::SageMakerPaths& paths,
   try {
     job = platform::read_sagemaker_job(paths);
     args = train::parse_training_arguments(argv, job.settings);
+    args.host_name = host;  // the name the other hosts know, never gethostname()
   } catch (const Error& e) {
     if (!launched.launched() && resources.hosts.size() > 1)
       return platform::end_job_before_launch(launch, e.what());

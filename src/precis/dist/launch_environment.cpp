@@ -50,9 +50,9 @@ LaunchEnvironment launch_environment() {
   return e;
 }
 
-std::unique_ptr<Communicator> make_communicator(double timeout_s) {
+std::unique_ptr<Communicator> make_communicator(double timeout_s, const std::string& host_name) {
   if (!launch_environment().launched()) return std::make_unique<SingleProcessCommunicator>();
-  return std::make_unique<MpiCommunicator>(timeout_s);
+  return std::make_unique<MpiCommunicator>(timeout_s, host_name);
 }
 
 }  // namespace precis::dist

@@ -54,7 +54,7 @@ void run_training_job(const TrainingArguments& a, const RankErrorReport& on_rank
   const auto job_start = JobClock::now();
   // Under mpirun / srun with more than one process: data parallelism over MPI.
   std::unique_ptr<dist::Communicator> comm =
-      dist::make_communicator(double(a.ddp_timeout.value_or(1800)));
+      dist::make_communicator(double(a.ddp_timeout.value_or(1800)), a.host_name);
   if (comm->world_size() == 1) return run_job(a, *comm, job_start);
   if (int threads = dist::share_host_cores(comm->local_size());
       threads > 0 && comm->local_rank() == 0)

@@ -151,6 +151,10 @@ struct TrainingArguments {
 
   // HF options given that precis accepts and ignores, with the values given (JSON as read).
   std::map<std::string, nlohmann::json> ignored_options;
+  // This host's name, for the job summary's host count and TensorBoard's file and folder
+  // names; "": gethostname(). Not an option: a platform sets it (SageMaker: resourceconfig.json's
+  // current_host, as the other hosts know this one).
+  std::string host_name;
   // Settings that parse but probably do not do what the user meant.
   std::vector<std::string> warnings;
 };
