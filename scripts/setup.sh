@@ -19,7 +19,8 @@ packages=(build-essential cmake pkg-config
 if [ "$main_job" = 0 ]; then
   packages+=(git git-lfs libgtest-dev libgmock-dev libbenchmark-dev
              python3 python3-venv python3-numpy python3-torch lz4
-             chromium chromium-driver clang libomp-14-dev)
+             chromium chromium-driver clang libomp-14-dev
+             openssh-server openssh-client)
   packages+=(python3-dev)  # the Python package's extension module (python/, tests/python)
 fi
 missing=()
@@ -37,6 +38,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 elif ! ls /var/lib/apt/lists/*_i18n_Translation-en* > /dev/null 2>&1; then
   echo "setup: fetching apt's English package descriptions"
   $sudo_cmd "${update[@]}" || echo "setup: warning: could not fetch them; precis data debian needs them" >&2
+fi
+
+# The SageMaker two-host tests (tests/oracle/sagemaker_hosts.py) run hosts algo-1 and algo-2 on
+# loopback addresses, each with its own sshd; SageMaker's DNS would name them.
+if [ "$main_job" = 0 ] && ! getent hosts algo-1 > /dev/null; then
+  echo "setup: adding algo-1 (127.0.0.2) and algo-2 (127.0.0.3) to /etc/hosts for the SageMaker tests"
+  printf '127.0.0.2 algo-1\n127.0.0.3 algo-2\n' | $sudo_cmd tee -a /etc/hosts > /dev/null
 fi
 
 if [ "$main_job" = 1 ]; then

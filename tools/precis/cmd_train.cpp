@@ -1,13 +1,17 @@
 // precis train: run_summarization.py + Seq2SeqTrainer. Options are Hugging Face's names,
 // from --config FILE (JSON or YAML) and/or the command line (see `precis train --help`).
 // Started by mpirun or srun with several processes, it trains data-parallel (each process
-// learns its rank from the launcher's environment).
+// learns its rank from the launcher's environment). Inside a SageMaker training job (the
+// service's /opt/ml/input/config exists) it reads the job from SageMaker's files and launches
+// across the job's hosts itself (sagemaker_train.h, docs/sagemaker.md).
 #include <cstdio>
 #include <cstdlib>
 
 #include "command.h"
+#include "sagemaker_train.h"
 #include "precis/core/error.h"
 #include "precis/dist/launch_environment.h"
+#include "precis/platform/sagemaker_files.h"
 #include "precis/train/trainer.h"
 #include "precis/train/training_arguments.h"
 
@@ -40,6 +44,12 @@ PRECIS_COMMAND("train", "Fine-tune a seq2seq model (run_summarization.py + Seq2S
                        std::printf("%s", precis::train::training_arguments_help().c_str());
                        return;
                      }
+                   if (auto sagemaker = precis::platform::sagemaker_paths()) {
+                     const int status = precis::cli::run_sagemaker_training(*sagemaker, args);
+                     std::fflush(nullptr);
+                     if (status != 0) std::exit(status);
+                     return;
+                   }
                    precis::train::run_training_job(parse_on_this_rank(args));
                  });
                });

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "precis/dist/communicator.h"
 
@@ -17,7 +18,8 @@ struct LaunchEnvironment {
 LaunchEnvironment launch_environment();
 
 // MPI when the launcher started more than one process, else a single-process world.
-// timeout_s bounds every collective (a dead or stuck rank ends the job with a message).
-std::unique_ptr<Communicator> make_communicator(double timeout_s);
+// timeout_s bounds every collective (a dead or stuck rank ends the job with a message);
+// host_name is this host's name for Communicator::hosts ("": gethostname()).
+std::unique_ptr<Communicator> make_communicator(double timeout_s, const std::string& host_name = "");
 
 }  // namespace precis::dist

@@ -51,7 +51,8 @@ std::span<float> host_floats(const Tensor& data, const char* what) {
 
 }  // namespace
 
-MpiCommunicator::MpiCommunicator(double timeout_s) : timeout_s_(timeout_s) {
+MpiCommunicator::MpiCommunicator(double timeout_s, const std::string& host_name)
+    : timeout_s_(timeout_s) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
@@ -69,8 +70,9 @@ MpiCommunicator::MpiCommunicator(double timeout_s) : timeout_s_(timeout_s) {
   MPI_Comm_free(&local);
   // Who runs where: the hosts for instance-seconds, the pids to tell which local rank died.
   char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  std::vector<std::string> all = all_gather_bytes(std::string(host) + "\n" + std::to_string(getpid()));
+  if (host_name.empty()) gethostname(host, sizeof host - 1);
+  const std::string here = host_name.empty() ? std::string(host) : host_name;
+  std::vector<std::string> all = all_gather_bytes(here + "\n" + std::to_string(getpid()));
   std::set<std::string> distinct;
   for (const std::string& s : all) {
     size_t nl = s.find('\n');
@@ -99,8 +101,7 @@ void MpiCommunicator::checked(int code, const char* what) {
 
 [[noreturn]] void MpiCommunicator::timed_out(const char* what) {
   std::string dead;
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
+  const std::string& host = host_of_rank_[size_t(rank_)];
   for (int r = 0; r < size_; ++r)
     if (r != rank_ && host_of_rank_[size_t(r)] == host && kill(pid_t(pid_of_rank_[size_t(r)]), 0) != 0 && errno == ESRCH)
       dead += (dead.empty() ? "" : ", ") + std::to_string(r);

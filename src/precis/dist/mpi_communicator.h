@@ -14,7 +14,8 @@ namespace precis::dist {
 class MpiCommunicator final : public Communicator {
  public:
   // Initialises MPI (MPI_Init_thread, funneled: only the calling thread talks to MPI).
-  explicit MpiCommunicator(double timeout_s);
+  // host_name: this host's name, which hosts() counts ("": gethostname()).
+  explicit MpiCommunicator(double timeout_s, const std::string& host_name = "");
   ~MpiCommunicator() override;  // MPI_Finalize
   MpiCommunicator(const MpiCommunicator&) = delete;
   MpiCommunicator& operator=(const MpiCommunicator&) = delete;

@@ -50,9 +50,13 @@ std::optional<fs::path> resume_point_in(const TrainingArguments& a, const fs::pa
 
 }  // namespace
 
+fs::path checkpoint_root(const TrainingArguments& a) {
+  return a.checkpoint_dir ? fs::path(*a.checkpoint_dir) : fs::path(a.output_dir);
+}
+
 std::optional<fs::path> find_resume_point(const TrainingArguments& a, dist::Communicator& comm) {
   std::optional<fs::path> resume;
-  if (a.do_train && comm.is_main()) resume = resume_point_in(a, a.output_dir);
+  if (a.do_train && comm.is_main()) resume = resume_point_in(a, checkpoint_root(a));
   if (comm.world_size() > 1) {
     std::string path = comm.all_gather_bytes(resume ? resume->string() : std::string())[0];
     resume = path.empty() ? std::nullopt : std::optional<fs::path>(path);
@@ -69,7 +73,7 @@ bool explicit_resume_checkpoint(const TrainingArguments& a) {
 template <class Model>
 Checkpointer<Model>::Checkpointer(const TrainingArguments& a, dist::Communicator& comm,
                                   TrainingRun<Model>& run)
-    : args_(a), comm_(comm), run_(run), output_dir_(a.output_dir) {}
+    : args_(a), comm_(comm), run_(run), output_dir_(checkpoint_root(a)) {}
 
 template <class Model>
 fs::path Checkpointer<Model>::checkpoint_dir(int64_t step) const {
@@ -186,6 +190,7 @@ void Checkpointer<Model>::save() {
     return;
   }
   try {
+    fs::create_directories(output_dir_);  // --checkpoint_dir need not exist yet
     AtomicDirectory dir(final_dir);
     run_.save_model(dir.staging());
     if (run_.sharded)

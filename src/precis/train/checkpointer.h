@@ -16,8 +16,11 @@
 
 namespace precis::train {
 
+// Where checkpoint-N/ folders live: --checkpoint_dir, else output_dir.
+std::filesystem::path checkpoint_root(const TrainingArguments& args);
+
 // Where to resume from: an explicit resume_from_checkpoint, or the last complete checkpoint in
-// output_dir (HF's get_last_checkpoint), unless overwrite_output_dir. Decided by rank 0 alone
+// checkpoint_root (output_dir unless --checkpoint_dir) (HF's get_last_checkpoint), unless overwrite_output_dir. Decided by rank 0 alone
 // (ranks may not look at a directory that rank 0 is writing) and told to the others. Removes
 // the staging folders a killed run left.
 std::optional<std::filesystem::path> find_resume_point(const TrainingArguments& args,

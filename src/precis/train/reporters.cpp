@@ -24,7 +24,7 @@ void LogHistoryReporter::on_train_end(const nlohmann::json& summary, int64_t) {
 
 TensorBoardReporter::TensorBoardReporter(const fs::path& log_dir, const TrainingArguments& args,
                                          const nlohmann::json& model_config)
-    : writer_(log_dir) {
+    : writer_(log_dir, args.host_name) {
   writer_.add_text("args", to_json(args).dump(2));
   writer_.add_text("model_config", model_config.dump(2));
 }
@@ -100,7 +100,8 @@ CallbackHandler make_reporters(const TrainingArguments& a, bool main_rank, Train
   auto train_log = std::make_unique<TrainLogReporter>(fs::path(a.output_dir));
   if (reports_to_tensorboard(a)) {
     const fs::path log_dir =
-        a.logging_dir ? fs::path(*a.logging_dir) : default_logging_dir(a.output_dir);
+        a.logging_dir ? fs::path(*a.logging_dir)
+                      : default_logging_dir(a.output_dir, std::chrono::system_clock::now(), a.host_name);
     reporters.add(std::make_unique<TensorBoardReporter>(log_dir, a, model_config));
   }
   reporters.add(std::move(console));

@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string hostname() {
+std::string hostname(const std::string& given) {
+  if (!given.empty()) return given;
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) return "localhost";
   return name;
@@ -36,7 +37,8 @@ std::string io_error(const fs::path& path, const char* what) {
 
 }  // namespace
 
-TensorBoardWriter::TensorBoardWriter(fs::path log_dir) : file_(nullptr, &std::fclose) {
+TensorBoardWriter::TensorBoardWriter(fs::path log_dir, const std::string& host)
+    : file_(nullptr, &std::fclose) {
   std::error_code ec;
   fs::create_directories(log_dir, ec);
   check(!ec, log_dir.string() + ": cannot create the TensorBoard log directory (" + ec.message() + ")");
@@ -44,7 +46,7 @@ TensorBoardWriter::TensorBoardWriter(fs::path log_dir) : file_(nullptr, &std::fc
   char name[512];
   std::snprintf(name, sizeof name, "events.out.tfevents.%010lld.%s.%d.%d",
                 (long long)std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count(),
-                hostname().c_str(), int(getpid()), writers_opened.fetch_add(1));
+                hostname(host).c_str(), int(getpid()), writers_opened.fetch_add(1));
   path_ = log_dir / name;
   file_.reset(std::fopen(path_.c_str(), "wb"));
   check(file_ != nullptr, io_error(path_, "open for"));
@@ -80,13 +82,14 @@ void TensorBoardWriter::flush() {
   if (file_) check(std::fflush(file_.get()) == 0, io_error(path_, "flush"));
 }
 
-fs::path default_logging_dir(const fs::path& output_dir, std::chrono::system_clock::time_point now) {
+fs::path default_logging_dir(const fs::path& output_dir, std::chrono::system_clock::time_point now,
+                             const std::string& host) {
   const std::time_t t = std::chrono::system_clock::to_time_t(now);
   std::tm local{};
   localtime_r(&t, &local);
   char stamp[64];
   std::strftime(stamp, sizeof stamp, "%b%d_%H-%M-%S", &local);
-  return output_dir / "runs" / (std::string(stamp) + "_" + hostname());
+  return output_dir / "runs" / (std::string(stamp) + "_" + hostname(host));
 }
 
 std::string tensorboard_tag(const std::string& log_key) {

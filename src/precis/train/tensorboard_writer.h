@@ -23,8 +23,9 @@ class TensorBoardWriter {
  public:
   // Creates log_dir if needed and a new event file in it, named as TensorBoard's writer names
   // them (events.out.tfevents.<unix time, 10 digits>.<host>.<pid>.<n>), starting with the
-  // file_version event. Throws precis::Error naming the path when it cannot.
-  explicit TensorBoardWriter(std::filesystem::path log_dir);
+  // file_version event. Throws precis::Error naming the path when it cannot. `host`: this
+  // host's name ("": gethostname()).
+  explicit TensorBoardWriter(std::filesystem::path log_dir, const std::string& host = "");
   ~TensorBoardWriter();
   TensorBoardWriter(TensorBoardWriter&&) noexcept;
   TensorBoardWriter& operator=(TensorBoardWriter&&) noexcept;
@@ -50,9 +51,11 @@ class TensorBoardWriter {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file_;
 };
 
-// Hugging Face's default logging_dir: output_dir/runs/<%b%d_%H-%M-%S in local time>_<hostname>.
+// Hugging Face's default logging_dir: output_dir/runs/<%b%d_%H-%M-%S in local time>_<host>
+// (`host`, or gethostname() when "").
 std::filesystem::path default_logging_dir(const std::filesystem::path& output_dir,
-                                          std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
+                                          std::chrono::system_clock::time_point now = std::chrono::system_clock::now(),
+                                          const std::string& host = "");
 
 // The (tag, value) pairs TensorBoardCallback.on_log writes for one log entry: numbers and
 // booleans (Python's bool is an int); strings and the rest are dropped, as HF drops them with a

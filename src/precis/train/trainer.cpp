@@ -50,11 +50,11 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, JobClock::tim
 
 }  // namespace
 
-void run_training_job(const TrainingArguments& a) {
+void run_training_job(const TrainingArguments& a, const RankErrorReport& on_rank_error) {
   const auto job_start = JobClock::now();
   // Under mpirun / srun with more than one process: data parallelism over MPI.
   std::unique_ptr<dist::Communicator> comm =
-      dist::make_communicator(double(a.ddp_timeout.value_or(1800)));
+      dist::make_communicator(double(a.ddp_timeout.value_or(1800)), a.host_name);
   if (comm->world_size() == 1) return run_job(a, *comm, job_start);
   if (int threads = dist::share_host_cores(comm->local_size());
       threads > 0 && comm->local_rank() == 0)
@@ -72,6 +72,7 @@ void run_training_job(const TrainingArguments& a) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "precis: rank %d: error: %s\n", comm->rank(), e.what());
     std::fflush(stderr);
+    if (on_rank_error) on_rank_error(comm->rank(), e.what());
     // Ranks usually fail at the same point (a missing file, a bad option): a moment lets the
     // others print their own error before the abort ends them all.
     std::this_thread::sleep_for(std::chrono::seconds(1));

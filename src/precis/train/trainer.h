@@ -6,11 +6,19 @@
 // (seq2seq_trainer.h), made of the parts its header names.
 #pragma once
 
+#include <functional>
+#include <string>
+
 #include "precis/train/training_arguments.h"
 
 namespace precis::train {
 
-// Runs do_train / do_eval / do_predict as asked. Throws precis::Error on bad input.
-void run_training_job(const TrainingArguments& args);
+// What a platform does with a rank's error before the job is ended (SageMaker writes its
+// failure file): the rank and the error's message.
+using RankErrorReport = std::function<void(int rank, const std::string& cause)>;
+
+// Runs do_train / do_eval / do_predict as asked. Throws precis::Error on bad input; with
+// several ranks, a rank's error goes to stderr and `on_rank_error`, then ends the whole job.
+void run_training_job(const TrainingArguments& args, const RankErrorReport& on_rank_error = {});
 
 }  // namespace precis::train

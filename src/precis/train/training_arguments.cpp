@@ -69,16 +69,34 @@ std::string to_string(SchedulerType type) {
 }
 
 TrainingArguments parse_training_arguments(const std::vector<std::string>& argv_after_subcommand) {
+  return parse_training_arguments(argv_after_subcommand, PlatformSettings{});
+}
+
+TrainingArguments parse_training_arguments(const std::vector<std::string>& argv_after_subcommand,
+                                           const PlatformSettings& platform) {
   std::optional<std::string> config_path;
   std::vector<parsing::Setting> command_line =
       parsing::read_command_line(argv_after_subcommand, config_path);
+  std::vector<parsing::Setting> hyperparameters;
+  for (const auto& [name, value] : platform.hyperparameters) {
+    if (parsing::normalise_name(name) == "config") {
+      // The command line's --config wins over the platform's.
+      if (!config_path) config_path = value.is_string() ? value.get<std::string>() : value.dump();
+      continue;
+    }
+    hyperparameters.push_back({name, value, {platform.source + ": " + name}, true});
+  }
   std::vector<parsing::Setting> settings;
   if (config_path) settings = parsing::read_config_file(*config_path);
+  settings.insert(settings.end(), hyperparameters.begin(), hyperparameters.end());
   settings.insert(settings.end(), command_line.begin(), command_line.end());
 
   TrainingArguments args;
   std::set<std::string> given;
   for (const parsing::Setting& s : settings) parsing::apply(args, s, given);
+  for (const auto& [name, value] : platform.defaults)
+    if (!given.count(parsing::normalise_name(name)))
+      parsing::apply(args, {name, value, {platform.defaults_source + ": " + name}, true}, given);
   parsing::validate(args, given);
   return args;
 }

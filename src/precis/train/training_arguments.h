@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace precis::train {
@@ -144,9 +145,20 @@ struct TrainingArguments {
   double max_train_time_s = 0;       // > 0: stop training (and save) after this wall time
   int64_t max_record_bytes = int64_t{16} << 20;  // longer dataset records are refused unread
   bool save_on_interrupt = false;  // SIGTERM / SIGINT: save a checkpoint at the step's end, exit 0
+  // Where checkpoint-N/ folders go and a rerun looks for them (unset: output_dir). SageMaker
+  // sets it to checkpointconfig.json's LocalPath, so that checkpoints stay out of the model
+  // directory it tars and sit where a restarted spot job finds them.
+  std::optional<std::string> checkpoint_dir;
+  // Ranks per host when precis itself starts mpirun (SageMaker, docs/sagemaker.md); 0: one
+  // per GPU, or one on a host without GPUs.
+  int64_t ranks_per_host = 0;
 
   // HF options given that precis accepts and ignores, with the values given (JSON as read).
   std::map<std::string, nlohmann::json> ignored_options;
+  // This host's name, for the job summary's host count and TensorBoard's file and folder
+  // names; "": gethostname(). Not an option: a platform sets it (SageMaker: resourceconfig.json's
+  // current_host, as the other hosts know this one).
+  std::string host_name;
   // Settings that parse but probably do not do what the user meant.
   std::vector<std::string> warnings;
 
@@ -174,6 +186,20 @@ TrainingArguments parse_training_arguments(const std::vector<std::string>& argv_
 // them: the Python package's keyword arguments, or a transformers TrainingArguments.to_dict().
 // `origin` names them in messages ("precis.Seq2SeqTrainingArguments: unknown option ...").
 TrainingArguments parse_training_arguments(const nlohmann::json& settings, const std::string& origin);
+
+// Settings a platform supplies besides the command line (SageMaker's hyperparameters.json;
+// src/precis/platform/). Precedence, lowest first: the --config file (from the command line,
+// else a `config` hyperparameter), the hyperparameters, the command line; then `defaults`
+// fill the options that none of them set (SageMaker's output and checkpoint folders, its
+// channels). Names and values as in a config file; `source` locates them in messages.
+struct PlatformSettings {
+  std::string source;  // "/opt/ml/input/config/hyperparameters.json"
+  std::vector<std::pair<std::string, nlohmann::json>> hyperparameters;
+  std::vector<std::pair<std::string, nlohmann::json>> defaults;
+  std::string defaults_source = "platform default";
+};
+TrainingArguments parse_training_arguments(const std::vector<std::string>& argv_after_subcommand,
+                                           const PlatformSettings& platform);
 
 // The checks that need more than the options, made as the job starts (the parser also serves
 // --help, to_json and tests, which name no model): a model to start from, and a tokenizer for

@@ -200,6 +200,10 @@ const std::vector<Option>& options() {
       {"save_on_interrupt", &Args::save_on_interrupt, Group::kPrecis,
        "On SIGTERM or SIGINT: finish the step, save a checkpoint and exit 0 (a rerun resumes from "
        "it)"},
+      {"checkpoint_dir", &Args::checkpoint_dir, Group::kPrecis,
+       "Where checkpoint-N folders are written and a rerun resumes from (default: output_dir)"},
+      {"ranks_per_host", &Args::ranks_per_host, Group::kPrecis,
+       "Ranks per host when precis starts mpirun itself on SageMaker (0: one per GPU, else one)"},
   };
   return table;
 }

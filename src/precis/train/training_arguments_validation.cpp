@@ -152,6 +152,9 @@ void check_precis_limits(const Args& a) {
   if (a.ddp_bucket_cap_mb && *a.ddp_bucket_cap_mb < 1)
     throw Error("--ddp_bucket_cap_mb: expected a positive size in MiB, found " +
                 std::to_string(*a.ddp_bucket_cap_mb));
+  if (a.ranks_per_host < 0)
+    throw Error("--ranks_per_host: expected 0 (one per GPU) or a positive count, found " +
+                std::to_string(a.ranks_per_host));
   if (a.zero_stage != 0 && a.zero_stage != 1)
     throw Error("--zero_stage: precis implements ZeRO stages 0 and 1, found " +
                 std::to_string(a.zero_stage));
