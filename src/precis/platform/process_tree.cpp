@@ -1,9 +1,11 @@
 #include "precis/platform/process_tree.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 
@@ -13,15 +15,29 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A file of /proc/PID/ whole, or "" when it cannot be read: the process may end between the
+// listing and the read, and then read() fails with ESRCH (which std::ifstream turns into an
+// exception from inside its buffer).
+std::string read_proc_file(const std::string& path) {
+  std::string text;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) text.append(buffer, size_t(n));
+  ::close(fd);
+  return text;
+}
+
 // {pid: parent pid} of every process visible now.
 std::map<pid_t, pid_t> parents() {
   std::map<pid_t, pid_t> out;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+  // Incremented with an error code: an entry may vanish while we list (a range-for would throw).
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& entry = *it;
     const std::string name = entry.path().filename().string();
     if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const std::string text = read_proc_file((entry.path() / "stat").string());
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
     size_t close = text.rfind(')');
     if (close == std::string::npos) continue;
@@ -55,10 +71,8 @@ std::vector<pid_t> descendants(pid_t root) {
 }
 
 std::string process_name(pid_t pid) {
-  std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
-  std::string name;
-  std::getline(comm, name);
-  return name;
+  const std::string comm = read_proc_file("/proc/" + std::to_string(pid) + "/comm");
+  return comm.substr(0, comm.find('\n'));
 }
 
 std::vector<pid_t> processes_named(const std::string& name) {
@@ -69,10 +83,15 @@ std::vector<pid_t> processes_named(const std::string& name) {
 }
 
 std::string process_environment_variable(pid_t pid, const std::string& variable) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  const std::string entries = read_proc_file("/proc/" + std::to_string(pid) + "/environ");
   const std::string prefix = variable + "=";
-  for (std::string entry; std::getline(in, entry, '\0');)
-    if (entry.rfind(prefix, 0) == 0) return entry.substr(prefix.size());
+  for (size_t start = 0; start < entries.size();) {  // NAME=value entries, each ended by '\0'
+    size_t end = entries.find('\0', start);
+    if (end == std::string::npos) end = entries.size();
+    if (entries.compare(start, prefix.size(), prefix) == 0)
+      return entries.substr(start + prefix.size(), end - start - prefix.size());
+    start = end + 1;
+  }
   return "";
 }
 
