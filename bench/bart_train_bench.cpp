@@ -2,7 +2,13 @@
 // tokens of a given shape, after loading MODEL_DIR; prints one JSON line with the median
 // step time, tokens/s and peak resident memory. Driven by bench/train_step.py.
 //
-//   bart_train_bench MODEL_DIR BATCH SOURCE_LEN TARGET_LEN ITERATIONS
+//   bart_train_bench MODEL_DIR BATCH SOURCE_LEN TARGET_LEN ITERATIONS [bf16]
+//
+// bf16: the linear layers' products in bf16 with fp32 sums, as `precis train --bf16` on the CPU
+// (kernels/matmul_precision.h).
+//
+// With PRECIS_OP_PROFILE=1 it also prints to stderr where the timed steps went, op by op and
+// phase by phase, against this machine's sgemm rate measured after them (bench/gemm_rate.h).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -12,6 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "gemm_rate.h"
+#include "precis/kernels/matmul_precision.h"
+#include "precis/kernels/op_profile.h"
 #include "precis/model/bart/bart.h"
 #include "precis/model/bart/bart_model.h"
 #include "precis/train/optimizer.h"
@@ -19,12 +28,13 @@
 using namespace precis;
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: bart_train_bench MODEL_DIR BATCH SOURCE_LEN TARGET_LEN ITERATIONS\n");
+  if (argc != 6 && !(argc == 7 && std::string(argv[6]) == "bf16")) {
+    std::fprintf(stderr, "usage: bart_train_bench MODEL_DIR BATCH SOURCE_LEN TARGET_LEN ITERATIONS [bf16]\n");
     return 2;
   }
   try {
     BartModel model = BartModel::load(argv[1]);
+    ScopedCpuMatmulPrecision precision(argc == 7 ? MatmulPrecision::kBf16 : MatmulPrecision::kFp32);
     const int64_t B = std::stoll(argv[2]), S = std::stoll(argv[3]), T = std::stoll(argv[4]);
     const int iterations = std::stoi(argv[5]);
     const BartConfig& c = model.config;
@@ -52,20 +62,29 @@ int main(int argc, char** argv) {
     for (int i = 0; i < iterations + 1; ++i) {
       auto start = std::chrono::steady_clock::now();
       DropoutContext dropout{true, 42, uint64_t(i), 0};
+      op_profile_phase("forward");
       bart_forward(c, model.params, batch, acts, dropout);
       CrossEntropyResult ce = bart_loss(batch, acts);
       loss = ce.mean();
+      op_profile_phase("backward");
       bart_backward(c, model.params, batch, acts, dropout, 0.0f, float(1.0 / double(ce.counted)), grads.params, scratch);
+      op_profile_phase("optimizer");
       train::clip_grad_norm(c, grads.params, 1.0);
       optimizer.step(model.params, grads.params, 1e-5);
       train::zero_grads(c, grads.params);
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (i > 0) seconds.push_back(s);
+      if (i == 0) op_profile_reset();  // the warm-up step is not timed
     }
     std::sort(seconds.begin(), seconds.end());
     struct rusage usage;
     getrusage(RUSAGE_SELF, &usage);
     double median = seconds[seconds.size() / 2];
+    if (op_profile_enabled()) {
+      double mean = 0;
+      for (double s : seconds) mean += s / double(seconds.size());
+      std::fprintf(stderr, "%s", op_profile_table(iterations, mean, bench::sgemm_gflops()).c_str());
+    }
     std::printf("{\"median_s\": %.6f, \"min_s\": %.6f, \"tokens_per_s\": %.1f, \"peak_rss_mb\": %.1f, \"loss\": %.6f}\n",
                 median, seconds.front(), double(B * (S + T)) / median, double(usage.ru_maxrss) / 1024.0, loss);
     return 0;

@@ -56,6 +56,7 @@ def main():
     ap.add_argument("--source", type=int)
     ap.add_argument("--target", type=int)
     ap.add_argument("--build", default=str(pathlib.Path(__file__).parents[1] / "build"))
+    ap.add_argument("--profile", action="store_true", help="print precis's per-op profile")
     args = ap.parse_args()
     tiny = args.preset == "bart-tiny"
     defaults = dict(threads=1, iterations=50, batch=16, source=32, target=12) if tiny else \
@@ -79,8 +80,10 @@ def main():
     shape = [str(args.batch), str(args.source), str(args.target), str(args.iterations)]
     with tempfile.TemporaryDirectory() as tmp:
         BartForConditionalGeneration(config).save_pretrained(tmp)
-        ours = json.loads(subprocess.run([str(pathlib.Path(args.build) / "bench" / "bart_train_bench"), tmp, *shape],
-                                         check=True, capture_output=True, text=True, env=env).stdout)
+        ours_run = subprocess.run([str(pathlib.Path(args.build) / "bench" / "bart_train_bench"), tmp, *shape],
+                                  check=True, capture_output=True, text=True,
+                                  env=dict(env, PRECIS_OP_PROFILE="1" if args.profile else "0"))
+        ours = json.loads(ours_run.stdout)
         hf = json.loads(subprocess.run([sys.executable, "-c", HF_STEP, tmp, *shape, str(args.threads)],
                                        check=True, capture_output=True, text=True, env=env).stdout)
     print(f"machine: {os.cpu_count()} cores, threads {args.threads}; torch {torch.__version__}; {args.preset} shape, "
@@ -90,6 +93,8 @@ def main():
     print(f"precis:               {ours['tokens_per_s']:8.0f} tokens/s  ({ours['median_s']:.4f} s/step, "
           f"peak RSS {ours['peak_rss_mb']:.0f} MB)")
     print(f"ratio (precis / transformers): {ours['tokens_per_s'] / hf['tokens_per_s']:.2f}x")
+    if args.profile:
+        print("\nprecis, op by op (per step):\n" + ours_run.stderr, end="")
 
 
 if __name__ == "__main__":

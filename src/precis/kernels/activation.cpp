@@ -3,6 +3,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
@@ -45,6 +46,7 @@ std::string activation_name(Activation a) {
 void activation_forward(Activation kind, const Tensor& x, const Tensor& y) {
   check(x.shape == y.shape && x.dtype == y.dtype,
         "activation: input " + x.describe() + " vs output " + y.describe());
+  OpTimer op_timer("activation");
   const Device d = op_device("activation", {&x, &y});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -63,6 +65,7 @@ void activation_backward(Activation kind, const Tensor& x, const Tensor& dy, con
   check(x.shape == dy.shape && dx.shape == x.shape && dy.dtype == x.dtype && dx.dtype == x.dtype,
         "activation backward: input " + x.describe() + ", dy " + dy.describe() + ", dx " +
             dx.describe());
+  OpTimer op_timer("activation backward");
   const Device d = op_device("activation backward", {&x, &dy, &dx});
   switch (d.kind) {
     case DeviceKind::CPU:

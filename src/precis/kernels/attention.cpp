@@ -5,6 +5,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
@@ -88,6 +89,9 @@ void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_
   check_saved(saved, s, "attention");
   check_mask(mask, s, q, k, "attention");
   if (q.numel() == 0) return;
+  // Q K^T and P V over every (query, key) pair: causal masking skips work the count includes.
+  OpTimer op_timer("attention", 4.0 * double(s.batch * s.heads) * double(s.q_len) *
+                                    double(s.k_len) * double(s.head_dim));
   const Device d = op_device("attention", {&q, &k, &v, &mask.key_padding, &mask.position_bias,
                                            &out, &saved.probs, &saved.log_sum_exp});
   switch (d.kind) {
@@ -126,6 +130,9 @@ void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, co
     check(d_scores.shape == Shape({s.batch, heads, s.q_len, s.k_len}),
           "attention backward: d_scores " + d_scores.describe());
   if (q.numel() == 0) return;
+  // dV = P^T dO, dP = dO V^T, dQ = dS K, dK = dS^T Q.
+  OpTimer op_timer("attention backward", 8.0 * double(s.batch * s.heads) * double(s.q_len) *
+                                             double(s.k_len) * double(s.head_dim));
   const Device d = op_device("attention backward",
                              {&dout, &q, &k, &v, &saved.probs, &saved.log_sum_exp,
                               &mask.key_padding, &mask.position_bias, &dq, &dk, &dv, &d_scores});

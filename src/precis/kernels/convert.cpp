@@ -6,6 +6,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
@@ -16,6 +17,7 @@ void convert(const Tensor& src, const Tensor& dst) {
   const bool widening = dst.dtype == DType::F32 && (src.dtype == DType::BF16 || src.dtype == DType::F16);
   check(narrowing || widening, "convert: " + src.describe() + " -> " + dst.describe() +
                                    " (F32 to and from BF16 or F16 only)");
+  OpTimer op_timer("convert");
   const Device d = op_device("convert", {&src, &dst});
   switch (d.kind) {
     case DeviceKind::CPU:

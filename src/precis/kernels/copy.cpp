@@ -5,6 +5,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
@@ -30,6 +31,7 @@ void gather_rows(const Tensor& src, std::span<const int32_t> rows, const Tensor&
   for (int32_t r : rows)
     check(r >= 0 && r < src.size(0),
           "gather_rows: source row " + std::to_string(r) + " outside " + src.describe());
+  OpTimer op_timer("gather_rows");
   const Device d = op_device("gather_rows", {&src, &dst});
   const size_t element = dtype_size(src.dtype);
   switch (d.kind) {
@@ -52,6 +54,7 @@ void append_rows(const Tensor& values, int64_t position, const Tensor& cache) {
             position < cache.size(1),
         "append_rows: " + values.describe() + " at position " + std::to_string(position) + " of " +
             cache.describe());
+  OpTimer op_timer("append_rows");
   const Device d = op_device("append_rows", {&values, &cache});
   const size_t element = dtype_size(values.dtype);
   const size_t row = size_t(values.size(1)) * element;

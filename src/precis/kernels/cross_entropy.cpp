@@ -3,6 +3,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 #include "precis/kernels/token_ids.h"
 
 namespace precis {
@@ -30,6 +31,7 @@ CrossEntropyResult cross_entropy_forward(const Tensor& logits, const Tensor& lab
         "cross entropy: logits " + logits.describe() + ", labels " + labels.describe());
   check_losses(logits, losses);
   check_labels(labels, vocab);
+  OpTimer op_timer("cross entropy");
   const Device d = op_device("cross entropy", {&logits, &labels, &losses});
   switch (d.kind) {
     case DeviceKind::CPU: {
@@ -65,6 +67,7 @@ void cross_entropy_forward_into(const Tensor& logits, const Tensor& labels, cons
             ", total " + total.describe() + " (one F64)");
   check_losses(logits, losses);
   check_labels(labels, vocab);
+  OpTimer op_timer("cross entropy");
   const Device d = op_device("cross entropy", {&logits, &labels, &losses, &total});
   switch (d.kind) {
     case DeviceKind::CPU: {
@@ -93,6 +96,7 @@ void cross_entropy_backward(const Tensor& logits, const Tensor& labels, float la
         "cross entropy backward: logits " + logits.describe() + ", labels " + labels.describe() +
             ", dlogits " + dlogits.describe());
   check_labels(labels, vocab);
+  OpTimer op_timer("cross entropy backward");
   const Device d = op_device("cross entropy backward", {&logits, &labels, &dlogits});
   switch (d.kind) {
     case DeviceKind::CPU:

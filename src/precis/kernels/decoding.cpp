@@ -5,6 +5,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
@@ -27,6 +28,7 @@ void next_token_scores(const Tensor& scores, const Tensor& history, int64_t leng
   const bool beam = beam_scores.ptr != nullptr;
   check(!beam || (beam_scores.dtype == DType::F32 && beam_scores.numel() == scores.size(0)),
         "next_token_scores: beam scores " + beam_scores.describe() + " for " + scores.describe());
+  OpTimer op_timer("next_token_scores");
   const Device d = beam ? op_device("next_token_scores", {&scores, &history, &beam_scores})
                         : op_device("next_token_scores", {&scores, &history});
   switch (d.kind) {
@@ -47,6 +49,7 @@ void choose_tokens(const Tensor& scores, const LogitsWarping* sampling, uint64_t
   check_scores("choose_tokens", scores);
   check(tokens.dtype == DType::I32 && tokens.numel() == scores.size(0),
         "choose_tokens: tokens " + tokens.describe() + " for scores " + scores.describe());
+  OpTimer op_timer("choose_tokens");
   const Device d = op_device("choose_tokens", {&scores, &tokens});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -71,6 +74,7 @@ void top_candidates(const Tensor& scores, int64_t group, int64_t n, const Tensor
             indices.numel() == inputs * n,
         "top_candidates: values " + values.describe() + " and indices " + indices.describe() +
             " for " + std::to_string(inputs) + " x " + std::to_string(n));
+  OpTimer op_timer("top_candidates");
   const Device d = op_device("top_candidates", {&scores, &values, &indices});
   switch (d.kind) {
     case DeviceKind::CPU:

@@ -6,6 +6,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
@@ -22,6 +23,7 @@ void apply_dropout(const Tensor& x, const DropoutSpec& d, const Tensor& y, const
   }
   float scale = d.p >= 1 ? 0.0f : 1.0f / float(1.0 - double(d.p));
   const uint64_t first = d.rows ? d.first_row * (uint64_t(x.numel()) / d.rows) : 0;
+  OpTimer op_timer(what);
   const Device device = op_device(what, {&x, &y});
   switch (device.kind) {
     case DeviceKind::CPU:

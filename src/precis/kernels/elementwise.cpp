@@ -3,6 +3,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
@@ -10,6 +11,7 @@ void add(const Tensor& a, const Tensor& b, const Tensor& out) {
   check(a.numel() == b.numel() && a.numel() == out.numel() && b.dtype == a.dtype &&
             out.dtype == a.dtype,
         "add: " + a.describe() + " + " + b.describe() + " -> " + out.describe());
+  OpTimer op_timer("add");
   const Device d = op_device("add", {&a, &b, &out});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -26,6 +28,7 @@ void add(const Tensor& a, const Tensor& b, const Tensor& out) {
 void add_into(const Tensor& x, const Tensor& out) {
   check(x.numel() == out.numel() && x.dtype == out.dtype,
         "add_into: " + x.describe() + " into " + out.describe());
+  OpTimer op_timer("add_into");
   const Device d = op_device("add_into", {&x, &out});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -40,6 +43,7 @@ void add_into(const Tensor& x, const Tensor& out) {
 }
 
 void scale_in_place(const Tensor& x, float s) {
+  OpTimer op_timer("scale_in_place");
   const Device d = op_device("scale_in_place", {&x});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -57,6 +61,7 @@ void multiply(const Tensor& a, const Tensor& b, const Tensor& out) {
   check(a.numel() == b.numel() && a.numel() == out.numel() && b.dtype == a.dtype &&
             out.dtype == a.dtype,
         "multiply: " + a.describe() + " * " + b.describe() + " -> " + out.describe());
+  OpTimer op_timer("multiply");
   const Device d = op_device("multiply", {&a, &b, &out});
   switch (d.kind) {
     case DeviceKind::CPU:

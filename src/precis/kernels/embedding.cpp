@@ -3,6 +3,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 #include "precis/kernels/token_ids.h"
 
 namespace precis {
@@ -30,6 +31,7 @@ void embedding_forward(const Tensor& ids, const Tensor& table, float scale, cons
         "embedding: table " + table.describe() + ", out " + out.describe() +
             " (the table is F32, out F32, BF16 or F16)");
   check_token_ids(ids, vocab);
+  OpTimer op_timer("embedding");
   const Device d = op_device("embedding", {&ids, &table, &out});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -55,6 +57,7 @@ void add_position_embeddings(const Tensor& x, const Tensor& positions, int64_t f
   check(first_row + x.size(1) <= positions.size(0),
         "sequence of " + std::to_string(x.size(1)) + " tokens is longer than the " +
             std::to_string(positions.size(0) - first_row) + " positions the model has");
+  OpTimer op_timer("position embeddings");
   const Device d = op_device("position embeddings", {&x, &positions});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -81,6 +84,7 @@ void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int6
         "embedding backward: dout " + dout.describe() + ", dtable " + dtable.describe() +
             " (dtable is F32, dout F32, BF16 or F16)");
   check_token_ids(ids, vocab);
+  OpTimer op_timer("embedding backward");
   const Device d = op_device("embedding backward", {&dout, &ids, &dtable});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -106,6 +110,7 @@ void position_embeddings_backward(const Tensor& dx, int64_t first_row, const Ten
   check(first_row >= 0 && first_row + dx.size(1) <= dpositions.size(0),
         "positions backward: rows " + std::to_string(first_row) + ".." +
             std::to_string(first_row + dx.size(1)) + " outside the table " + dpositions.describe());
+  OpTimer op_timer("position embeddings backward");
   const Device d = op_device("position embeddings backward", {&dx, &dpositions});
   switch (d.kind) {
     case DeviceKind::CPU:

@@ -3,10 +3,12 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
 void zero(const Tensor& x) {
+  OpTimer op_timer("zero");
   const Device d = op_device("zero", {&x});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -18,6 +20,7 @@ void zero(const Tensor& x) {
 }
 
 void fill(const Tensor& x, float value) {
+  OpTimer op_timer("fill");
   const Device d = op_device("fill", {&x});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -31,6 +34,7 @@ void fill(const Tensor& x, float value) {
 void fill_normal(const Tensor& x, double std, uint64_t seed, uint64_t stream, int64_t first) {
   check(first >= 0 && first <= x.numel(),
         "fill_normal: first element " + std::to_string(first) + " outside " + x.describe());
+  OpTimer op_timer("fill_normal");
   const Device d = op_device("fill_normal", {&x});
   switch (d.kind) {
     case DeviceKind::CPU:

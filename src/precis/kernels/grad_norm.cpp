@@ -3,10 +3,12 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
 double sum_of_squares(const Tensor& x) {
+  OpTimer op_timer("sum_of_squares");
   const Device d = op_device("sum_of_squares", {&x});
   switch (d.kind) {
     case DeviceKind::CPU:

@@ -3,6 +3,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
@@ -17,6 +18,7 @@ void layernorm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias
         "layernorm: x and y of one dtype, the parameters and statistics F32: x " + x.describe() +
             ", y " + y.describe() + ", weight " + weight.describe() + ", bias " + bias.describe() +
             ", mean " + mean.describe() + ", rstd " + rstd.describe());
+  OpTimer op_timer("layernorm");
   const Device d = op_device("layernorm", {&x, &weight, &bias, &y, &mean, &rstd});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -50,6 +52,7 @@ void layernorm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight,
             ", x " + x.describe() + ", dx " + dx.describe() + ", weight " + weight.describe() +
             ", mean " + mean.describe() + ", rstd " + rstd.describe() + ", dweight " +
             dweight.describe() + ", dbias " + dbias.describe());
+  OpTimer op_timer("layernorm backward");
   const Device d =
       op_device("layernorm backward", {&dy, &x, &weight, &mean, &rstd, &dx, &dweight, &dbias});
   switch (d.kind) {

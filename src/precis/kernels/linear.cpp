@@ -3,6 +3,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
@@ -16,6 +17,7 @@ void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, c
             (bias.ptr == nullptr || bias.dtype == DType::F32),
         "linear: x " + x.describe() + ", weight " + weight.describe() + ", bias " +
             bias.describe() + ", y " + y.describe() + " (x, weight and y of one dtype, bias F32)");
+  OpTimer op_timer("linear", 2.0 * double(x.numel() / in) * double(in) * double(out));
   const Device d = op_device("linear", {&x, &weight, &bias, &y});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -53,6 +55,9 @@ void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, co
             ", dbias " + dbias.describe() +
             " (dy, x, weight and dx of one dtype, dweight and dbias F32)");
   if (rows == 0) return;
+  // dx = dy W and dW = dy^T x: one GEMM of 2 rows in out FLOP each that is asked for.
+  OpTimer op_timer("linear backward", 2.0 * double(rows) * double(in) * double(out) *
+                                          double((dx.ptr ? 1 : 0) + (dweight.ptr ? 1 : 0)));
   const Device d = op_device("linear backward", {&dy, &x, &weight, &dx, &dweight, &dbias});
   switch (d.kind) {
     case DeviceKind::CPU:

@@ -6,6 +6,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
@@ -38,6 +39,7 @@ void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_a
                   double weight_decay, int64_t step) {
   check_same_count(params, grads, exp_avg, exp_avg_sq);
   const AdamWScalars scalars = adamw_scalars(lr, beta1, beta2, eps, weight_decay, step);
+  OpTimer op_timer("adamw");
   const Device d = op_device("adamw", {&params, &grads, &exp_avg, &exp_avg_sq});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -60,6 +62,7 @@ void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor
                                                  " for " + std::to_string(n) + " elements (" +
                                                  std::to_string((n + 31) / 32) + " words expected)");
   const AdamWScalars scalars = adamw_scalars(lr, beta1, beta2, eps, weight_decay, step);
+  OpTimer op_timer("adamw");
   const Device d = op_device("adamw", {&params, &grads, &exp_avg, &exp_avg_sq, &decay_mask});
   switch (d.kind) {
     case DeviceKind::CPU:

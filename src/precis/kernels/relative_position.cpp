@@ -3,6 +3,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 #include "precis/kernels/relative_position_math.h"
 
 namespace precis {
@@ -18,6 +19,7 @@ void relative_position_bias_forward(const Tensor& table, const RelativePositionB
             bias.size(0) == table.size(1),
         "relative position bias: table " + table.describe() + " (expected [" +
             std::to_string(b.num_buckets) + ", heads]), bias " + bias.describe());
+  OpTimer op_timer("relative position bias");
   const Device d = op_device("relative position bias", {&table, &bias});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -37,6 +39,7 @@ void relative_position_bias_backward(const Tensor& d_scores, const RelativePosit
             dtable.size(1) == d_scores.size(1),
         "relative position bias backward: d_scores " + d_scores.describe() + ", dtable " +
             dtable.describe());
+  OpTimer op_timer("relative position bias backward");
   const Device d = op_device("relative position bias backward", {&d_scores, &dtable});
   switch (d.kind) {
     case DeviceKind::CPU:

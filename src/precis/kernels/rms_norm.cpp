@@ -3,6 +3,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
@@ -15,6 +16,7 @@ void rms_norm_forward(const Tensor& x, const Tensor& weight, float eps, const Te
   check(y.dtype == x.dtype && weight.dtype == DType::F32 && rstd.dtype == DType::F32,
         "rms_norm: x and y of one dtype, the weight and rstd F32: x " + x.describe() + ", y " +
             y.describe() + ", weight " + weight.describe() + ", rstd " + rstd.describe());
+  OpTimer op_timer("rms_norm");
   const Device d = op_device("rms_norm", {&x, &weight, &y, &rstd});
   switch (d.kind) {
     case DeviceKind::CPU:
@@ -41,6 +43,7 @@ void rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, 
         "rms_norm backward: dy, x and dx of one dtype, the others F32: dy " + dy.describe() +
             ", x " + x.describe() + ", dx " + dx.describe() + ", weight " + weight.describe() +
             ", rstd " + rstd.describe() + ", dweight " + dweight.describe());
+  OpTimer op_timer("rms_norm backward");
   const Device d = op_device("rms_norm backward", {&dy, &x, &weight, &rstd, &dx, &dweight});
   switch (d.kind) {
     case DeviceKind::CPU:

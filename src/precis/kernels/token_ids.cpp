@@ -4,10 +4,12 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/op_profile.h"
 
 namespace precis {
 
 InvalidId first_invalid_id(const Tensor& ids, int64_t limit, std::optional<int32_t> allowed) {
+  OpTimer op_timer("token id check");
   const Device d = op_device("token id check", {&ids});
   switch (d.kind) {
     case DeviceKind::CPU: {
