@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "precis/generate/generate.h"
+#include "precis/kernels/matmul_precision.h"
 #include "precis/train/test_stop.h"
 
 namespace precis::train {
@@ -87,6 +88,9 @@ eval::GenerationEvaluation sharded_evaluate_with_generation(
   if (!mine.empty()) {
     loss = eval::evaluate_loss(model, mine, batch_size, collator);
     stop_here_for_test("evaluate", comm.rank());  // a test hook; see test_stop.h
+    // HF's Seq2SeqTrainer generates outside the bf16 autocast it computes the loss under: on
+    // the CPU, generation's products stay fp32 under --bf16 too.
+    ScopedCpuMatmulPrecision fp32_generation(MatmulPrecision::kFp32);
     for (size_t i = 0; i < mine.size(); i += size_t(batch_size)) {
       std::vector<std::vector<int32_t>> inputs;
       for (size_t j = i; j < std::min(mine.size(), i + size_t(batch_size)); ++j)

@@ -9,6 +9,7 @@
 #include "precis/dist/host_threads.h"
 #include "precis/dist/launch_environment.h"
 #include "precis/kernels/device_choice.h"
+#include "precis/kernels/matmul_precision.h"
 #include "precis/model/t5/t5_config.h"
 #include "precis/model/t5/t5_init.h"
 #include "precis/train/job_clock.h"
@@ -41,8 +42,13 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, JobClock::tim
   if (comm.is_main() && !device.is_cpu())
     std::fprintf(stderr, "precis: training on %s%s\n", device.name().c_str(),
                  a.bf16 ? " in bf16 mixed precision" : a.fp16 ? " in fp16 mixed precision" : "");
-  if (comm.is_main() && device.is_cpu() && a.bf16)
-    std::fprintf(stderr, "precis: --bf16 on the CPU: the CPU kernels compute in fp32\n");
+  // --bf16 on the CPU is HF's CPU autocast where it counts: the linear layers' products take
+  // bf16 operands and sum in fp32 (AMX where the CPU has it); every other op, the weights,
+  // gradients and optimizer stay fp32 (kernels/matmul_precision.h).
+  const bool cpu_bf16 = device.is_cpu() && a.bf16;
+  if (comm.is_main() && cpu_bf16)
+    std::fprintf(stderr, "precis: --bf16 on the CPU: %s\n", cpu_bf16_matmul_description().c_str());
+  ScopedCpuMatmulPrecision precision(cpu_bf16 ? MatmulPrecision::kBf16 : MatmulPrecision::kFp32);
   ScopedExecutionContext on(device);
   if (model_type == "t5") return Seq2SeqTrainer<T5Model>(a, comm, job_start).run();
   Seq2SeqTrainer<BartModel>(a, comm, job_start).run();

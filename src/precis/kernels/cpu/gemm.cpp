@@ -45,8 +45,7 @@ void gemm_tiled(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   if (cpu_matmul_precision() == MatmulPrecision::kBf16)
-    return gemm_bf16(amx_bf16_usable() ? Bf16Path::kAmx : Bf16Path::kEmulated, trans_a, trans_b,
-                     m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return gemm_bf16(bf16_path(), trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   gemm_tiled(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 

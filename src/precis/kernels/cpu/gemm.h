@@ -27,6 +27,10 @@ enum class Bf16Path { kAmx, kEmulated };
 // True when this CPU has AMX-BF16 and the kernel granted the process the tile data state.
 bool amx_bf16_usable();
 
+// The path bf16 products take here: AMX where usable, unless PRECIS_CPU_BF16=emulate asks for
+// the emulated path (so that an AMX machine tests both, and a user can compare them).
+Bf16Path bf16_path();
+
 void gemm_bf16(Bf16Path path, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
                float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                float* c, int64_t ldc);

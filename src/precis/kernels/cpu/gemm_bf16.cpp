@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "precis/core/error.h"
@@ -122,6 +124,15 @@ bool detect_amx_bf16() {
 bool amx_bf16_usable() {
   static const bool usable = detect_amx_bf16();
   return usable;
+}
+
+Bf16Path bf16_path() {
+  static const Bf16Path path = [] {
+    const char* env = std::getenv("PRECIS_CPU_BF16");
+    const bool emulate = env != nullptr && std::string(env) == "emulate";
+    return amx_bf16_usable() && !emulate ? Bf16Path::kAmx : Bf16Path::kEmulated;
+  }();
+  return path;
 }
 
 void gemm_bf16(Bf16Path path, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
