@@ -25,7 +25,7 @@ import tempfile
 HF_STEP = r"""
 import json, resource, sys, time, torch
 from transformers import BartForConditionalGeneration
-model_dir, B, S, T, iters, threads = sys.argv[1], *map(int, sys.argv[2:7])
+model_dir, B, S, T, iters, threads, bf16 = sys.argv[1], *map(int, sys.argv[2:8])
 torch.set_num_threads(threads)
 model = BartForConditionalGeneration.from_pretrained(model_dir).train()
 opt = torch.optim.AdamW(model.parameters(), lr=1e-5, weight_decay=0.01, foreach=False)
@@ -35,7 +35,10 @@ labels = torch.randint(4, model.config.vocab_size, (B, T), generator=g)
 times = []
 for i in range(iters + 1):
     t = time.perf_counter()
-    loss = model(input_ids=ids, attention_mask=torch.ones_like(ids), labels=labels).loss
+    # --bf16: what Seq2SeqTrainer(bf16=True, use_cpu=True) runs, the forward and loss under
+    # CPU autocast, the backward outside it.
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bool(bf16)):
+        loss = model(input_ids=ids, attention_mask=torch.ones_like(ids), labels=labels).loss
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     opt.step(); opt.zero_grad()
@@ -57,6 +60,9 @@ def main():
     ap.add_argument("--target", type=int)
     ap.add_argument("--build", default=str(pathlib.Path(__file__).parents[1] / "build"))
     ap.add_argument("--profile", action="store_true", help="print precis's per-op profile")
+    ap.add_argument("--bf16", action="store_true",
+                    help="both sides in bf16 mixed precision: precis's bf16 matrix products (AMX "
+                         "where the CPU has it), torch's CPU autocast")
     args = ap.parse_args()
     tiny = args.preset == "bart-tiny"
     defaults = dict(threads=1, iterations=50, batch=16, source=32, target=12) if tiny else \
@@ -80,14 +86,16 @@ def main():
     shape = [str(args.batch), str(args.source), str(args.target), str(args.iterations)]
     with tempfile.TemporaryDirectory() as tmp:
         BartForConditionalGeneration(config).save_pretrained(tmp)
-        ours_run = subprocess.run([str(pathlib.Path(args.build) / "bench" / "bart_train_bench"), tmp, *shape],
+        ours_run = subprocess.run([str(pathlib.Path(args.build) / "bench" / "bart_train_bench"), tmp, *shape,
+                                   *(["bf16"] if args.bf16 else [])],
                                   check=True, capture_output=True, text=True,
                                   env=dict(env, PRECIS_OP_PROFILE="1" if args.profile else "0"))
         ours = json.loads(ours_run.stdout)
-        hf = json.loads(subprocess.run([sys.executable, "-c", HF_STEP, tmp, *shape, str(args.threads)],
+        hf = json.loads(subprocess.run([sys.executable, "-c", HF_STEP, tmp, *shape, str(args.threads), str(int(args.bf16))],
                                        check=True, capture_output=True, text=True, env=env).stdout)
     print(f"machine: {os.cpu_count()} cores, threads {args.threads}; torch {torch.__version__}; {args.preset} shape, "
-          f"batch {args.batch}, source {args.source}, target {args.target}; median of {args.iterations} steps")
+          f"batch {args.batch}, source {args.source}, target {args.target}; median of {args.iterations} steps"
+          f"{'; bf16 mixed precision' if args.bf16 else ''}")
     print(f"transformers+pytorch: {hf['tokens_per_s']:8.0f} tokens/s  ({hf['median_s']:.4f} s/step, "
           f"peak RSS {hf['peak_rss_mb']:.0f} MB)")
     print(f"precis:               {ours['tokens_per_s']:8.0f} tokens/s  ({ours['median_s']:.4f} s/step, "

@@ -27,7 +27,7 @@ struct GemmCase {
 float round_bf16(float x) { return convert_math::from_bf16(convert_math::to_bf16(x)); }
 
 // op(M)[i][j] of a row-major M with leading dimension ld.
-float at(const std::vector<float>& mat, int64_t ld, bool trans, int64_t i, int64_t j) {
+float gemm_at(const std::vector<float>& mat, int64_t ld, bool trans, int64_t i, int64_t j) {
   return trans ? mat[size_t(j * ld + i)] : mat[size_t(i * ld + j)];
 }
 
@@ -47,7 +47,7 @@ struct Operands {
   }
 };
 
-std::vector<float> run(cpu::Bf16Path path, const GemmCase& g, Operands o) {
+std::vector<float> run_gemm(cpu::Bf16Path path, const GemmCase& g, Operands o) {
   cpu::gemm_bf16(path, g.trans_a, g.trans_b, g.m, g.n, g.k, g.alpha, o.a.data(), o.lda,
                  o.b.data(), o.ldb, g.beta, o.c.data(), g.n);
   return o.c;
@@ -61,8 +61,8 @@ void expect_near_reference(const GemmCase& g, const Operands& o, const std::vect
     for (int64_t j = 0; j < g.n; ++j) {
       double sum = 0, magnitude = 0;
       for (int64_t p = 0; p < g.k; ++p) {
-        const double prod = double(round_bf16(at(o.a, o.lda, g.trans_a, i, p))) *
-                            double(round_bf16(at(o.b, o.ldb, g.trans_b, p, j)));
+        const double prod = double(round_bf16(gemm_at(o.a, o.lda, g.trans_a, i, p))) *
+                            double(round_bf16(gemm_at(o.b, o.ldb, g.trans_b, p, j)));
         sum += prod, magnitude += std::fabs(prod);
       }
       const double before = g.beta == 0.0f ? 0.0 : double(o.c[size_t(i * g.n + j)]);
@@ -73,7 +73,7 @@ void expect_near_reference(const GemmCase& g, const Operands& o, const std::vect
     }
 }
 
-const GemmCase kCases[] = {
+const GemmCase kGemmCases[] = {
     {false, true, 37, 45, 70, 1.0f, 0.0f},   // linear forward: x · Wᵀ
     {false, false, 33, 70, 45, 1.0f, 0.0f},  // linear backward dx: dy · W
     {true, false, 45, 70, 37, 1.0f, 1.0f},   // linear backward dW += dyᵀ · x
@@ -82,9 +82,9 @@ const GemmCase kCases[] = {
 };
 
 TEST(GemmBf16, EmulatedMatchesTheRoundedProduct) {
-  for (const GemmCase& g : kCases) {
+  for (const GemmCase& g : kGemmCases) {
     Operands o(g, 1);
-    expect_near_reference(g, o, run(cpu::Bf16Path::kEmulated, g, o));
+    expect_near_reference(g, o, run_gemm(cpu::Bf16Path::kEmulated, g, o));
   }
 }
 
@@ -92,9 +92,9 @@ TEST(GemmBf16, AmxMatchesTheRoundedProduct) {
   if (!cpu::amx_bf16_usable())
     GTEST_SKIP() << "this CPU has no AMX-BF16 (cpuid leaf 7 EDX bits 22 and 24), so the AMX "
                     "kernel cannot run here; the emulated path is tested on every CPU";
-  for (const GemmCase& g : kCases) {
+  for (const GemmCase& g : kGemmCases) {
     Operands o(g, 2);
-    expect_near_reference(g, o, run(cpu::Bf16Path::kAmx, g, o));
+    expect_near_reference(g, o, run_gemm(cpu::Bf16Path::kAmx, g, o));
   }
 }
 
@@ -105,9 +105,9 @@ TEST(GemmBf16, SameBitsForAnyThreadCount) {
   for (cpu::Bf16Path path : {cpu::Bf16Path::kEmulated, cpu::Bf16Path::kAmx}) {
     if (path == cpu::Bf16Path::kAmx && !cpu::amx_bf16_usable()) continue;  // as above
     omp_set_num_threads(1);
-    const std::vector<float> one = run(path, g, o);
+    const std::vector<float> one = run_gemm(path, g, o);
     omp_set_num_threads(3);
-    const std::vector<float> three = run(path, g, o);
+    const std::vector<float> three = run_gemm(path, g, o);
     omp_set_num_threads(threads);
     EXPECT_EQ(one, three);
   }
@@ -130,7 +130,7 @@ TEST(GemmBf16, GemmFollowsTheMatmulPrecision) {
   {
     ScopedCpuMatmulPrecision bf16(MatmulPrecision::kBf16);
     const std::vector<float> expected =
-        run(cpu::amx_bf16_usable() ? cpu::Bf16Path::kAmx : cpu::Bf16Path::kEmulated, g, o);
+        run_gemm(cpu::bf16_path(), g, o);
     EXPECT_EQ(product(), expected);
     EXPECT_NE(product(), fp32);
   }

@@ -7,12 +7,12 @@
 namespace precis {
 
 namespace {
-std::atomic<MatmulPrecision> current{MatmulPrecision::kFp32};
+std::atomic<MatmulPrecision> cpu_precision{MatmulPrecision::kFp32};
 }
 
-void set_cpu_matmul_precision(MatmulPrecision precision) { current.store(precision); }
+void set_cpu_matmul_precision(MatmulPrecision precision) { cpu_precision.store(precision); }
 
-MatmulPrecision cpu_matmul_precision() { return current.load(std::memory_order_relaxed); }
+MatmulPrecision cpu_matmul_precision() { return cpu_precision.load(std::memory_order_relaxed); }
 
 std::string cpu_bf16_matmul_description() {
   if (cpu::bf16_path() == cpu::Bf16Path::kAmx)

@@ -18,12 +18,12 @@ namespace precis::cpu {
 
 namespace {
 
-constexpr int64_t kBlock = 32;  // AMX's C block: two 16-row tiles by two 16-column tiles
+constexpr int64_t kAmxBlock = 32;  // AMX's C block: two 16-row tiles by two 16-column tiles
 
-int64_t padded(int64_t x) { return (x + kBlock - 1) / kBlock * kBlock; }
+int64_t padded(int64_t x) { return (x + kAmxBlock - 1) / kAmxBlock * kAmxBlock; }
 
 // op(M)[i][j] of a row-major M with leading dimension ld.
-inline float element(const float* m, int64_t ld, bool trans, int64_t i, int64_t j) {
+inline float op_element(const float* m, int64_t ld, bool trans, int64_t i, int64_t j) {
   return trans ? m[j * ld + i] : m[i * ld + j];
 }
 
@@ -33,7 +33,7 @@ struct PackScratch {
   std::vector<uint16_t> a, b;
   std::vector<float> fa, fb;
 };
-thread_local PackScratch scratch;
+thread_local PackScratch pack_scratch;
 
 // convert_math::to_bf16 without its branch, so the packing loops vectorise: a NaN keeps its
 // top bits and is made quiet, anything else rounds to nearest even (the same bits).
@@ -105,7 +105,7 @@ void round_copy(const float* m, int64_t ld, bool trans, int64_t rows, int64_t co
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j)
       out[size_t(i * cols + j)] =
-          convert_math::from_bf16(convert_math::to_bf16(element(m, ld, trans, i, j)));
+          convert_math::from_bf16(convert_math::to_bf16(op_element(m, ld, trans, i, j)));
 }
 
 bool detect_amx_bf16() {
@@ -140,20 +140,20 @@ void gemm_bf16(Bf16Path path, bool trans_a, bool trans_b, int64_t m, int64_t n, 
                float* c, int64_t ldc) {
   if (m == 0 || n == 0) return;
   if (path == Bf16Path::kEmulated) {
-    round_copy(a, lda, trans_a, m, k, scratch.fa);
-    round_copy(b, ldb, trans_b, k, n, scratch.fb);
-    return gemm_tiled(false, false, m, n, k, alpha, scratch.fa.data(), k, scratch.fb.data(), n,
+    round_copy(a, lda, trans_a, m, k, pack_scratch.fa);
+    round_copy(b, ldb, trans_b, k, n, pack_scratch.fb);
+    return gemm_tiled(false, false, m, n, k, alpha, pack_scratch.fa.data(), k, pack_scratch.fb.data(), n,
                       beta, c, ldc);
   }
   // The tile instructions fault until the process has asked for the tile state (and on a CPU
   // without them): amx_bf16_usable() asks, once.
   check(amx_bf16_usable(), "gemm_bf16: AMX-BF16 is not usable on this CPU");
   const int64_t mpad = padded(m), npad = padded(n), kpad = padded(k);
-  scratch.a.resize(size_t(mpad * kpad));
-  scratch.b.resize(size_t(kpad * npad));
-  pack_a(a, lda, trans_a, m, k, mpad, kpad, scratch.a.data());
-  pack_b(b, ldb, trans_b, k, n, kpad, npad, scratch.b.data());
-  gemm_bf16_amx_packed(scratch.a.data(), scratch.b.data(), mpad, npad, kpad, m, n, alpha, beta, c,
+  pack_scratch.a.resize(size_t(mpad * kpad));
+  pack_scratch.b.resize(size_t(kpad * npad));
+  pack_a(a, lda, trans_a, m, k, mpad, kpad, pack_scratch.a.data());
+  pack_b(b, ldb, trans_b, k, n, kpad, npad, pack_scratch.b.data());
+  gemm_bf16_amx_packed(pack_scratch.a.data(), pack_scratch.b.data(), mpad, npad, kpad, m, n, alpha, beta, c,
                        ldc);
 }
 
