@@ -66,6 +66,8 @@ def main():
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--iterations", type=int, default=1, help="runs per side; the best time counts")
     ap.add_argument("--build", default=str(ROOT / "build"))
+    ap.add_argument("--profile", action="store_true",
+                    help="print precis's per-op profile of a run against this machine's sgemm rate")
     args = ap.parse_args()
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
 
@@ -94,9 +96,10 @@ def main():
             tokenizer.save_pretrained(tmp / "model")
         (tmp / "inputs.json").write_text(json.dumps({"inputs": inputs}))
         bench = pathlib.Path(args.build) / "bench" / "generate_bench"
-        ours = json.loads(subprocess.run([str(bench), str(tmp / "model"), str(tmp / "inputs.json"),
-                                          str(args.iterations)],
-                                         check=True, capture_output=True, text=True, env=dict(os.environ)).stdout)
+        ours_run = subprocess.run([str(bench), str(tmp / "model"), str(tmp / "inputs.json"), str(args.iterations)],
+                                  check=True, capture_output=True, text=True,
+                                  env=dict(os.environ, PRECIS_OP_PROFILE="1" if args.profile else "0"))
+        ours = json.loads(ours_run.stdout)
 
         # transformers: the same right-padded batch.
         longest = max(source_lengths)
@@ -125,6 +128,8 @@ def main():
         print(f"precis generate():        {ours['seconds']:8.2f} s  {our_tokens / ours['seconds']:8.1f} generated "
               f"tokens/s ({our_tokens} tokens)   speed-up x{hf_best / ours['seconds']:.2f}")
         print(f"ids equal to transformers: {ours['sequences'] == hf_rows}", flush=True)
+        if args.profile:
+            print("\nprecis, op by op (per run):\n" + ours_run.stderr, end="", flush=True)
 
         ct2 = run_ctranslate2(tmp, tokenizer, inputs, args)
         if ct2 is None:

@@ -6,6 +6,9 @@
 //
 //   generate_bench MODEL_DIR INPUTS_JSON ITERATIONS
 //   INPUTS_JSON: {"inputs": [[ids...], ...]}
+//
+// With PRECIS_OP_PROFILE=1 it also prints to stderr where the runs went, op by op, per run,
+// against this machine's sgemm rate measured after them (bench/gemm_rate.h).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -14,8 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "gemm_rate.h"
 #include "precis/core/error.h"
 #include "precis/generate/generate.h"
+#include "precis/kernels/op_profile.h"
 #include "precis/model/bart/bart_model.h"
 
 using namespace precis;
@@ -35,14 +40,18 @@ int main(int argc, char** argv) {
     std::vector<std::vector<int32_t>> inputs =
         j.at("inputs").get<std::vector<std::vector<int32_t>>>();
     const int iterations = std::max(1, std::stoi(argv[3]));
-    double best = 1e30;
+    double best = 1e30, total = 0;
     generate::Generated out;
+    op_profile_phase("generate");
     for (int i = 0; i < iterations; ++i) {
       auto start = std::chrono::steady_clock::now();
       out = generate::generate(model, inputs, config);
-      best = std::min(
-          best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      best = std::min(best, s);
+      total += s;
     }
+    if (op_profile_enabled())
+      std::fprintf(stderr, "%s", op_profile_table(iterations, total / iterations, bench::sgemm_gflops()).c_str());
     std::vector<std::vector<int32_t>> sequences;
     for (int64_t r = 0; r < out.rows; ++r)
       sequences.emplace_back(out.row(r).begin(), out.row(r).end());
