@@ -43,58 +43,82 @@ inline uint16_t bf16_bits(float value) {
   return uint16_t(nan ? (u >> 16) | 0x40u : (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
 
-// op(A) (m, k) packed for the AMX kernel (gemm.h's layout), zero beyond m and k. Untransposed,
-// threads take 16-row strips, whose runs of 32 are contiguous on both sides. Transposed
-// (A = dyᵀ: op(A)[i][j] = dy[j][i]), threads take 32 rows of dy (one tile column of k) and
-// read each row straight through: its scattered writes stay within m x 32 values (L2), where
-// walking a strip down dy's columns would touch a new page per row.
-void pack_a(const float* a, int64_t lda, bool trans, int64_t m, int64_t k, int64_t mpad,
-            int64_t kpad, uint16_t* ap) {
-  if (m < mpad || k < kpad) std::memset(ap, 0, sizeof(uint16_t) * size_t(mpad * kpad));
-  if (trans) {
-#pragma omp parallel for schedule(static)
-    for (int64_t j0 = 0; j0 < k; j0 += 32)
-      for (int64_t j = j0; j < std::min(k, j0 + 32); ++j) {
-        const float* row = a + j * lda;
-        for (int64_t i = 0; i < m; ++i) ap[amx_a_index(i, j, kpad)] = bf16_bits(row[i]);
-      }
+// The packers fill the AMX layout (gemm.h) one tile at a time: 16 rows of 64 bytes, a
+// kilobyte that stays in L1. Each first converts the source block it needs with contiguous
+// reads (convert_run, which vectorises), then moves the bf16 values to the tile's order in L1.
+// Every tile of the padded operand is written, zeros included, so nothing needs clearing.
+
+// dst[0, width) = bf16 of src[0, count), zero after.
+inline void convert_run(const float* src, int64_t count, uint16_t* dst, int64_t width) {
+  for (int64_t j = 0; j < count; ++j) dst[j] = bf16_bits(src[j]);
+  for (int64_t j = count; j < width; ++j) dst[j] = 0;
+}
+
+// A tile: rows i0.. (16) of op(A) by k0.. (32). Untransposed, a tile row is a run of an A row;
+// transposed (A = dyᵀ), each of dy's 32 rows k0.. gives 16 values that go down a tile column.
+void pack_a_tile(const float* a, int64_t lda, bool trans, int64_t m, int64_t k, int64_t i0,
+                 int64_t k0, uint16_t* tile) {
+  const int64_t rows = std::min<int64_t>(16, std::max<int64_t>(0, m - i0));
+  const int64_t cols = std::min<int64_t>(32, std::max<int64_t>(0, k - k0));
+  if (!trans) {
+    for (int64_t r = 0; r < 16; ++r) convert_run(a + (i0 + r) * lda + k0, r < rows ? cols : 0, tile + r * 32, 32);
     return;
   }
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j0 = 0; j0 < k; j0 += 32) {
-      uint16_t* out = ap + amx_a_index(i, j0, kpad);
-      const float* in = a + i * lda + j0;
-      const int64_t width = std::min<int64_t>(32, k - j0);
-      for (int64_t j = 0; j < width; ++j) out[j] = bf16_bits(in[j]);
+  alignas(64) uint16_t block[32][16];
+  for (int64_t c = 0; c < 32; ++c) convert_run(a + (k0 + c) * lda + i0, c < cols ? rows : 0, block[c], 16);
+  for (int64_t r = 0; r < 16; ++r)
+    for (int64_t c = 0; c < 32; ++c) tile[r * 32 + c] = block[c][r];
+}
+
+// B tile: k0.. (32, as 16 pairs) by columns j0.. (16). Transposed (B = a weightᵀ), each of the
+// weight's rows j0.. gives 16 pairs of k that go down a tile column (a 16 x 16 transpose of
+// 32-bit pairs); untransposed, rows k0 + 2p and k0 + 2p + 1 interleave into tile row p.
+void pack_b_tile(const float* b, int64_t ldb, bool trans, int64_t k, int64_t n, int64_t k0,
+                 int64_t j0, uint16_t* tile) {
+  const int64_t depth = std::min<int64_t>(32, std::max<int64_t>(0, k - k0));
+  const int64_t cols = std::min<int64_t>(16, std::max<int64_t>(0, n - j0));
+  if (trans) {
+    alignas(64) uint16_t block[16][32];
+    for (int64_t c = 0; c < 16; ++c) convert_run(b + (j0 + c) * ldb + k0, c < cols ? depth : 0, block[c], 32);
+    uint32_t* out = reinterpret_cast<uint32_t*>(tile);
+    const uint32_t* pairs = reinterpret_cast<const uint32_t*>(block);
+    for (int64_t p = 0; p < 16; ++p)
+      for (int64_t c = 0; c < 16; ++c) out[p * 16 + c] = pairs[c * 16 + p];
+    return;
+  }
+  alignas(64) uint16_t block[32][16];
+  for (int64_t r = 0; r < 32; ++r) convert_run(b + (k0 + r) * ldb + j0, r < depth ? cols : 0, block[r], 16);
+  for (int64_t p = 0; p < 16; ++p)
+    for (int64_t c = 0; c < 16; ++c) {
+      tile[p * 32 + c * 2] = block[2 * p][c];
+      tile[p * 32 + c * 2 + 1] = block[2 * p + 1][c];
     }
 }
 
-// op(B) (k, n) packed for the AMX kernel (gemm.h's pair layout), zero beyond k and n.
-// Untransposed (B = dy, x or a weight as stored), threads take 32 rows (one tile's k) and read
-// each straight through; the writes stay within n x 32 values. Transposed (B = a weightᵀ:
-// column j is the weight's row j), threads take 16-column strips and fill one tile (32 of k by
-// 16 columns, a kilobyte) at a time, so the scattered pair writes stay in L1.
+// op(A) (m, k) and op(B) (k, n) packed, tile by tile, in the order that reads the source
+// along its rows: down the k blocks of a strip where the source's rows are the strip's (A as
+// stored, a weight transposed), across the strips of a k block where they are k (dy for dW, a
+// weight or x as stored).
+void pack_a(const float* a, int64_t lda, bool trans, int64_t m, int64_t k, int64_t mpad,
+            int64_t kpad, uint16_t* ap) {
+  const int64_t strips = mpad / 16, blocks = kpad / 32;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t outer = 0; outer < (trans ? blocks : strips); ++outer)
+    for (int64_t inner = 0; inner < (trans ? strips : blocks); ++inner) {
+      const int64_t s = trans ? inner : outer, kb = trans ? outer : inner;
+      pack_a_tile(a, lda, trans, m, k, s * 16, kb * 32, ap + amx_a_index(s * 16, kb * 32, kpad));
+    }
+}
+
 void pack_b(const float* b, int64_t ldb, bool trans, int64_t k, int64_t n, int64_t kpad,
             int64_t npad, uint16_t* bp) {
-  if (k < kpad || n < npad) std::memset(bp, 0, sizeof(uint16_t) * size_t(kpad * npad));
-  if (!trans) {
-#pragma omp parallel for schedule(static)
-    for (int64_t r0 = 0; r0 < k; r0 += 32)
-      for (int64_t row = r0; row < std::min(k, r0 + 32); ++row) {
-        const float* in = b + row * ldb;
-        for (int64_t j = 0; j < n; ++j) bp[amx_b_index(row, j, kpad)] = bf16_bits(in[j]);
-      }
-    return;
-  }
-#pragma omp parallel for schedule(static)
-  for (int64_t j0 = 0; j0 < n; j0 += 16)
-    for (int64_t r0 = 0; r0 < k; r0 += 32)
-      for (int64_t j = j0; j < std::min(n, j0 + 16); ++j) {
-        const float* column = b + j * ldb;
-        for (int64_t row = r0; row < std::min(k, r0 + 32); ++row)
-          bp[amx_b_index(row, j, kpad)] = bf16_bits(column[row]);
-      }
+  const int64_t strips = npad / 16, blocks = kpad / 32;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t outer = 0; outer < (trans ? strips : blocks); ++outer)
+    for (int64_t inner = 0; inner < (trans ? blocks : strips); ++inner) {
+      const int64_t s = trans ? outer : inner, kb = trans ? inner : outer;
+      pack_b_tile(b, ldb, trans, k, n, kb * 32, s * 16, bp + amx_b_index(kb * 32, s * 16, kpad));
+    }
 }
 
 // op(M) (rows, cols) rounded to bf16 and kept in fp32, row-major (no transpose left).
