@@ -8,4 +8,6 @@ NB_MODULE(_precis, m) {
   precis::python::bind_rouge(m);
   precis::python::bind_summarization_model(m);
   precis::python::bind_training(m);
+  precis::python::bind_evaluation(m);
+  precis::python::bind_hub(m);
 }

@@ -1,14 +1,16 @@
 // precis.pipeline("summarization")'s engine: a checkpoint (BART or T5, as config.json's
 // model_type says), its tokenizer and generation config; texts in, for each the generated
-// rows' ids and text out, as transformers' SummarizationPipeline makes them: inputs padded in
-// batches of batch_size, truncated only when asked (truncation=True: model_max_length), the
-// checkpoint's generation config updated by the call's generate kwargs, rows decoded with
-// skip_special_tokens=True.
+// rows' ids and text out, as transformers' SummarizationPipeline makes them: config.prefix
+// before every text, inputs padded in batches of batch_size, truncated only when asked
+// (truncation=True: model_max_length), the checkpoint's generation config updated by
+// config.json's task_specific_params for the task (generate/pipeline_task.h), then by the
+// call's generate kwargs, rows decoded with skip_special_tokens=True.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <filesystem>
 #include <memory>
 #include <span>
 #include <variant>
@@ -16,6 +18,7 @@
 #include "bindings.h"
 #include "checkpoint_tokenizer.h"
 #include "precis/generate/generate.h"
+#include "precis/generate/pipeline_task.h"
 #include "precis/model/t5/t5_config.h"
 
 namespace precis::python {
@@ -26,7 +29,8 @@ using Ids = std::vector<int32_t>;
 
 class SummarizationModel {
  public:
-  explicit SummarizationModel(const std::string& dir) : tokenizer_(dir) {
+  SummarizationModel(const std::string& dir, const std::string& task)
+      : tokenizer_(dir), task_(generate::pipeline_task_settings(dir, task)) {
     if (model_type_of(dir) == "t5") {
       auto model = std::make_unique<T5Model>(T5Model::load(dir));
       config_ = generate::GenerationConfig::from_model_directory(dir, special_tokens(model->config));
@@ -36,6 +40,8 @@ class SummarizationModel {
       config_ = generate::GenerationConfig::from_model_directory(dir, special_tokens(model->config));
       model_ = std::move(model);
     }
+    config_.update(task_.generation, (std::filesystem::path(dir) / "config.json").string() +
+                                         ": task_specific_params." + task);
   }
 
   // For each text, its num_return_sequences rows: (ids as generate() returns them, text).
@@ -45,8 +51,10 @@ class SummarizationModel {
     check(batch_size > 0, "batch_size must be positive, found " + std::to_string(batch_size));
     generate::GenerationConfig config = config_;
     config.update(nlohmann::json::parse(generate_kwargs), "pipeline");
+    std::vector<std::string> prefixed;
+    for (const std::string& text : texts) prefixed.push_back(task_.prefix + text);
     const std::vector<Ids> inputs =
-        tokenizer_.encode(texts, true, tokenizer_.truncation_length(truncation, std::nullopt));
+        tokenizer_.encode(prefixed, true, tokenizer_.truncation_length(truncation, std::nullopt));
     std::vector<std::vector<std::pair<Ids, std::string>>> out;
     for (size_t begin = 0; begin < inputs.size(); begin += size_t(batch_size)) {
       const size_t end = std::min(inputs.size(), begin + size_t(batch_size));
@@ -73,6 +81,7 @@ class SummarizationModel {
 
  private:
   CheckpointTokenizer tokenizer_;
+  generate::PipelineTaskSettings task_;
   std::variant<std::unique_ptr<BartModel>, std::unique_ptr<T5Model>> model_;
   generate::GenerationConfig config_;
 };
@@ -81,7 +90,8 @@ class SummarizationModel {
 
 void bind_summarization_model(nb::module_& m) {
   nb::class_<SummarizationModel>(m, "SummarizationModel")
-      .def(nb::init<const std::string&>(), nb::arg("directory"), nb::call_guard<nb::gil_scoped_release>())
+      .def(nb::init<const std::string&, const std::string&>(), nb::arg("directory"), nb::arg("task"),
+           nb::call_guard<nb::gil_scoped_release>())
       .def(
           "generate",
           [](const SummarizationModel& model, const std::vector<std::string>& texts, nb::handle generate_kwargs,

@@ -7,6 +7,9 @@
     precis.rouge(predictions, references, use_stemmer=True)
     precis.train(precis.Seq2SeqTrainingArguments(output_dir="out", max_steps=100),
                  model_name_or_path="model_dir", train_file="train.jsonl")
+    precis.evaluate("out", "validation.jsonl", predict_with_generate=True)
+    precis.card("out", datasets=["samsum"])
+    precis.publish("out", "USER/NAME")
 
 Every call runs the same library as the `precis` command line: the same option names, checks
 and messages (a bad one raises precis.Error, a ValueError), and the same numbers.
@@ -23,11 +26,16 @@ if _libmpi:
 
 from . import _precis  # noqa: E402
 from ._precis import Error
+Error.__doc__ = """What the library raises for a bad file, option or value (a ValueError): the message the
+`precis` command prints after "precis: error:", naming the file, field or option."""
+from .evaluation import evaluate
+from .hub import PublishResult, card, publish
 from .metrics import rouge
 from .pipelines import SummarizationPipeline, pipeline
 from .tokenization import AutoTokenizer, BatchEncoding, PreTrainedTokenizer
 from .training import Seq2SeqTrainingArguments, TrainOutput, help_training_arguments, train
 
-__all__ = ["AutoTokenizer", "BatchEncoding", "Error", "PreTrainedTokenizer", "Seq2SeqTrainingArguments",
-           "SummarizationPipeline", "TrainOutput", "help_training_arguments", "pipeline", "rouge", "train"]
+__all__ = ["AutoTokenizer", "BatchEncoding", "Error", "PreTrainedTokenizer", "PublishResult",
+           "Seq2SeqTrainingArguments", "SummarizationPipeline", "TrainOutput", "card", "evaluate",
+           "help_training_arguments", "pipeline", "publish", "rouge", "train"]
 __version__ = "0.1.0"

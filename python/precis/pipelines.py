@@ -6,14 +6,17 @@ from . import _precis
 
 class SummarizationPipeline:
     """Summaries of texts with a checkpoint directory (BART or T5), as transformers'
-    pipeline("summarization", model=DIR) gives them: the checkpoint's generation config,
-    updated by the call's generate kwargs (num_beams, max_length, min_length,
+    pipeline("summarization", model=DIR) gives them: config.json's prefix before every text
+    (T5's "summarize: "), the checkpoint's generation config updated by config.json's
+    task_specific_params for the task (bart-large-cnn's beam search), then by the call's
+    generate kwargs (num_beams, max_length, min_length,
     no_repeat_ngram_size, length_penalty, do_sample, top_k, top_p, temperature, ...; and
     `seed`, precis's sampler's, as torch's RNG is not precis's)."""
 
-    def __init__(self, model, batch_size=1, **generate_kwargs):
+    def __init__(self, model, batch_size=1, task="summarization", **generate_kwargs):
         self.model = os.fspath(model)
-        self._model = _precis.SummarizationModel(self.model)
+        self.task = task
+        self._model = _precis.SummarizationModel(self.model, task)
         self.batch_size = batch_size
         self._generate_kwargs = generate_kwargs
 
@@ -28,7 +31,9 @@ class SummarizationPipeline:
         rows = self._model.generate(texts, {**self._generate_kwargs, **generate_kwargs},
                                     self.batch_size if batch_size is None else batch_size, bool(truncation),
                                     clean_up_tokenization_spaces)
-        key = "summary_token_ids" if return_tensors else "summary_text"
+        # Text2TextGenerationPipeline's keys are "generated_*", SummarizationPipeline's "summary_*".
+        name = "summary" if self.task == "summarization" else "generated"
+        key = f"{name}_token_ids" if return_tensors else f"{name}_text"
         results = [[{key: ids if return_tensors else text} for ids, text in per_text] for per_text in rows]
         if single:
             return results[0]
@@ -42,4 +47,4 @@ def pipeline(task, model, batch_size=1, **kwargs):
     the same here) over a local checkpoint directory. kwargs are generate kwargs for every call."""
     if task not in ("summarization", "text2text-generation"):
         raise ValueError(f'precis.pipeline: task "{task}" is not one precis runs (it runs "summarization")')
-    return SummarizationPipeline(model, batch_size=batch_size, **kwargs)
+    return SummarizationPipeline(model, batch_size=batch_size, task=task, **kwargs)

@@ -66,6 +66,7 @@ class PreTrainedTokenizer:
 
     @property
     def pad_token_id(self):
+        """The id padding uses (tokenizer_config.json's pad token)."""
         return self._tokenizer.pad_token_id
 
     @property
@@ -74,6 +75,7 @@ class PreTrainedTokenizer:
         return self._tokenizer.model_max_length
 
     def __len__(self):
+        """The vocabulary's size, added tokens included."""
         return len(self._tokenizer)
 
     def save_pretrained(self, save_directory):

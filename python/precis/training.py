@@ -26,8 +26,10 @@ class Seq2SeqTrainingArguments:
         placeholders = {}
         if "model_name_or_path" not in settings and "config_name" not in settings:
             placeholders["model_name_or_path"] = _PLACEHOLDER
-        if not {"train_file", "validation_file", "test_file", "dataset_name"} & set(settings):
-            placeholders["train_file"] = _PLACEHOLDER + ".json"
+        # Each file the options ask for (eval_strategy: a validation file) is met the same way.
+        for name in ("train_file", "validation_file", "test_file"):
+            if name not in settings and "dataset_name" not in settings:
+                placeholders[name] = _PLACEHOLDER + ".json"
         values = _precis.parse_training_arguments({**settings, **placeholders}, "precis.Seq2SeqTrainingArguments")
         values.update({name: None for name in placeholders})
         object.__setattr__(self, "_settings", settings)
@@ -47,6 +49,7 @@ class Seq2SeqTrainingArguments:
         return dict(self._values)
 
     def to_json_string(self):
+        """to_dict() as indented JSON."""
         return json.dumps(self._values, indent=2)
 
     def __repr__(self):

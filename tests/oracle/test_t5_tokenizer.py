@@ -8,6 +8,7 @@ import pytest
 
 from conftest import UNICODE_CORPUS, precis_binary
 from t5_models import SPECIAL_TEXTS, train_tiny_spiece
+from tokenizer_support import tiny_spiece_corpus
 
 spm = pytest.importorskip("sentencepiece")
 
@@ -19,13 +20,7 @@ def t5_tokenizers(tmp_path_factory):
     from transformers import T5TokenizerFast
 
     d = tmp_path_factory.mktemp("t5_spiece")
-    corpus = [t for t in UNICODE_CORPUS if t.strip()] * 3 + [
-        "The quick brown fox jumps over the lazy dog.",
-        "Summaries are short; dialogues are long and have many turns between speakers.",
-        "precis fine-tunes sequence-to-sequence transformers for summarization.",
-        "summarize: a house is a building that people live in.",
-    ] * 20
-    slow = train_tiny_spiece(d, corpus)
+    slow = train_tiny_spiece(d, tiny_spiece_corpus())
     slow.save_pretrained(str(d / "tok"))
     fast = T5TokenizerFast.from_pretrained(str(d / "tok"), from_slow=True)
     return d / "tok", slow, fast

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import UNICODE_CORPUS, precis_binary
 from t5_models import SPECIAL_TEXTS, train_tiny_spiece
+from tokenizer_support import tiny_spiece_corpus
 
 pytest.importorskip("sentencepiece")
 
@@ -35,16 +36,6 @@ CHARSMAP_TEXTS = [
     "\u00adsoft\u200ehyphen\ufeffbom \x07bell\x00nul",
     "Ａ\u0301 ｶﾞ ﾊﾟ ガ",
 ]
-
-
-def t5_corpus():
-    """The recipe of test_t5_tokenizer.py, so both tests see the same tiny model."""
-    return [t for t in UNICODE_CORPUS if t.strip()] * 3 + [
-        "The quick brown fox jumps over the lazy dog.",
-        "Summaries are short; dialogues are long and have many turns between speakers.",
-        "precis fine-tunes sequence-to-sequence transformers for summarization.",
-        "summarize: a house is a building that people live in.",
-    ] * 20
 
 
 def tokenizer_json_only(src, dst, edit=None):
@@ -77,7 +68,7 @@ def older_converter_layout(tok):
 @pytest.fixture(scope="module")
 def spiece_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("t5_unigram")
-    slow = train_tiny_spiece(d, t5_corpus())
+    slow = train_tiny_spiece(d, tiny_spiece_corpus())  # test_t5_tokenizer's
     slow.save_pretrained(str(d / "slow"))
     return d
 

@@ -1,5 +1,5 @@
-"""precis tokenize's JSON lines in and out, and the comparison of ids with a message naming the
-text, for the tokenizer oracle tests."""
+"""precis tokenize's JSON lines in and out, the comparison of ids with a message naming the
+text, and the texts of the tiny T5 tokenizer, for the tokenizer tests (oracle and Python)."""
 import json
 
 
@@ -17,3 +17,16 @@ def write_lines(path, rows):
 def assert_ids_equal(ours, theirs, texts):
     for text, a, b in zip(texts, ours, theirs):
         assert a == b, f"ids differ for {text!r}:\n precis {a}\n HF     {b}"
+
+
+def tiny_spiece_corpus():
+    """What the tests train their tiny spiece.model on (t5_models.train_tiny_spiece): the
+    Unicode corpus and a few English sentences, repeated so every piece is seen often."""
+    from conftest import UNICODE_CORPUS
+
+    return [t for t in UNICODE_CORPUS if t.strip()] * 3 + [
+        "The quick brown fox jumps over the lazy dog.",
+        "Summaries are short; dialogues are long and have many turns between speakers.",
+        "precis fine-tunes sequence-to-sequence transformers for summarization.",
+        "summarize: a house is a building that people live in.",
+    ] * 20

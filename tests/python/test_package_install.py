@@ -1,7 +1,7 @@
 """`pip install .` from a fresh clone into a fresh venv (scikit-build-core over the project's
 CMake, unity build, no CUDA, no tests) and `import precis` from outside the source tree: its
 tokenizer and ROUGE equal transformers' and rouge_score's. The build's time is printed (pytest -s shows it) and written to
-PRECIS_BUILD_DIR/python_pip_install_seconds.txt."""
+PRECIS_BUILD_DIR/python_pip_install_seconds.txt. The type stubs are installed with it."""
 import json
 import os
 import subprocess
@@ -43,13 +43,16 @@ def test_pip_install_from_a_fresh_clone_and_import_outside(tmp_path, tiny_bpe_di
 import json, precis
 tok = precis.AutoTokenizer.from_pretrained({str(tiny_bpe_dir)!r})
 texts = json.loads({json.dumps(texts)!r})
-print(json.dumps(dict(file=precis.__file__, ids=tok(texts)["input_ids"],
+import pathlib
+typing_files = sorted(p.name for p in pathlib.Path(precis.__file__).parent.iterdir() if p.suffix in (".pyi", ".typed"))
+print(json.dumps(dict(file=precis.__file__, typing_files=typing_files, ids=tok(texts)["input_ids"],
                       rouge=precis.rouge(["the fox jumps"], ["a quick fox jumped"], use_stemmer=True,
                                          use_aggregator=False))))
 """
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PRECIS_PYTHON_PATH")}
     out = json.loads(run([venv / "bin" / "python", "-c", probe], cwd=tmp_path, env=env).stdout)
     assert out["file"].startswith(str(venv)), out["file"]
+    assert out["typing_files"] == ["__init__.pyi", "py.typed"]  # the stubs ship with the package
     assert out["ids"] == AutoTokenizer.from_pretrained(tiny_bpe_dir)(texts)["input_ids"]
     score = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL", "rougeLsum"], use_stemmer=True).score(
         "a quick fox jumped", "the fox jumps")

@@ -8,6 +8,7 @@ from transformers import AutoTokenizer
 import precis
 from conftest import UNICODE_CORPUS
 from t5_models import SPECIAL_TEXTS, train_tiny_spiece
+from tokenizer_support import tiny_spiece_corpus
 
 
 @pytest.fixture(scope="module")
@@ -16,13 +17,7 @@ def t5_dirs(tmp_path_factory):
     T5TokenizerFast (tokenizer.json, which AutoTokenizer prefers)."""
     from transformers import T5TokenizerFast
     d = tmp_path_factory.mktemp("t5_tok")
-    corpus = [t for t in UNICODE_CORPUS if t.strip()] * 3 + [  # test_t5_tokenizer's
-        "The quick brown fox jumps over the lazy dog.",
-        "Summaries are short; dialogues are long and have many turns between speakers.",
-        "precis fine-tunes sequence-to-sequence transformers for summarization.",
-        "summarize: a house is a building that people live in.",
-    ] * 20
-    slow = train_tiny_spiece(d, corpus)
+    slow = train_tiny_spiece(d, tiny_spiece_corpus())  # test_t5_tokenizer's
     slow.save_pretrained(str(d / "spiece"))
     T5TokenizerFast.from_pretrained(str(d / "spiece"), from_slow=True).save_pretrained(str(d / "fast"))
     return {"spiece": d / "spiece", "fast": d / "fast"}

@@ -60,6 +60,10 @@ def test_precis_arguments_take_the_cli_names_and_messages(tmp_path):
                                            validation_file=str(tmp_path / "validation.jsonl"))
     assert args.learning_rate == 5e-5 and args.save_on_interrupt and args.do_eval
     assert args.to_dict()["max_steps"] == 3
+    # As HF's, the arguments need name no data: the files eval_strategy and do_predict ask for
+    # come with precis.train.
+    bare = precis.Seq2SeqTrainingArguments(output_dir=str(tmp_path), eval_strategy="epoch", do_predict=True)
+    assert bare.do_eval and bare.do_predict and bare.validation_file is None and bare.test_file is None
     with pytest.raises(precis.Error, match='unknown option "lerning_rate" \\(did you mean "learning_rate"\\?\\)'):
         precis.Seq2SeqTrainingArguments(output_dir=str(tmp_path), lerning_rate=1e-3)
     with pytest.raises(ValueError, match="learning_rate"):
