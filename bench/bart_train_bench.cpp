@@ -4,7 +4,7 @@
 //
 //   bart_train_bench MODEL_DIR BATCH SOURCE_LEN TARGET_LEN ITERATIONS [bf16]
 //
-// bf16: the linear layers' products in bf16 with fp32 sums, as `precis train --bf16` on the CPU
+// bf16: the linear layers' and attention's products in bf16 with fp32 sums, as `precis train --bf16` on the CPU
 // (kernels/matmul_precision.h).
 //
 // With PRECIS_OP_PROFILE=1 it also prints to stderr where the timed steps went, op by op and

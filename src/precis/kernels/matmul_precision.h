@@ -1,4 +1,4 @@
-// The precision of the CPU's matrix products (linear layers), as torch's
+// The precision of the CPU's matrix products (linear layers, attention), as torch's
 // set_float32_matmul_precision: fp32 (the default, exact against transformers), or bf16
 // operands with fp32 sums, for `--bf16` on the CPU. Process-wide, set by the trainer for a
 // bf16 job; a scope restores the previous precision.

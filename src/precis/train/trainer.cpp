@@ -42,7 +42,7 @@ void run_job(const TrainingArguments& a, dist::Communicator& comm, JobClock::tim
   if (comm.is_main() && !device.is_cpu())
     std::fprintf(stderr, "precis: training on %s%s\n", device.name().c_str(),
                  a.bf16 ? " in bf16 mixed precision" : a.fp16 ? " in fp16 mixed precision" : "");
-  // --bf16 on the CPU is HF's CPU autocast where it counts: the linear layers' products take
+  // --bf16 on the CPU is HF's CPU autocast where it counts: linear's and attention's products take
   // bf16 operands and sum in fp32 (AMX where the CPU has it); every other op, the weights,
   // gradients and optimizer stay fp32 (kernels/matmul_precision.h).
   const bool cpu_bf16 = device.is_cpu() && a.bf16;

@@ -6,19 +6,33 @@
 #include <vector>
 
 #include "precis/kernels/attention_math.h"
+#include "precis/kernels/cpu/gemm.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/matmul_precision.h"
 
 namespace precis::cpu {
 
 namespace {
+
+// One product of a (batch, head) pair, C = alpha · op(A) · op(B): an fp32 sgemm (single-threaded
+// inside the op's parallel region), or under --bf16 on the CPU bf16 operands with fp32 sums, as
+// torch's autocast runs attention's bmm (kernels/matmul_precision.h).
+void pair_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+               const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc) {
+  if (cpu_matmul_precision() == MatmulPrecision::kBf16)
+    return gemm_bf16(bf16_path(), trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, 0.0f, c, ldc);
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, int(m), int(n), int(k), alpha, a, int(lda), b,
+              int(ldb), 0.0f, c, int(ldc));
+}
 
 // scores (Tq, Tk) of pair (b, h) = scale * q_bh · k_bhᵀ (+ the head's position bias).
 void pair_scores(const AttentionShape& s, const float* q, const float* k, const float* bias,
                  float scale, int64_t b, int64_t h, float* scores) {
   const float* qb = q + b * s.q_len * s.q_stride + h * s.head_dim;
   const float* kb = k + b * s.k_len * s.k_stride + h * s.head_dim;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(s.q_len), int(s.k_len), int(s.head_dim),
-              scale, qb, int(s.q_stride), kb, int(s.k_stride), 0.0f, scores, int(s.k_len));
+  pair_gemm(false, true, s.q_len, s.k_len, s.head_dim, scale, qb, s.q_stride, kb, s.k_stride,
+            scores, s.k_len);
   if (bias) {  // T5's relative position bias, the same for every batch row
     const int64_t plane = s.q_len * s.k_len;
     const float* bh = bias + h * plane;
@@ -69,9 +83,8 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
       // attention_dropout on the probabilities; `scores` keeps them undropped.
       const float* weights = dropped_weights(scores, dropped.data(), plane, p, dropout);
       // out_bh (Tq, hd) = weights · v_bh
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.q_len), int(s.head_dim),
-                  int(s.k_len), 1.0f, weights, int(s.k_len), vb, int(s.v_stride), 0.0f, ob,
-                  int(s.out_stride));
+      pair_gemm(false, false, s.q_len, s.head_dim, s.k_len, 1.0f, weights, s.k_len, vb, s.v_stride,
+                ob, s.out_stride);
     }
   }
 }
@@ -107,13 +120,11 @@ void attention_backward(const AttentionShape& s, const float* dout, const float*
       // The weights the forward multiplied v by: the probabilities, dropped out.
       const float* weights = dropped_weights(pb, dropped.data(), plane, p, dropout);
       // out = weights · v  =>  dv (Tk, hd) = weightsᵀ · dout
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(s.k_len), int(s.head_dim),
-                  int(s.q_len), 1.0f, weights, int(s.k_len), dob, int(s.out_stride), 0.0f,
-                  dv + b * s.k_len * s.v_stride + head, int(s.v_stride));
+      pair_gemm(true, false, s.k_len, s.head_dim, s.q_len, 1.0f, weights, s.k_len, dob,
+                s.out_stride, dv + b * s.k_len * s.v_stride + head, s.v_stride);
       //                    d weights (Tq, Tk) = dout · vᵀ
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(s.q_len), int(s.k_len),
-                  int(s.head_dim), 1.0f, dob, int(s.out_stride), vb, int(s.v_stride), 0.0f, dP,
-                  int(s.k_len));
+      pair_gemm(false, true, s.q_len, s.k_len, s.head_dim, 1.0f, dob, s.out_stride, vb, s.v_stride,
+                dP, s.k_len);
       // weights = probs ∘ keep/(1-p)  =>  dprobs = d weights ∘ keep/(1-p) (the same mask)
       if (dropout.active)
         dropout_range(dP, dP, plane, dropout.first + uint64_t(p * plane), dropout.threshold,
@@ -130,13 +141,11 @@ void attention_backward(const AttentionShape& s, const float* dout, const float*
       }
       if (d_scores) std::copy(dP, dP + plane, d_scores + p * plane);
       // scores = scale · q·kᵀ  =>  dq (Tq, hd) = scale · dscores · k
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(s.q_len), int(s.head_dim),
-                  int(s.k_len), scale, dP, int(s.k_len), kb, int(s.k_stride), 0.0f,
-                  dq + b * s.q_len * s.q_stride + head, int(s.q_stride));
+      pair_gemm(false, false, s.q_len, s.head_dim, s.k_len, scale, dP, s.k_len, kb, s.k_stride,
+                dq + b * s.q_len * s.q_stride + head, s.q_stride);
       //                         dk (Tk, hd) = scale · dscoresᵀ · q
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(s.k_len), int(s.head_dim),
-                  int(s.q_len), scale, dP, int(s.k_len), qb, int(s.q_stride), 0.0f,
-                  dk + b * s.k_len * s.k_stride + head, int(s.k_stride));
+      pair_gemm(true, false, s.k_len, s.head_dim, s.q_len, scale, dP, s.k_len, qb, s.q_stride,
+                dk + b * s.k_len * s.k_stride + head, s.k_stride);
     }
   }
 }
