@@ -60,6 +60,9 @@ def main():
     ap.add_argument("--target", type=int)
     ap.add_argument("--build", default=str(pathlib.Path(__file__).parents[1] / "build"))
     ap.add_argument("--profile", action="store_true", help="print precis's per-op profile")
+    ap.add_argument("--isa", choices=["native", "avx2"], default="native",
+                    help="avx2: hold both sides to AVX2 on an AVX-512 machine (give --build a build "
+                         "made with -DPRECIS_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3)")
     ap.add_argument("--bf16", action="store_true",
                     help="both sides in bf16 mixed precision: precis's bf16 matrix products (AMX "
                          "where the CPU has it), torch's CPU autocast")
@@ -71,6 +74,9 @@ def main():
         if getattr(args, k) is None:
             setattr(args, k, v)
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
+    if args.isa == "avx2":  # both sides held to AVX2: OpenBLAS's Haswell kernels; ATen, oneDNN, MKL
+        env.update(OPENBLAS_CORETYPE="Haswell", ATEN_CPU_CAPABILITY="avx2", ONEDNN_MAX_CPU_ISA="AVX2",
+                   MKL_ENABLE_INSTRUCTIONS="AVX2")
 
     import torch
     from transformers import BartConfig, BartForConditionalGeneration
@@ -95,7 +101,7 @@ def main():
                                        check=True, capture_output=True, text=True, env=env).stdout)
     print(f"machine: {os.cpu_count()} cores, threads {args.threads}; torch {torch.__version__}; {args.preset} shape, "
           f"batch {args.batch}, source {args.source}, target {args.target}; median of {args.iterations} steps"
-          f"{'; bf16 mixed precision' if args.bf16 else ''}")
+          f"{'; bf16 mixed precision' if args.bf16 else ''}{'; AVX2 only' if args.isa == 'avx2' else ''}")
     print(f"transformers+pytorch: {hf['tokens_per_s']:8.0f} tokens/s  ({hf['median_s']:.4f} s/step, "
           f"peak RSS {hf['peak_rss_mb']:.0f} MB)")
     print(f"precis:               {ours['tokens_per_s']:8.0f} tokens/s  ({ours['median_s']:.4f} s/step, "
