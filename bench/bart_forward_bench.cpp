@@ -12,6 +12,7 @@
 
 #include "precis/model/bart/bart.h"
 #include "precis/model/bart/bart_model.h"
+#include "precis/model/common/teacher_forcing.h"
 
 using namespace precis;
 
@@ -44,7 +45,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < iterations + 1; ++i) {  // the first run warms up and is not counted
       auto start = std::chrono::steady_clock::now();
       bart_forward(model.config, model.params, batch, acts);
-      loss = bart_loss(batch, acts).mean();
+      loss = model_loss(batch, acts).mean();
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (i > 0) seconds.push_back(s);
     }

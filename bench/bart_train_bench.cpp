@@ -23,6 +23,7 @@
 #include "precis/kernels/op_profile.h"
 #include "precis/model/bart/bart.h"
 #include "precis/model/bart/bart_model.h"
+#include "precis/model/common/teacher_forcing.h"
 #include "precis/train/optimizer.h"
 
 using namespace precis;
@@ -64,7 +65,7 @@ int main(int argc, char** argv) {
       DropoutContext dropout{true, 42, uint64_t(i), 0};
       op_profile_phase("forward");
       bart_forward(c, model.params, batch, acts, dropout);
-      CrossEntropyResult ce = bart_loss(batch, acts);
+      CrossEntropyResult ce = model_loss(batch, acts);
       loss = ce.mean();
       op_profile_phase("backward");
       bart_backward(c, model.params, batch, acts, dropout, 0.0f, float(1.0 / double(ce.counted)), grads.params, scratch);

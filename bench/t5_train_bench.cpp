@@ -23,6 +23,7 @@
 #include "precis/core/error.h"
 #include "precis/model/t5/t5.h"
 #include "precis/model/t5/t5_model.h"
+#include "precis/model/common/teacher_forcing.h"
 #include "precis/train/optimizer.h"
 
 using namespace precis;
@@ -98,7 +99,7 @@ int main(int argc, char** argv) {
       auto start = Clock::now();
       DropoutContext dropout{true, 42, step, 0};
       t5_forward(c, model.params, batch, acts, dropout);
-      CrossEntropyResult ce = t5_loss(batch, acts);
+      CrossEntropyResult ce = model_loss(batch, acts);
       t5_backward(c, model.params, batch, acts, dropout, 0.0f, float(1.0 / double(ce.counted)),
                   grads.params, scratch);
       const double forward_backward = seconds_since(start);

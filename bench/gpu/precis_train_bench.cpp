@@ -25,6 +25,7 @@
 #include "precis/model/bart/bart.h"
 #include "precis/model/bart/bart_init.h"
 #include "precis/model/bart/bart_model.h"
+#include "precis/model/common/teacher_forcing.h"
 #include "precis/train/compute_copy.h"
 #include "precis/train/optimizer.h"
 
@@ -105,7 +106,7 @@ int main(int argc, char** argv) {
       auto start = std::chrono::steady_clock::now();
       const DropoutContext dropout{true, 42, uint64_t(i), 0};
       bart_forward(c, params, batch, acts, dropout);
-      const CrossEntropyResult ce = bart_loss(batch, acts);
+      const CrossEntropyResult ce = model_loss(batch, acts);
       bart_backward(c, params, batch, acts, dropout, 0.0f,
                     float(loss_scale / double(ce.counted)), grads.params, scratch);
       if (loss_scale != 1.0)

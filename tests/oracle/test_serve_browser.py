@@ -171,6 +171,18 @@ def assert_no_comment_shown(driver):
     assert "<!--" not in text and "-->" not in text and "written by `precis card`" not in text
 
 
+def open_model_page(driver, server, title, example):
+    """The served page at a desktop's width, checked for what every model's page shows: its
+    title, the example in the text box, and none of the card's HTML comments."""
+    from selenium.webdriver.common.by import By
+
+    set_viewport(driver, DESKTOP_WIDTH)
+    driver.get(f"http://127.0.0.1:{server.port}/")
+    assert driver.title == title
+    assert_no_comment_shown(driver)
+    assert driver.find_element(By.ID, "text").get_property("value") == example
+
+
 def test_type_press_and_see_a_summary(model, capsys):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
@@ -229,12 +241,9 @@ def test_the_demo_models_page(checkpoint, tmp_path, capsys):
     description = svg.find(f".//{{http://www.w3.org/2000/svg}}desc[@id='{svg.get('aria-describedby')}']").text
 
     with Server(model_dir) as server, chromium() as driver:
-        set_viewport(driver, DESKTOP_WIDTH)
-        driver.get(f"http://127.0.0.1:{server.port}/")
-        assert driver.title == "bart-tiny-debian-synopses · precis"
-        assert_no_comment_shown(driver)
         # The model's own data in the box: the first description of its test file.
-        assert driver.find_element(By.ID, "text").get_property("value") == DEBIAN_RECORDS[0]["description"]
+        open_model_page(driver, server, "bart-tiny-debian-synopses · precis",
+                        DEBIAN_RECORDS[0]["description"])
         # At most 20 rows, the last logged loss last.
         header, rows = page_results_table(driver)
         assert header == ["Training Loss", "Epoch", "Step"]
@@ -257,8 +266,6 @@ def test_the_demo_models_page(checkpoint, tmp_path, capsys):
 
 
 def test_a_page_with_evaluations(checkpoint, tmp_path, capsys):
-    from selenium.webdriver.common.by import By
-
     # A run evaluating every 250 steps on a validation file; its card (written by an older
     # precis, or by hand) has no widget example.
     model_dir = tmp_path / "bart-dialogues"
@@ -279,11 +286,7 @@ def test_a_page_with_evaluations(checkpoint, tmp_path, capsys):
     assert len(hf_rows) == 8
 
     with Server(model_dir) as server, chromium() as driver:
-        set_viewport(driver, DESKTOP_WIDTH)
-        driver.get(f"http://127.0.0.1:{server.port}/")
-        assert driver.title == "bart-dialogues · precis"
-        assert_no_comment_shown(driver)
-        assert driver.find_element(By.ID, "text").get_property("value") == DIALOGUES[0]["dialogue"]
+        open_model_page(driver, server, "bart-dialogues · precis", DIALOGUES[0]["dialogue"])
         # HF's rows for the same log history, cell for cell (the columns in the order Trainer
         # logs them; see test_model_card.test_results_table_with_evaluation_has_hfs_rows).
         header, rows = page_results_table(driver)

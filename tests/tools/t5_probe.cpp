@@ -20,6 +20,7 @@
 #include "precis/generate/generate.h"
 #include "precis/io/safetensors.h"
 #include "probe_batch.h"
+#include "probe_model.h"
 #include "precis/model/t5/t5.h"
 #include "precis/model/t5/t5_model.h"
 
@@ -27,44 +28,6 @@ using namespace precis;
 using precis::probe::read_ids;
 
 namespace {
-
-int run(const std::string& model_dir, const std::string& batch_path, const std::string& out_path,
-        bool gradients, float label_smoothing) {
-  T5Model model = T5Model::load(model_dir);
-  const probe::ProbeBatch in = probe::read_probe_batch(batch_path);
-  const Seq2SeqBatch& batch = in.batch;
-  const int64_t B = in.B, S = in.S, T = in.T;
-  Arena measure = Arena::measuring();
-  allocate_activations(model.config, measure, B, S, T, gradients);
-  if (gradients) allocate_grad_scratch(model.config, measure, B, S, T);
-  Arena arena(measure.used());
-  T5Activations acts = allocate_activations(model.config, arena, B, S, T, gradients);
-  t5_forward(model.config, model.params, batch, acts);
-  std::vector<NamedTensor> out;
-  float loss_value = 0.0f;
-  Tensor loss{&loss_value, Shape{}, DType::F32, Device::cpu()};
-  if (!gradients) {
-    out = {{"logits", acts.logits}, {"encoder_output", acts.encoder_output()}};
-    if (batch.labels.ptr) {
-      loss_value = float(t5_loss(batch, acts).mean());
-      out.push_back({"loss", loss});
-    }
-    write_safetensors(out_path, out);
-    return 0;
-  }
-  check(batch.labels.ptr != nullptr, "grad needs labels in the batch");
-  T5GradScratch scratch = allocate_grad_scratch(model.config, arena, B, S, T);
-  T5Model grads = T5Model::allocate(model.config);
-  CrossEntropyResult ce = t5_loss(batch, acts, label_smoothing);
-  loss_value = float(ce.mean());
-  t5_backward(model.config, model.params, batch, acts, {}, label_smoothing,
-              float(1.0 / double(ce.counted)), grads.params, scratch);
-  visit_parameters(grads.config, grads.params,
-                   [&](const std::string& name, Tensor& t, Shape, ParamRole) { out.push_back({name, t}); });
-  out.push_back({"loss", loss});
-  write_safetensors(out_path, out);
-  return 0;
-}
 
 int generate_ids(const std::string& model_dir, const std::string& batch_path,
                  const std::string& settings_path, const std::string& out_path) {
@@ -89,9 +52,10 @@ int generate_ids(const std::string& model_dir, const std::string& batch_path,
 int main(int argc, char** argv) {
   try {
     std::string cmd = argc > 1 ? argv[1] : "";
-    if (cmd == "forward" && argc == 5) return run(argv[2], argv[3], argv[4], false, 0.0f);
+    if (cmd == "forward" && argc == 5) return probe::run_model<T5Model>(argv[2], argv[3], argv[4], false, 0.0f);
     if (cmd == "grad" && (argc == 5 || argc == 6))
-      return run(argv[2], argv[3], argv[4], true, argc == 6 ? std::stof(argv[5]) : 0.0f);
+      return probe::run_model<T5Model>(argv[2], argv[3], argv[4], true,
+                                       argc == 6 ? std::stof(argv[5]) : 0.0f);
     if (cmd == "generate" && argc == 6) return generate_ids(argv[2], argv[3], argv[4], argv[5]);
     if (cmd == "resave" && argc == 4) {
       T5Model::load(argv[2]).save(argv[3]);

@@ -461,62 +461,56 @@ TEST(MpirunCommand, PassesThreadCountsAndTestHooksButNotTheHostsBase) {
 
 // ----- mpirun's report (OpenMPI 4.1's wording) -----
 
-std::optional<precis::platform::RankFailure> report_of(const std::vector<std::string>& lines) {
+// What mpirun's report makes of `lines`, in one line a test can state whole: "rank R on HOST:
+// CAUSE" (HOST "?" when no line named it), or "none" when no rank failed.
+std::string failure_in(const std::vector<std::string>& lines) {
   precis::platform::MpirunReport report;
   for (const std::string& line : lines) report.read_line(line);
-  return report.failure();
+  const auto f = report.failure();
+  if (!f) return "none";
+  return "rank " + std::to_string(f->rank) + " on " + (f->host.empty() ? "?" : f->host) + ": " +
+         f->cause;
 }
 
 TEST(MpirunReport, NothingWhenNoRankFailed) {
-  EXPECT_FALSE(report_of({"[1,0]<stderr>:precis: step 1/5 loss 4.12",
-                          "[1,1]<stderr>:precis: 2 ranks share this host"})
-                   .has_value());
+  EXPECT_EQ(failure_in({"[1,0]<stderr>:precis: step 1/5 loss 4.12",
+                        "[1,1]<stderr>:precis: 2 ranks share this host"}),
+            "none");
 }
 
 TEST(MpirunReport, ARankKilledByASignalIsNamedWithItsHost) {
-  const auto f = report_of(
-      {"--------------------------------------------------------------------------",
-       "mpirun noticed that process rank 1 with PID 4242 on node algo-2 exited on signal 9 (Killed).",
-       "--------------------------------------------------------------------------"});
-  ASSERT_TRUE(f.has_value());
-  EXPECT_EQ(f->rank, 1);
-  EXPECT_EQ(f->host, "algo-2");
-  EXPECT_EQ(f->cause, "killed by signal 9 (Killed)");
-  const auto bare = report_of({"mpirun noticed that process rank 12 with PID 0 on node algo-3 exited on signal 6."});
-  ASSERT_TRUE(bare.has_value());
-  EXPECT_EQ(bare->rank, 12);
-  EXPECT_EQ(bare->host, "algo-3");
-  EXPECT_EQ(bare->cause, "killed by signal 6");
+  EXPECT_EQ(
+      failure_in(
+          {"--------------------------------------------------------------------------",
+           "mpirun noticed that process rank 1 with PID 4242 on node algo-2 exited on signal 9 (Killed).",
+           "--------------------------------------------------------------------------"}),
+      "rank 1 on algo-2: killed by signal 9 (Killed)");
+  EXPECT_EQ(failure_in({"mpirun noticed that process rank 12 with PID 0 on node algo-3 exited on signal 6."}),
+            "rank 12 on algo-3: killed by signal 6");
 }
 
 TEST(MpirunReport, TheSignalOutranksTheErrorsItCaused) {
   // The survivors' errors (a peer gone from a collective) come first in the output.
-  const auto f = report_of(
-      {"[1,0]<stderr>:precis: rank 0: error: all_reduce did not complete within --ddp_timeout 20 s",
-       "[1,0]<stderr>:MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD",
-       "mpirun noticed that process rank 1 with PID 77 on node algo-2 exited on signal 9 (Killed)."});
-  ASSERT_TRUE(f.has_value());
-  EXPECT_EQ(f->rank, 1);
-  EXPECT_EQ(f->cause, "killed by signal 9 (Killed)");
+  EXPECT_EQ(
+      failure_in(
+          {"[1,0]<stderr>:precis: rank 0: error: all_reduce did not complete within --ddp_timeout 20 s",
+           "[1,0]<stderr>:MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD",
+           "mpirun noticed that process rank 1 with PID 77 on node algo-2 exited on signal 9 (Killed)."}),
+      "rank 1 on algo-2: killed by signal 9 (Killed)");
 }
 
 TEST(MpirunReport, TheFirstRankErrorOutranksAnAbort) {
-  const auto f = report_of(
-      {"[1,1]<stderr>:MPI_ABORT was invoked on rank 1 in communicator MPI_COMM_WORLD",
-       "[1,1]<stderr>:precis: rank 1: error: /opt/ml/input/data/train/x.jsonl: cannot open",
-       "[1,0]<stderr>:precis: rank 0: error: a later consequence"});
-  ASSERT_TRUE(f.has_value());
-  EXPECT_EQ(f->rank, 1);
-  EXPECT_EQ(f->host, "");  // the launcher maps the rank to its host
-  EXPECT_EQ(f->cause, "/opt/ml/input/data/train/x.jsonl: cannot open");
+  // No host: the launcher maps the rank to its host.
+  EXPECT_EQ(failure_in({"[1,1]<stderr>:MPI_ABORT was invoked on rank 1 in communicator MPI_COMM_WORLD",
+                        "[1,1]<stderr>:precis: rank 1: error: /opt/ml/input/data/train/x.jsonl: cannot open",
+                        "[1,0]<stderr>:precis: rank 0: error: a later consequence"}),
+            "rank 1 on ?: /opt/ml/input/data/train/x.jsonl: cannot open");
 }
 
 TEST(MpirunReport, AnAbortAloneNamesItsRank) {
-  const auto f = report_of({"MPI_ABORT was invoked on rank 3 in communicator MPI_COMM_WORLD",
-                            "with errorcode 1."});
-  ASSERT_TRUE(f.has_value());
-  EXPECT_EQ(f->rank, 3);
-  EXPECT_EQ(f->cause, "MPI_Abort");
+  EXPECT_EQ(failure_in({"MPI_ABORT was invoked on rank 3 in communicator MPI_COMM_WORLD",
+                        "with errorcode 1."}),
+            "rank 3 on ?: MPI_Abort");
 }
 
 }  // namespace platform_tests

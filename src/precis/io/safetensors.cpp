@@ -81,24 +81,30 @@ bool as_u64(const json& v, uint64_t* out) {
   return true;
 }
 
+// A T from a file buffer's bytes, which need not be aligned for T.
+template <class T>
+T read_unaligned(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+
+template <class T>
+void write_unaligned(T v, char* p) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
 // Reads element i of a file buffer as a double (float kinds).
 double load_float(const char* p, const FileDType& d) {
   switch (d.size) {
     case 2: {
-      uint16_t bits;
-      std::memcpy(&bits, p, 2);
+      const auto bits = read_unaligned<uint16_t>(p);
       return std::strcmp(d.name, "BF16") == 0 ? bf16_to_float(bits) : f16_to_float(bits);
     }
-    case 4: {
-      float v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    default: {
-      double v;
-      std::memcpy(&v, p, 8);
-      return v;
-    }
+    case 4:
+      return read_unaligned<float>(p);
+    default:
+      return read_unaligned<double>(p);
   }
 }
 
@@ -107,18 +113,11 @@ double load_float(const char* p, const FileDType& d) {
 void store_float(float v, char* p, DType t) {
   switch (t) {
     case DType::F32:
-      std::memcpy(p, &v, 4);
-      break;
-    case DType::BF16: {
-      uint16_t bits = float_to_bf16(v);
-      std::memcpy(p, &bits, 2);
-      break;
-    }
-    case DType::F16: {
-      uint16_t bits = float_to_f16(v);
-      std::memcpy(p, &bits, 2);
-      break;
-    }
+      return write_unaligned(v, p);
+    case DType::BF16:
+      return write_unaligned(float_to_bf16(v), p);
+    case DType::F16:
+      return write_unaligned(float_to_f16(v), p);
     default:
       break;
   }
@@ -126,25 +125,23 @@ void store_float(float v, char* p, DType t) {
 
 // Integer kinds: the value, and whether it is representable at all (U64 above INT64_MAX).
 bool load_int(const char* p, const FileDType& d, int64_t* out) {
+  const bool is_signed = d.kind == Kind::Signed;
   switch (d.size) {
     case 1:
-      *out = d.kind == Kind::Signed ? int64_t(int8_t(*p)) : int64_t(uint8_t(*p));
+      *out = is_signed ? int64_t(int8_t(*p)) : int64_t(uint8_t(*p));
       return true;
     case 2: {
-      uint16_t u;
-      std::memcpy(&u, p, 2);
-      *out = d.kind == Kind::Signed ? int64_t(int16_t(u)) : int64_t(u);
+      const auto u = read_unaligned<uint16_t>(p);
+      *out = is_signed ? int64_t(int16_t(u)) : int64_t(u);
       return true;
     }
     case 4: {
-      uint32_t u;
-      std::memcpy(&u, p, 4);
-      *out = d.kind == Kind::Signed ? int64_t(int32_t(u)) : int64_t(u);
+      const auto u = read_unaligned<uint32_t>(p);
+      *out = is_signed ? int64_t(int32_t(u)) : int64_t(u);
       return true;
     }
     default: {
-      uint64_t u;
-      std::memcpy(&u, p, 8);
+      const auto u = read_unaligned<uint64_t>(p);
       if (d.kind == Kind::Unsigned && u > uint64_t(std::numeric_limits<int64_t>::max()))
         return false;
       *out = int64_t(u);
@@ -453,10 +450,9 @@ void SafetensorsReader::read(const std::string& name, Tensor dst) const {
       bool ok = load_int(in, fd, &v);
       if (ok && dst.dtype == DType::I32) {
         ok = v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
-        int32_t narrow = int32_t(v);
-        std::memcpy(o, &narrow, 4);
+        write_unaligned(int32_t(v), o);
       } else if (ok) {
-        std::memcpy(o, &v, 8);
+        write_unaligned(v, o);
       }
       if (!ok) {
         throw Error(what + ": element " + std::to_string(first + i) + " of " + e.dtype +

@@ -1,5 +1,6 @@
 #include "precis/kernels/activation.h"
 
+#include "precis/core/enum_names.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
@@ -7,40 +8,33 @@
 
 namespace precis {
 
+namespace {
+
+// ACT2FN's names for the activations precis has; gelu_pytorch_tanh and swish are aliases.
+constexpr EnumName<Activation> kActivationNames[] = {
+    {Activation::GeluExact, "gelu"},
+    {Activation::GeluTanh, "gelu_new"},
+    {Activation::GeluTanh, "gelu_pytorch_tanh"},
+    {Activation::GeluFast, "gelu_fast"},
+    {Activation::QuickGelu, "quick_gelu"},
+    {Activation::Relu, "relu"},
+    {Activation::Silu, "silu"},
+    {Activation::Silu, "swish"},
+    {Activation::Tanh, "tanh"},
+    {Activation::Linear, "linear"},
+};
+
+}  // namespace
+
 Activation activation_from_name(const std::string& name) {
-  if (name == "gelu") return Activation::GeluExact;
-  if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::GeluTanh;
-  if (name == "gelu_fast") return Activation::GeluFast;
-  if (name == "quick_gelu") return Activation::QuickGelu;
-  if (name == "relu") return Activation::Relu;
-  if (name == "silu" || name == "swish") return Activation::Silu;
-  if (name == "tanh") return Activation::Tanh;
-  if (name == "linear") return Activation::Linear;
+  if (auto a = enum_from_name(kActivationNames, name)) return *a;
   throw Error("unknown activation_function \"" + name +
               "\" (expected gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, quick_gelu, relu, silu, "
               "swish, tanh or linear)");
 }
 
 std::string activation_name(Activation a) {
-  switch (a) {
-    case Activation::GeluExact:
-      return "gelu";
-    case Activation::GeluTanh:
-      return "gelu_new";
-    case Activation::GeluFast:
-      return "gelu_fast";
-    case Activation::QuickGelu:
-      return "quick_gelu";
-    case Activation::Relu:
-      return "relu";
-    case Activation::Silu:
-      return "silu";
-    case Activation::Tanh:
-      return "tanh";
-    case Activation::Linear:
-      return "linear";
-  }
-  return "?";
+  return std::string(enum_name(kActivationNames, a, "?"));
 }
 
 void activation_forward(Activation kind, const Tensor& x, const Tensor& y) {

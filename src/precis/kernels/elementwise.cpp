@@ -7,22 +7,36 @@
 
 namespace precis {
 
-void add(const Tensor& a, const Tensor& b, const Tensor& out) {
+namespace {
+
+// out = a (op) b elementwise, for add and multiply: `symbol` spells the op in the error.
+void binary_elementwise(const char* op, const char* symbol,
+                        void (*cpu_kernel)(const float*, const float*, float*, int64_t),
+                        decltype(cuda::Kernels::add) cuda::Kernels::*cuda_kernel,
+                        decltype(cuda::Kernels::add_16) cuda::Kernels::*cuda_kernel_16,
+                        const Tensor& a, const Tensor& b, const Tensor& out) {
   check(a.numel() == b.numel() && a.numel() == out.numel() && b.dtype == a.dtype &&
             out.dtype == a.dtype,
-        "add: " + a.describe() + " + " + b.describe() + " -> " + out.describe());
-  OpTimer op_timer("add");
-  const Device d = op_device("add", {&a, &b, &out});
+        std::string(op) + ": " + a.describe() + " " + symbol + " " + b.describe() + " -> " +
+            out.describe());
+  OpTimer op_timer(op);
+  const Device d = op_device(op, {&a, &b, &out});
   switch (d.kind) {
     case DeviceKind::CPU:
-      return cpu::add(a.f32(), b.f32(), out.f32(), a.numel());
+      return cpu_kernel(a.f32(), b.f32(), out.f32(), a.numel());
     case DeviceKind::CUDA:
       if (is_16_bit(a.dtype))
-        return cuda::twin(&cuda::Kernels::add_16, "add", d)(a.u16(), b.u16(), out.u16(), a.numel(),
-                                                            a.dtype, op_stream(d));
-      return cuda::twin(&cuda::Kernels::add, "add", d)(a.f32(), b.f32(), out.f32(), a.numel(), op_stream(d));
+        return cuda::twin(cuda_kernel_16, op, d)(a.u16(), b.u16(), out.u16(), a.numel(), a.dtype,
+                                                 op_stream(d));
+      return cuda::twin(cuda_kernel, op, d)(a.f32(), b.f32(), out.f32(), a.numel(), op_stream(d));
   }
-  no_backend("add", d);
+  no_backend(op, d);
+}
+
+}  // namespace
+
+void add(const Tensor& a, const Tensor& b, const Tensor& out) {
+  binary_elementwise("add", "+", cpu::add, &cuda::Kernels::add, &cuda::Kernels::add_16, a, b, out);
 }
 
 void add_into(const Tensor& x, const Tensor& out) {
@@ -58,21 +72,8 @@ void scale_in_place(const Tensor& x, float s) {
 }
 
 void multiply(const Tensor& a, const Tensor& b, const Tensor& out) {
-  check(a.numel() == b.numel() && a.numel() == out.numel() && b.dtype == a.dtype &&
-            out.dtype == a.dtype,
-        "multiply: " + a.describe() + " * " + b.describe() + " -> " + out.describe());
-  OpTimer op_timer("multiply");
-  const Device d = op_device("multiply", {&a, &b, &out});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::multiply(a.f32(), b.f32(), out.f32(), a.numel());
-    case DeviceKind::CUDA:
-      if (is_16_bit(a.dtype))
-        return cuda::twin(&cuda::Kernels::multiply_16, "multiply", d)(
-            a.u16(), b.u16(), out.u16(), a.numel(), a.dtype, op_stream(d));
-      return cuda::twin(&cuda::Kernels::multiply, "multiply", d)(a.f32(), b.f32(), out.f32(), a.numel(), op_stream(d));
-  }
-  no_backend("multiply", d);
+  binary_elementwise("multiply", "*", cpu::multiply, &cuda::Kernels::multiply,
+                     &cuda::Kernels::multiply_16, a, b, out);
 }
 
 }  // namespace precis

@@ -73,30 +73,30 @@ bool truncation(const json& v) {
       shown(v)};
 }
 
+// The integer parameters and the least value each may take.
+struct IntegerParameter {
+  const char* key;
+  int64_t lowest;
+};
+constexpr IntegerParameter kIntegerParameters[] = {
+    {"max_length", 1}, {"max_new_tokens", 1},       {"min_length", 0}, {"min_new_tokens", 0},
+    {"num_beams", 1},  {"no_repeat_ngram_size", 0}, {"top_k", 0},
+};
+
 // Copies one parameter into `generation` under GenerationConfig's name, checked.
 void parameter(const std::string& key, const json& v, InferenceRequest& r) {
   json& g = r.generation;
+  for (const IntegerParameter& p : kIntegerParameters) {
+    if (key == p.key) {
+      g[key] = integer_at_least(v, key, p.lowest);
+      return;
+    }
+  }
   if (key == "truncation")
     r.truncate = truncation(v);
-  else if (key == "max_length")
-    g[key] = integer_at_least(v, key, 1);
-  else if (key == "max_new_tokens")
-    g[key] = integer_at_least(v, key, 1);
-  else if (key == "min_length")
-    g[key] = integer_at_least(v, key, 0);
-  else if (key == "min_new_tokens")
-    g[key] = integer_at_least(v, key, 0);
-  else if (key == "num_beams")
-    g[key] = integer_at_least(v, key, 1);
-  else if (key == "no_repeat_ngram_size")
-    g[key] = integer_at_least(v, key, 0);
-  else if (key == "top_k")
-    g[key] = integer_at_least(v, key, 0);
   else if (key == "length_penalty")
     g[key] = finite_number(v, key);
-  else if (key == "temperature")
-    g[key] = positive_number(v, key);
-  else if (key == "repetition_penalty")
+  else if (key == "temperature" || key == "repetition_penalty")
     g[key] = positive_number(v, key);
   else if (key == "do_sample")
     g[key] = boolean(v, key);

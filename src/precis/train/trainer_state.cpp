@@ -11,30 +11,20 @@
 
 namespace precis::train {
 
-nlohmann::json TrainerState::to_json() const {
-  nlohmann::json j;
-  j["best_metric"] = best_metric ? nlohmann::json(*best_metric) : nlohmann::json(nullptr);
-  j["best_model_checkpoint"] = best_model_checkpoint ? nlohmann::json(*best_model_checkpoint) : nlohmann::json(nullptr);
-  j["epoch"] = epoch;
-  j["eval_steps"] = eval_steps;
-  j["global_step"] = global_step;
-  j["is_hyper_param_search"] = false;
-  j["is_local_process_zero"] = true;
-  j["is_world_process_zero"] = true;
-  j["log_history"] = log_history;
-  j["logging_steps"] = logging_steps;
-  j["max_steps"] = max_steps;
-  j["num_input_tokens_seen"] = 0;
-  j["num_train_epochs"] = num_train_epochs;
-  j["save_steps"] = save_steps;
-  j["total_flos"] = total_flos;
-  j["train_batch_size"] = train_batch_size;
-  j["trial_name"] = nullptr;
-  j["trial_params"] = nullptr;
-  return j;
-}
-
 namespace {
+
+// The progress counters, each named once for writing and reading: f(key, field, the value a
+// file without the key reads as; nullopt where the key is required).
+template <class Fields, class State>
+void counter_fields(const Fields& f, State& s) {
+  f("global_step", s.global_step, std::nullopt);
+  f("max_steps", s.max_steps, 0);
+  f("num_train_epochs", s.num_train_epochs, 0);
+  f("logging_steps", s.logging_steps, 500);
+  f("eval_steps", s.eval_steps, 500);
+  f("save_steps", s.save_steps, 500);
+  f("train_batch_size", s.train_batch_size, 8);
+}
 
 // An integer field (absent or null: `fallback`). A float is refused rather than converted:
 // nlohmann's conversion of one past int64's range is undefined behaviour.
@@ -56,16 +46,30 @@ int64_t integer_field(const nlohmann::json& j, const char* key, std::optional<in
 
 }  // namespace
 
+nlohmann::json TrainerState::to_json() const {
+  // What transformers writes about a search, the process and the input tokens, which precis
+  // has no counterpart for: the values of a single run that does not count tokens.
+  nlohmann::json j = {{"is_hyper_param_search", false}, {"is_local_process_zero", true},
+                      {"is_world_process_zero", true},  {"num_input_tokens_seen", 0},
+                      {"trial_name", nullptr},          {"trial_params", nullptr}};
+  j["best_metric"] = best_metric ? nlohmann::json(*best_metric) : nlohmann::json(nullptr);
+  j["best_model_checkpoint"] = best_model_checkpoint ? nlohmann::json(*best_model_checkpoint) : nlohmann::json(nullptr);
+  j["epoch"] = epoch;
+  j["log_history"] = log_history;
+  j["total_flos"] = total_flos;
+  counter_fields([&](const char* key, int64_t value, std::optional<int64_t>) { j[key] = value; },
+                 *this);
+  return j;
+}
+
 TrainerState TrainerState::from_json(const nlohmann::json& j, const std::string& source) {
   check(j.is_object(), source + ": expected a JSON object");
   TrainerState s;
-  s.global_step = integer_field(j, "global_step", std::nullopt, source);
-  s.max_steps = integer_field(j, "max_steps", 0, source);
-  s.num_train_epochs = integer_field(j, "num_train_epochs", 0, source);
-  s.logging_steps = integer_field(j, "logging_steps", 500, source);
-  s.eval_steps = integer_field(j, "eval_steps", 500, source);
-  s.save_steps = integer_field(j, "save_steps", 500, source);
-  s.train_batch_size = integer_field(j, "train_batch_size", 8, source);
+  counter_fields(
+      [&](const char* key, int64_t& value, std::optional<int64_t> fallback) {
+        value = integer_field(j, key, fallback, source);
+      },
+      s);
   try {
     s.epoch = j.value("epoch", 0.0);
     s.total_flos = j.value("total_flos", 0.0);  // a float in HF's (it passes 2^63 on large runs)

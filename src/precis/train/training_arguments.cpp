@@ -43,29 +43,11 @@ void apply(Args& args, const Setting& s, std::set<std::string>& given) {
 }  // namespace parsing
 
 std::string to_string(IntervalStrategy strategy) {
-  switch (strategy) {
-    case IntervalStrategy::kNo:
-      return "no";
-    case IntervalStrategy::kSteps:
-      return "steps";
-    case IntervalStrategy::kEpoch:
-      return "epoch";
-  }
-  return "no";
+  return std::string(enum_name(parsing::kIntervalStrategyNames, strategy, "no"));
 }
 
 std::string to_string(SchedulerType type) {
-  switch (type) {
-    case SchedulerType::kLinear:
-      return "linear";
-    case SchedulerType::kCosine:
-      return "cosine";
-    case SchedulerType::kConstant:
-      return "constant";
-    case SchedulerType::kConstantWithWarmup:
-      return "constant_with_warmup";
-  }
-  return "linear";
+  return std::string(enum_name(parsing::kSchedulerTypeNames, type, "linear"));
 }
 
 TrainingArguments parse_training_arguments(const std::vector<std::string>& argv_after_subcommand) {

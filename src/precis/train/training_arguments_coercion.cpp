@@ -68,6 +68,20 @@ bool to_bool(const json& v, const Origin& at) {
   bad_value(at, kExpected, v);
 }
 
+// A number written as text, as from_chars reads it, with surrounding space and one leading
+// '+' allowed; nullopt unless the whole text is the number.
+template <class T>
+std::optional<T> number_in_text(const std::string& text) {
+  std::string s = trim(text);
+  const char* b = s.data();
+  const char* e = b + s.size();
+  if (b != e && *b == '+') ++b;
+  T out = 0;
+  auto [p, ec] = std::from_chars(b, e, out);
+  if (ec == std::errc() && p == e && b != e) return out;
+  return std::nullopt;
+}
+
 int64_t to_int(const json& v, const Origin& at) {
   static const char* kExpected = "an integer";
   if (v.is_number_integer()) return v.get<int64_t>();
@@ -80,13 +94,7 @@ int64_t to_int(const json& v, const Origin& at) {
     if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) return int64_t(d);
   }
   if (v.is_string()) {
-    std::string s = trim(v.get<std::string>());
-    const char* b = s.data();
-    const char* e = b + s.size();
-    if (b != e && *b == '+') ++b;
-    int64_t out = 0;
-    auto [p, ec] = std::from_chars(b, e, out);
-    if (ec == std::errc() && p == e && b != e) return out;
+    if (auto n = number_in_text<int64_t>(v.get<std::string>())) return *n;
   }
   bad_value(at, kExpected, v);
 }
@@ -95,13 +103,8 @@ double to_double(const json& v, const Origin& at) {
   static const char* kExpected = "a number";
   if (v.is_number()) return v.get<double>();
   if (v.is_string()) {
-    std::string s = trim(v.get<std::string>());
-    const char* b = s.data();
-    const char* e = b + s.size();
-    if (b != e && *b == '+') ++b;
-    double out = 0;
-    auto [p, ec] = std::from_chars(b, e, out);
-    if (ec == std::errc() && p == e && b != e && std::isfinite(out)) return out;
+    auto x = number_in_text<double>(v.get<std::string>());
+    if (x && std::isfinite(*x)) return *x;
   }
   bad_value(at, kExpected, v);
 }
@@ -115,18 +118,13 @@ std::string to_text(const json& v, const Origin& at) {
 
 IntervalStrategy to_interval_strategy(const json& v, const Origin& at) {
   std::string s = v.is_string() ? trim(v.get<std::string>()) : "";
-  if (s == "no") return IntervalStrategy::kNo;
-  if (s == "steps") return IntervalStrategy::kSteps;
-  if (s == "epoch") return IntervalStrategy::kEpoch;
+  if (auto strategy = enum_from_name(kIntervalStrategyNames, s)) return *strategy;
   bad_value(at, "one of no, steps, epoch", v);
 }
 
 SchedulerType to_scheduler_type(const json& v, const Origin& at) {
   std::string s = v.is_string() ? trim(v.get<std::string>()) : "";
-  if (s == "linear") return SchedulerType::kLinear;
-  if (s == "cosine") return SchedulerType::kCosine;
-  if (s == "constant") return SchedulerType::kConstant;
-  if (s == "constant_with_warmup") return SchedulerType::kConstantWithWarmup;
+  if (auto type = enum_from_name(kSchedulerTypeNames, s)) return *type;
   static const std::set<std::string> kHfOnly = {"cosine_with_restarts", "polynomial",
                                                 "inverse_sqrt",         "reduce_lr_on_plateau",
                                                 "cosine_with_min_lr",   "warmup_stable_decay"};
@@ -147,6 +145,22 @@ std::string to_choice(const json& v, const Origin& at, const std::vector<std::st
   bad_value(at, "one of " + join(choices, ", "), v);
 }
 
+// A bool, integer or floating-point option's value.
+template <class T>
+T to_scalar(const json& v, const Origin& at) {
+  if constexpr (std::is_same_v<T, bool>)
+    return to_bool(v, at);
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return to_int(v, at);
+  else
+    return to_double(v, at);
+}
+
+template <class T>
+constexpr bool kIsOptional = false;
+template <class T>
+constexpr bool kIsOptional<std::optional<T>> = true;
+
 }  // namespace
 
 // Sets one field of `args` from `v`.
@@ -155,12 +169,9 @@ void assign(Args& args, const Option& option, const json& v, const Origin& at) {
       [&](auto member) {
         using Field = std::remove_reference_t<decltype(args.*member)>;
         Field& field = args.*member;
-        if constexpr (std::is_same_v<Field, bool>) {
-          field = to_bool(v, at);
-        } else if constexpr (std::is_same_v<Field, int64_t>) {
-          field = to_int(v, at);
-        } else if constexpr (std::is_same_v<Field, double>) {
-          field = to_double(v, at);
+        if constexpr (std::is_same_v<Field, bool> || std::is_same_v<Field, int64_t> ||
+                      std::is_same_v<Field, double>) {
+          field = to_scalar<Field>(v, at);
         } else if constexpr (std::is_same_v<Field, std::string>) {
           if (option.name == "optim")
             field =
@@ -175,21 +186,13 @@ void assign(Args& args, const Option& option, const json& v, const Origin& at) {
             field.reset();
           else
             field = to_text(v, at);
-        } else if constexpr (std::is_same_v<Field, std::optional<bool>>) {
+        } else if constexpr (kIsOptional<Field>) {
+          // An optional bool or number: null and "None" leave it unset (text above: "None"
+          // may be a name).
           if (v.is_null() || is_none_text(v))
             field.reset();
           else
-            field = to_bool(v, at);
-        } else if constexpr (std::is_same_v<Field, std::optional<int64_t>>) {
-          if (v.is_null() || is_none_text(v))
-            field.reset();
-          else
-            field = to_int(v, at);
-        } else if constexpr (std::is_same_v<Field, std::optional<double>>) {
-          if (v.is_null() || is_none_text(v))
-            field.reset();
-          else
-            field = to_double(v, at);
+            field = to_scalar<typename Field::value_type>(v, at);
         } else if constexpr (std::is_same_v<Field, IntervalStrategy>) {
           field = to_interval_strategy(v, at);
         } else if constexpr (std::is_same_v<Field, SchedulerType>) {

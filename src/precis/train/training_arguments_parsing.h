@@ -14,9 +14,23 @@
 #include <variant>
 #include <vector>
 
+#include "precis/core/enum_names.h"
 #include "precis/train/training_arguments.h"
 
 namespace precis::train::parsing {
+
+// The names of the strategy and schedule values, for reading options and writing them back.
+inline constexpr EnumName<IntervalStrategy> kIntervalStrategyNames[] = {
+    {IntervalStrategy::kNo, "no"},
+    {IntervalStrategy::kSteps, "steps"},
+    {IntervalStrategy::kEpoch, "epoch"},
+};
+inline constexpr EnumName<SchedulerType> kSchedulerTypeNames[] = {
+    {SchedulerType::kLinear, "linear"},
+    {SchedulerType::kCosine, "cosine"},
+    {SchedulerType::kConstant, "constant"},
+    {SchedulerType::kConstantWithWarmup, "constant_with_warmup"},
+};
 
 using Args = TrainingArguments;
 using json = nlohmann::json;

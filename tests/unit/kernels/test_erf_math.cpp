@@ -25,21 +25,17 @@ double erf_ulp_error(float x, float got) {
 }  // namespace
 
 TEST(ErfMath, WithinOneAndAQuarterUlpAndOdd) {
-  double worst = 0;
-  float worst_at = 0;
-  int64_t checked = 0;
+  precis::testing::WorstUlps sweep;
   // From the smallest normal float up to 4.5, every 1021st bit pattern.
   for (uint32_t bits = 0x00800000u;; bits += 1021) {
     const float x = float_from_bits(bits);
     if (x > 4.5f) break;
     const float got = our_erf(x);
     ASSERT_EQ(our_erf(-x), -got) << "erf is odd, at x = " << x;
-    const double e = erf_ulp_error(x, got);
-    if (e > worst) worst = e, worst_at = x;
-    ++checked;
+    sweep.add(x, erf_ulp_error(x, got));
   }
-  EXPECT_GT(checked, 1000000);
-  EXPECT_LE(worst, 1.25) << "at x = " << worst_at;
+  EXPECT_GT(sweep.checked, 1000000);
+  EXPECT_LE(sweep.worst, 1.25) << "at x = " << sweep.at;
   // Around the split between the polynomial in x² and the scaled complement.
   for (float x = precis::erf_math::kSplit * 0.999f; x < precis::erf_math::kSplit * 1.001f;
        x = std::nextafter(x, 2.0f))

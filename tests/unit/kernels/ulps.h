@@ -27,4 +27,16 @@ inline double ulps_from(double exact, float got) {
   return std::abs(double(got) - exact) / std::min(up, down);
 }
 
+// The largest error of a sweep over many inputs, where it was, and how many were checked.
+struct WorstUlps {
+  double worst = 0;
+  float at = 0;
+  int64_t checked = 0;
+
+  void add(float x, double ulps) {
+    if (ulps > worst) worst = ulps, at = x;
+    ++checked;
+  }
+};
+
 }  // namespace precis::testing

@@ -8,9 +8,10 @@
 #include <cstdint>
 
 #include "precis/core/host_device.h"
-#include "precis/kernels/cuda/element.cuh"
 #include "precis/kernels/activation.h"
 #include "precis/kernels/activation_math.h"
+#include "precis/kernels/cuda/element.cuh"
+#include "precis/kernels/cuda/grid_stride.cuh"
 
 namespace precis::cuda {
 
@@ -65,8 +66,7 @@ PRECIS_HOST_DEVICE inline float activation_slope(Activation kind, float v) {
 // y = act(x); y may alias x.
 template <class T>
 PRECIS_KERNEL void activation_forward_kernel(Activation kind, const T* x, T* y, int64_t n) {
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+  for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride)
     store(y[i], activate(kind, load(x[i])));
 }
 
@@ -74,8 +74,7 @@ PRECIS_KERNEL void activation_forward_kernel(Activation kind, const T* x, T* y, 
 template <class T>
 PRECIS_KERNEL void activation_backward_kernel(Activation kind, const T* x, const T* dy, T* dx,
                                               int64_t n) {
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+  for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride)
     store(dx[i], load(dy[i]) * activation_slope(kind, load(x[i])));
 }
 

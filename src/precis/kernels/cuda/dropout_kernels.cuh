@@ -11,6 +11,7 @@
 #include "precis/core/host_device.h"
 #include "precis/core/philox.h"
 #include "precis/kernels/cuda/element.cuh"
+#include "precis/kernels/cuda/grid_stride.cuh"
 #include "precis/kernels/dropout_math.h"
 
 namespace precis::cuda {
@@ -29,8 +30,8 @@ PRECIS_KERNEL void dropout_kernel(const T* x, T* y, int64_t n, uint64_t threshol
                                   uint64_t seed, uint64_t stream, uint64_t first) {
   const uint64_t end = first + uint64_t(n);
   const uint64_t first_block = first / kPhiloxWords, blocks = dropout_blocks(n, first);
-  const uint64_t stride = uint64_t(gridDim.x) * blockDim.x;
-  for (uint64_t b = uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += stride) {
+  for (uint64_t b = uint64_t(grid_thread()), stride = uint64_t(grid_threads()); b < blocks;
+       b += stride) {
     const uint64_t block = first_block + b;
     const philox::Block bits = philox::block_bits(seed, stream, block);
     for (uint64_t w = 0; w < kPhiloxWords; ++w) {

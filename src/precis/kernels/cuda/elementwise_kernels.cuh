@@ -9,44 +9,44 @@
 
 #include "precis/core/host_device.h"
 #include "precis/kernels/cuda/element.cuh"
+#include "precis/kernels/cuda/grid_stride.cuh"
 #include "precis/kernels/fill_math.h"
 
 namespace precis::cuda {
 
-#define PRECIS_GRID_STRIDE(i, n)                                                          \
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x, stride_##i =          \
-                                                                       int64_t(gridDim.x) * \
-                                                                       blockDim.x;        \
-       i < (n); i += stride_##i)
-
 PRECIS_KERNEL void fill_kernel(float* x, int64_t n, float value) {
-  PRECIS_GRID_STRIDE(i, n) x[i] = value;
+  for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride) x[i] = value;
 }
 
 // x[first..n) = draws first..n-1 of (seed, stream).
 PRECIS_KERNEL void fill_normal_kernel(float* x, int64_t first, int64_t n, double std, uint64_t seed,
                                       uint64_t stream) {
-  PRECIS_GRID_STRIDE(j, n - first) x[first + j] = fill_math::normal_draw(std, seed, stream, uint64_t(first + j));
+  for (int64_t j = grid_thread(), stride = grid_threads(); j < n - first; j += stride)
+    x[first + j] = fill_math::normal_draw(std, seed, stream, uint64_t(first + j));
 }
 
 template <class T>
 PRECIS_KERNEL void add_kernel(const T* a, const T* b, T* out, int64_t n) {
-  PRECIS_GRID_STRIDE(i, n) store(out[i], load(a[i]) + load(b[i]));
+  for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride)
+    store(out[i], load(a[i]) + load(b[i]));
 }
 
 template <class T>
 PRECIS_KERNEL void add_into_kernel(const T* x, T* out, int64_t n) {
-  PRECIS_GRID_STRIDE(i, n) store(out[i], load(out[i]) + load(x[i]));
+  for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride)
+    store(out[i], load(out[i]) + load(x[i]));
 }
 
 template <class T>
 PRECIS_KERNEL void scale_kernel(T* x, float s, int64_t n) {
-  PRECIS_GRID_STRIDE(i, n) store(x[i], load(x[i]) * s);
+  for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride)
+    store(x[i], load(x[i]) * s);
 }
 
 template <class T>
 PRECIS_KERNEL void multiply_kernel(const T* a, const T* b, T* out, int64_t n) {
-  PRECIS_GRID_STRIDE(i, n) store(out[i], load(a[i]) * load(b[i]));
+  for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride)
+    store(out[i], load(a[i]) * load(b[i]));
 }
 
 }  // namespace precis::cuda

@@ -11,6 +11,7 @@
 
 #include "precis/core/host_device.h"
 #include "precis/kernels/cuda/element.cuh"
+#include "precis/kernels/cuda/grid_stride.cuh"
 
 namespace precis::cuda {
 
@@ -18,8 +19,7 @@ namespace precis::cuda {
 template <class T>
 PRECIS_KERNEL void embedding_forward_kernel(const int32_t* ids, const float* table, T* out,
                                             int64_t n, int64_t dim, float scale) {
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < n * dim; e += stride) {
+  for (int64_t e = grid_thread(), stride = grid_threads(); e < n * dim; e += stride) {
     const int64_t token = e / dim, c = e - token * dim;
     store(out[e], table[int64_t(ids[token]) * dim + c] * scale);
   }
@@ -29,9 +29,7 @@ PRECIS_KERNEL void embedding_forward_kernel(const int32_t* ids, const float* tab
 template <class T>
 PRECIS_KERNEL void add_position_embeddings_kernel(T* x, const float* positions, int64_t batch,
                                                   int64_t len, int64_t dim, int64_t first_row) {
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < batch * len * dim;
-       e += stride) {
+  for (int64_t e = grid_thread(), stride = grid_threads(); e < batch * len * dim; e += stride) {
     const int64_t row = e / dim, c = e - row * dim, t = row % len;
     store(x[e], load(x[e]) + positions[(first_row + t) * dim + c]);
   }
@@ -42,8 +40,7 @@ template <class T>
 PRECIS_KERNEL void embedding_backward_kernel(const T* dout, const int32_t* ids, float* dtable,
                                              int64_t n, int64_t dim, float scale,
                                              int64_t padding_idx) {
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < dim; c += stride)
+  for (int64_t c = grid_thread(), stride = grid_threads(); c < dim; c += stride)
     for (int64_t i = 0; i < n; ++i) {
       if (ids[i] == padding_idx) continue;  // nn.Embedding(padding_idx): no gradient
       dtable[int64_t(ids[i]) * dim + c] += load(dout[i * dim + c]) * scale;
@@ -55,8 +52,7 @@ template <class T>
 PRECIS_KERNEL void position_embeddings_backward_kernel(const T* dx, float* dpositions,
                                                        int64_t batch, int64_t len, int64_t dim,
                                                        int64_t first_row) {
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < len * dim; e += stride) {
+  for (int64_t e = grid_thread(), stride = grid_threads(); e < len * dim; e += stride) {
     const int64_t t = e / dim, c = e - t * dim;
     float sum = dpositions[(first_row + t) * dim + c];
     for (int64_t b = 0; b < batch; ++b) sum += load(dx[(b * len + t) * dim + c]);

@@ -13,6 +13,7 @@
 #include "precis/core/host_device.h"
 #include "precis/kernels/cuda/block_sum.cuh"
 #include "precis/kernels/cuda/element.cuh"
+#include "precis/kernels/cuda/grid_stride.cuh"
 #include "precis/kernels/layernorm_math.h"
 
 namespace precis::cuda {
@@ -51,8 +52,7 @@ template <class T>
 PRECIS_KERNEL void layernorm_parameter_gradients_kernel(const T* dy, const T* x, const float* mean,
                                                         const float* rstd, float* dweight,
                                                         float* dbias, int64_t rows, int64_t cols) {
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols; c += stride) {
+  for (int64_t c = grid_thread(), stride = grid_threads(); c < cols; c += stride) {
     double dw = 0.0, db = 0.0;
     for (int64_t r = 0; r < rows; ++r) {
       const float g = load(dy[r * cols + c]), m = mean[r], s = rstd[r];

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "precis/core/host_device.h"
+#include "precis/kernels/cuda/grid_stride.cuh"
 #include "precis/kernels/optimizer_math.h"
 
 namespace precis::cuda {
@@ -15,8 +16,7 @@ namespace precis::cuda {
 // (adamw_update), else bit i decides (adamw_update_masked).
 PRECIS_KERNEL void adamw_kernel(float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
                                 const uint32_t* decay_mask, int64_t n, AdamWScalars s) {
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+  for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride) {
     const float decay_factor =
         !decay_mask || optimizer_math::decays(decay_mask, i) ? s.decay_factor : 1.0f;
     optimizer_math::adamw_step(params[i], grads[i], exp_avg[i], exp_avg_sq[i], s, decay_factor);

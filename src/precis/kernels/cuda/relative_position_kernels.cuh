@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "precis/core/host_device.h"
+#include "precis/kernels/cuda/grid_stride.cuh"
 #include "precis/kernels/relative_position.h"
 #include "precis/kernels/relative_position_math.h"
 
@@ -20,9 +21,7 @@ namespace precis::cuda {
 PRECIS_KERNEL void relative_position_bias_kernel(const float* table, RelativePositionBuckets b,
                                                  int64_t first_query, float* bias, int64_t heads,
                                                  int64_t tq, int64_t tk) {
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < heads * tq * tk;
-       e += stride) {
+  for (int64_t e = grid_thread(), stride = grid_threads(); e < heads * tq * tk; e += stride) {
     const int64_t h = e / (tq * tk), ij = e - h * tq * tk, i = ij / tk, j = ij - i * tk;
     const int64_t bucket = relative_position_math::bucket(j - (first_query + i), b.bidirectional,
                                                           b.num_buckets, b.max_distance);
@@ -36,11 +35,9 @@ PRECIS_KERNEL void relative_position_bias_backward_kernel(const float* d_scores,
                                                           int64_t first_query, float* dtable,
                                                           int64_t batch, int64_t heads, int64_t tq,
                                                           int64_t tk) {
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   // The distances j − (first_query + i) the scores hold.
   const int64_t nearest = -(first_query + tq - 1), farthest = tk - 1 - first_query;
-  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < b.num_buckets * heads;
-       e += stride) {
+  for (int64_t e = grid_thread(), stride = grid_threads(); e < b.num_buckets * heads; e += stride) {
     const int64_t k = e / heads, h = e - k * heads;
     auto in_bucket = [&](int64_t distance) {
       return relative_position_math::bucket(distance, b.bidirectional, b.num_buckets,

@@ -12,6 +12,7 @@
 #include "precis/core/host_device.h"
 #include "precis/kernels/cuda/block_sum.cuh"
 #include "precis/kernels/cuda/element.cuh"
+#include "precis/kernels/cuda/grid_stride.cuh"
 #include "precis/kernels/rms_norm_math.h"
 
 namespace precis::cuda {
@@ -41,8 +42,7 @@ PRECIS_KERNEL void rms_norm_forward_kernel(const T* x, const float* weight, T* y
 template <class T>
 PRECIS_KERNEL void rms_norm_weight_gradient_kernel(const T* dy, const T* x, const float* rstd,
                                                    float* dweight, int64_t rows, int64_t cols) {
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t c = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; c < cols; c += stride) {
+  for (int64_t c = grid_thread(), stride = grid_threads(); c < cols; c += stride) {
     double dw = 0.0;
     for (int64_t r = 0; r < rows; ++r)
       dw += load(dy[r * cols + c]) * (load(x[r * cols + c]) * rstd[r]);

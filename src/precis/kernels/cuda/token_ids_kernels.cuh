@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "precis/core/host_device.h"
+#include "precis/kernels/cuda/grid_stride.cuh"
 #include "precis/kernels/token_ids_math.h"
 
 namespace precis::cuda {
@@ -19,9 +20,8 @@ constexpr int kIdScanThreads = 64;
 PRECIS_KERNEL void first_invalid_id_partials(const int32_t* ids, int64_t n, int64_t limit,
                                              bool has_allowed, int32_t allowed, int64_t* partials) {
   __shared__ int64_t firsts[kIdScanThreads];
-  const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   int64_t first = n;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+  for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride)
     if (token_ids_math::is_invalid_id(ids[i], limit, has_allowed, allowed)) {
       first = i;
       break;

@@ -113,8 +113,4 @@ void bart_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& 
   linear_forward(*h, p.lm_head, p.final_logits_bias.view({c.vocab_size}), a.logits);
 }
 
-CrossEntropyResult bart_loss(const Seq2SeqBatch& batch, BartActivations& a, float label_smoothing) {
-  return teacher_forced_loss(batch, a.logits, a.losses, label_smoothing);
-}
-
 }  // namespace precis

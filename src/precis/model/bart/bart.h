@@ -89,8 +89,4 @@ void bart_backward(const BartConfig& config, const BartParams& params, const Seq
                    BartActivations& acts, const DropoutContext& dropout, float label_smoothing,
                    float loss_scale, BartParams& grads, BartGradScratch& scratch);
 
-// Cross-entropy of acts.logits against batch.labels (torch's mean over non-ignored tokens).
-CrossEntropyResult bart_loss(const Seq2SeqBatch& batch, BartActivations& acts,
-                             float label_smoothing = 0.0f);
-
 }  // namespace precis

@@ -84,13 +84,10 @@ BartConfig BartConfig::from_file(const std::filesystem::path& path) {
 }
 
 nlohmann::json BartConfig::to_json() const {
-  nlohmann::json j;
-  j["model_type"] = model_type;
-  j["architectures"] = {"BartForConditionalGeneration"};
+  nlohmann::json j = encoder_decoder_config_json(model_type, "BartForConditionalGeneration");
   bart_fields(ConfigFieldWriter{j}, *this);
   j["activation_function"] = activation_name(activation);
   if (forced_bos_token_id) j["forced_bos_token_id"] = *forced_bos_token_id;
-  write_encoder_decoder_keys(j);
   return j;  // nlohmann::json objects keep keys sorted
 }
 

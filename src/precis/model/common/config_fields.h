@@ -37,11 +37,17 @@ inline std::string expect_model_type(const nlohmann::json& j, const std::string&
   return found;
 }
 
-// The keys every encoder-decoder config.json precis writes ends with (as save_pretrained).
-inline void write_encoder_decoder_keys(nlohmann::json& j) {
+// A config.json as save_pretrained writes it, before the family's own fields: model_type,
+// the one architecture, and the keys every encoder-decoder config precis writes holds.
+inline nlohmann::json encoder_decoder_config_json(const std::string& model_type,
+                                                  const char* architecture) {
+  nlohmann::json j;
+  j["model_type"] = model_type;
+  j["architectures"] = {architecture};
   j["is_encoder_decoder"] = true;
   j["use_cache"] = true;
   j["torch_dtype"] = "float32";
+  return j;
 }
 
 // Sizes beyond these are refused before anything is allocated (a corrupt or hostile config).

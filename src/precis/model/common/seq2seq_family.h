@@ -53,13 +53,6 @@ inline void model_backward(const T5Config& c, const T5Params& p, const Seq2SeqBa
   t5_backward(c, p, batch, acts, dropout, label_smoothing, loss_scale, grads, scratch);
 }
 
-inline CrossEntropyResult model_loss(const Seq2SeqBatch& batch, BartActivations& acts, float label_smoothing = 0.0f) {
-  return bart_loss(batch, acts, label_smoothing);
-}
-inline CrossEntropyResult model_loss(const Seq2SeqBatch& batch, T5Activations& acts, float label_smoothing = 0.0f) {
-  return t5_loss(batch, acts, label_smoothing);
-}
-
 // Training's loss, kept on the device: `total` (1) F64 += this batch's loss over
 // global_tokens x accumulation_steps. Both families' activations end in logits and losses.
 template <class Activations>

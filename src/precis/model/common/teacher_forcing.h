@@ -20,6 +20,13 @@ void check_batch_fits(const Seq2SeqBatch& batch, int64_t batch_size, int64_t sou
 CrossEntropyResult teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& logits,
                                        const Tensor& losses, float label_smoothing);
 
+// The same for either family's activations (BART's and T5's both end in logits and losses).
+template <class Activations>
+CrossEntropyResult model_loss(const Seq2SeqBatch& batch, Activations& acts,
+                              float label_smoothing = 0.0f) {
+  return teacher_forced_loss(batch, acts.logits, acts.losses, label_smoothing);
+}
+
 // Training's form: the loss over global_tokens x accumulation_steps added to `total` (1) F64 on
 // the device (cross_entropy_forward_into); nothing read back.
 void accumulate_teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& logits,

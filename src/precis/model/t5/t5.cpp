@@ -130,8 +130,4 @@ void t5_forward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch,
   linear_forward(a.head_input, p.lm_head, Tensor{}, a.logits);
 }
 
-CrossEntropyResult t5_loss(const Seq2SeqBatch& batch, T5Activations& a, float label_smoothing) {
-  return teacher_forced_loss(batch, a.logits, a.losses, label_smoothing);
-}
-
 }  // namespace precis

@@ -84,7 +84,4 @@ void t5_backward(const T5Config& config, const T5Params& params, const Seq2SeqBa
                  T5Activations& acts, const DropoutContext& dropout, float label_smoothing,
                  float loss_scale, T5Params& grads, T5GradScratch& scratch);
 
-CrossEntropyResult t5_loss(const Seq2SeqBatch& batch, T5Activations& acts,
-                           float label_smoothing = 0.0f);
-
 }  // namespace precis

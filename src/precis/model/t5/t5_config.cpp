@@ -87,13 +87,10 @@ T5Config T5Config::from_file(const std::filesystem::path& path) {
 }
 
 nlohmann::json T5Config::to_json() const {
-  nlohmann::json j;
-  j["model_type"] = "t5";
-  j["architectures"] = {"T5ForConditionalGeneration"};
+  nlohmann::json j = encoder_decoder_config_json("t5", "T5ForConditionalGeneration");
   t5_fields(ConfigFieldWriter{j}, *this);
   j["dense_act_fn"] = activation_name(dense_act);
   j["is_gated_act"] = gated;
-  write_encoder_decoder_keys(j);
   return j;
 }
 
