@@ -95,30 +95,31 @@ void pack_b_tile(const float* b, int64_t ldb, bool trans, int64_t k, int64_t n, 
     }
 }
 
-// op(A) (m, k) and op(B) (k, n) packed, tile by tile, in the order that reads the source
-// along its rows: down the k blocks of a strip where the source's rows are the strip's (A as
-// stored, a weight transposed), across the strips of a k block where they are k (dy for dW, a
-// weight or x as stored).
+// tile(strip, block) for every tile of a packed operand, across the threads, strips outer or
+// k blocks outer: whichever reads the source along its rows. Down the k blocks of a strip
+// where the source's rows are the strip's (A as stored, a weight transposed); across the
+// strips of a k block where they are k (dy for dW, a weight or x as stored).
+template <class Tile>
+void for_each_tile(int64_t strips, int64_t blocks, bool strips_outer, Tile tile) {
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int64_t outer = 0; outer < (strips_outer ? strips : blocks); ++outer)
+    for (int64_t inner = 0; inner < (strips_outer ? blocks : strips); ++inner)
+      tile(strips_outer ? outer : inner, strips_outer ? inner : outer);
+}
+
+// op(A) (m, k) and op(B) (k, n) packed.
 void pack_a(const float* a, int64_t lda, bool trans, int64_t m, int64_t k, int64_t mpad,
             int64_t kpad, uint16_t* ap) {
-  const int64_t strips = mpad / 16, blocks = kpad / 32;
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t outer = 0; outer < (trans ? blocks : strips); ++outer)
-    for (int64_t inner = 0; inner < (trans ? strips : blocks); ++inner) {
-      const int64_t s = trans ? inner : outer, kb = trans ? outer : inner;
-      pack_a_tile(a, lda, trans, m, k, s * 16, kb * 32, ap + amx_a_index(s * 16, kb * 32, kpad));
-    }
+  for_each_tile(mpad / 16, kpad / 32, !trans, [&](int64_t s, int64_t kb) {
+    pack_a_tile(a, lda, trans, m, k, s * 16, kb * 32, ap + amx_a_index(s * 16, kb * 32, kpad));
+  });
 }
 
 void pack_b(const float* b, int64_t ldb, bool trans, int64_t k, int64_t n, int64_t kpad,
             int64_t npad, uint16_t* bp) {
-  const int64_t strips = npad / 16, blocks = kpad / 32;
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int64_t outer = 0; outer < (trans ? strips : blocks); ++outer)
-    for (int64_t inner = 0; inner < (trans ? blocks : strips); ++inner) {
-      const int64_t s = trans ? outer : inner, kb = trans ? inner : outer;
-      pack_b_tile(b, ldb, trans, k, n, kb * 32, s * 16, bp + amx_b_index(kb * 32, s * 16, kpad));
-    }
+  for_each_tile(npad / 16, kpad / 32, trans, [&](int64_t s, int64_t kb) {
+    pack_b_tile(b, ldb, trans, k, n, kb * 32, s * 16, bp + amx_b_index(kb * 32, s * 16, kpad));
+  });
 }
 
 // op(M) (rows, cols) rounded to bf16 and kept in fp32, row-major (no transpose left).
