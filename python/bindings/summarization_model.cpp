@@ -56,11 +56,15 @@ class SummarizationModel {
     const std::vector<Ids> inputs =
         tokenizer_.encode(prefixed, true, tokenizer_.truncation_length(truncation, std::nullopt));
     std::vector<std::vector<std::pair<Ids, std::string>>> out;
+    // The pipeline generates batch after batch from torch's global generator: one seed per call.
+    TorchCpuGenerator generator(config.seed);
+    generate::GenerateOptions options;
+    options.generator = &generator;
     for (size_t begin = 0; begin < inputs.size(); begin += size_t(batch_size)) {
       const size_t end = std::min(inputs.size(), begin + size_t(batch_size));
       std::span<const Ids> batch(inputs.data() + begin, end - begin);
       const generate::Generated generated =
-          std::visit([&](const auto& model) { return generate::generate(*model, batch, config); }, model_);
+          std::visit([&](const auto& model) { return generate::generate(*model, batch, config, options); }, model_);
       const int64_t per_input = generated.rows / int64_t(batch.size());
       for (int64_t r = 0; r < generated.rows; ++r) {
         if (r % per_input == 0) out.emplace_back();
