@@ -5,7 +5,6 @@
 #include "precis/core/torch_cpu_generator.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cpu/logits_rows.h"
-#include "precis/kernels/decoding_math.h"
 
 namespace precis::cpu {
 
@@ -59,7 +58,8 @@ void choose_tokens(float* scores, int64_t rows, int64_t vocab, const LogitsWarpi
     std::span<float> row(scores + r * vocab, size_t(vocab));
     if (sampling) {
       warp_row(*sampling, row);
-      tokens[r] = torch_multinomial_row(row, std::span<const double>(uniforms).subspan(size_t(r * vocab), size_t(vocab)));
+      const std::span<const double> draws(uniforms.data() + r * vocab, size_t(vocab));
+      tokens[r] = torch_multinomial_row(row, draws);
     } else {
       tokens[r] = int32_t(std::max_element(row.begin(), row.end()) - row.begin());  // first max
     }
