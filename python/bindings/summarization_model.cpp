@@ -47,7 +47,7 @@ class SummarizationModel {
   // For each text, its num_return_sequences rows: (ids as generate() returns them, text).
   std::vector<std::vector<std::pair<Ids, std::string>>> generate(
       const std::vector<std::string>& texts, const std::string& generate_kwargs, int64_t batch_size,
-      bool truncation, bool clean_up_tokenization_spaces) const {
+      bool truncation, bool clean_up_tokenization_spaces, bool as_list) const {
     check(batch_size > 0, "batch_size must be positive, found " + std::to_string(batch_size));
     generate::GenerationConfig config = config_;
     config.update(nlohmann::json::parse(generate_kwargs), "pipeline");
@@ -56,11 +56,19 @@ class SummarizationModel {
     const std::vector<Ids> inputs =
         tokenizer_.encode(prefixed, true, tokenizer_.truncation_length(truncation, std::nullopt));
     std::vector<std::vector<std::pair<Ids, std::string>>> out;
+    // The pipeline generates batch after batch from torch's global generator: one seed per call.
+    TorchCpuGenerator generator(config.seed);
+    // HF's pipeline iterates a list with a DataLoader, whose iterator first draws its base seed
+    // from that generator (torch.empty((), dtype=torch.int64).random_(): one random64); a
+    // string goes straight to generate().
+    if (as_list) generator.random64();
+    generate::GenerateOptions options;
+    options.generator = &generator;
     for (size_t begin = 0; begin < inputs.size(); begin += size_t(batch_size)) {
       const size_t end = std::min(inputs.size(), begin + size_t(batch_size));
       std::span<const Ids> batch(inputs.data() + begin, end - begin);
       const generate::Generated generated =
-          std::visit([&](const auto& model) { return generate::generate(*model, batch, config); }, model_);
+          std::visit([&](const auto& model) { return generate::generate(*model, batch, config, options); }, model_);
       const int64_t per_input = generated.rows / int64_t(batch.size());
       for (int64_t r = 0; r < generated.rows; ++r) {
         if (r % per_input == 0) out.emplace_back();
@@ -95,13 +103,14 @@ void bind_summarization_model(nb::module_& m) {
       .def(
           "generate",
           [](const SummarizationModel& model, const std::vector<std::string>& texts, nb::handle generate_kwargs,
-             int64_t batch_size, bool truncation, bool clean_up_tokenization_spaces) {
+             int64_t batch_size, bool truncation, bool clean_up_tokenization_spaces, bool as_list) {
             const std::string kwargs = to_json(generate_kwargs).dump();
             nb::gil_scoped_release released;
-            return model.generate(texts, kwargs, batch_size, truncation, clean_up_tokenization_spaces);
+            return model.generate(texts, kwargs, batch_size, truncation, clean_up_tokenization_spaces,
+                                  as_list);
           },
           nb::arg("texts"), nb::arg("generate_kwargs"), nb::arg("batch_size"), nb::arg("truncation"),
-          nb::arg("clean_up_tokenization_spaces"));
+          nb::arg("clean_up_tokenization_spaces"), nb::arg("as_list"));
 }
 
 }  // namespace precis::python

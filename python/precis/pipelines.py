@@ -10,8 +10,8 @@ class SummarizationPipeline:
     (T5's "summarize: "), the checkpoint's generation config updated by config.json's
     task_specific_params for the task (bart-large-cnn's beam search), then by the call's
     generate kwargs (num_beams, max_length, min_length,
-    no_repeat_ngram_size, length_penalty, do_sample, top_k, top_p, temperature, ...; and
-    `seed`, precis's sampler's, as torch's RNG is not precis's)."""
+    no_repeat_ngram_size, length_penalty, do_sample, top_k, top_p, temperature, ...;
+    and `seed`: the draws of torch.manual_seed(seed), as HF's pipeline samples after it)."""
 
     def __init__(self, model, batch_size=1, task="summarization", **generate_kwargs):
         self.model = os.fspath(model)
@@ -30,7 +30,7 @@ class SummarizationPipeline:
         texts = [inputs] if single else list(inputs)
         rows = self._model.generate(texts, {**self._generate_kwargs, **generate_kwargs},
                                     self.batch_size if batch_size is None else batch_size, bool(truncation),
-                                    clean_up_tokenization_spaces)
+                                    clean_up_tokenization_spaces, not single)
         # Text2TextGenerationPipeline's keys are "generated_*", SummarizationPipeline's "summary_*".
         name = "summary" if self.task == "summarization" else "generated"
         key = f"{name}_token_ids" if return_tensors else f"{name}_text"

@@ -219,6 +219,33 @@ def test_step_logits_match_transformers_and_full_forward(tmp_path, cnn_model, in
                 assert diff <= OUTPUT_TOL, f"batch {b}: cached vs full forward max abs diff {diff:.2e} of their scale"
 
 
+# Sampling settings, each over batches of 3 inputs that the generator runs through in turn.
+SAMPLING = {
+    "temperature": dict(num_beams=1, do_sample=True, top_k=0, temperature=1.5),
+    "top-k-50": dict(num_beams=1, do_sample=True, top_k=50),
+    "top-p-0.9": dict(num_beams=1, do_sample=True, top_k=0, top_p=0.9),
+    "two-sequences": dict(num_beams=1, do_sample=True, top_k=50, temperature=1.2, num_return_sequences=2),
+}
+
+
+@pytest.mark.parametrize("case", SAMPLING)
+def test_sampling_equals_hf_after_manual_seed(cnn_model, input_file, case):
+    """`precis generate --do_sample --seed N` gives model.generate(do_sample=True)'s ids after
+    torch.manual_seed(N), batch after batch (the generator goes on across generate() calls)."""
+    model_dir, model, tok = cnn_model(*NARROW_0)
+    sample = SAMPLING[case]
+    for seed in (11, 1234):
+        torch.manual_seed(seed)
+        theirs = hf_generate(model, tok, 3, sample)
+        assert_equal_ids(precis_generate(model_dir, input_file, 3, {**sample, "seed": seed}), theirs, tok)
+    # The draws matter: the two seeds' ids differ, and differ from greedy search's.
+    torch.manual_seed(11)
+    first = [row for batch in hf_generate(model, tok, 3, sample) for row in batch.tolist()]
+    assert first != [row for batch in theirs for row in batch.tolist()]
+    greedy = [row for batch in hf_ids(model, tok, 3, dict(num_beams=1)) for row in batch.tolist()]
+    assert first[::sample.get("num_return_sequences", 1)] != greedy
+
+
 def test_sampling_is_deterministic_per_seed_and_top_k_1_is_greedy(cnn_model, input_file):
     model_dir, model, tok = cnn_model("narrow-gelu", 0)
     sample = dict(num_beams=1, do_sample=True, top_k=0, temperature=1.5, num_return_sequences=2)

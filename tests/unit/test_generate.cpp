@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "precis/core/error.h"
+#include "precis/core/torch_cpu_generator.h"
 #include "precis/generate/beam_search.h"
 #include "precis/generate/generation_config.h"
 #include "precis/model/bart/bart_config.h"
@@ -184,6 +185,42 @@ TEST(Sampling, DeterministicPerSeedAndRestrictedToTheSupport) {
   for (int i = 0; i < 2000; ++i) EXPECT_LT(sample_from_scores(p, uniform(2, 0, uint64_t(i))), 2);
   std::vector<float> none = {-kInf, -kInf};
   EXPECT_EQ(sample_from_scores(none, 0.5), -1);
+}
+
+// torch.manual_seed(0); torch.empty(3).exponential_() in float32 (torch 1.13 and 2.x); a seed
+// of 2^32 gives the same (torch seeds its mt19937 with the low 32 bits).
+TEST(TorchCpuGenerator, DrawsTorchsExponentials) {
+  for (uint64_t seed : {uint64_t(0), uint64_t(1) << 32}) {
+    TorchCpuGenerator g(seed);
+    EXPECT_EQ(float(g.exponential()), 3.508326292037964f);
+    EXPECT_EQ(float(g.exponential()), 1.2303847074508667f);
+    EXPECT_EQ(float(g.exponential()), 0.615044116973877f);
+  }
+  TorchCpuGenerator g(0);
+  EXPECT_EQ(g.random(), 2357136044u);  // std::mt19937(0)'s first two outputs
+  EXPECT_EQ(g.random(), 2546248239u);
+}
+
+// torch.manual_seed(7), then six torch.multinomial(torch.softmax(s, -1), 1) on the two rows s:
+// each draw takes 12 exponentials, row by row (column order would give other ids).
+TEST(TorchCpuGenerator, MultinomialRowsAsTorch) {
+  const std::vector<float> s = {0.0f, 1.0f, 2.0f, 0.5f, 1.5f, -1.0f,
+                                0.3f, -0.2f, 1.1f, 0.0f, 0.9f, 0.4f};
+  const std::vector<std::vector<int32_t>> torch_ids = {{1, 4}, {4, 0}, {4, 5},
+                                                       {1, 2}, {2, 4}, {2, 4}};
+  TorchCpuGenerator g(7);
+  for (const auto& expected : torch_ids) {
+    std::vector<double> u(s.size());
+    for (double& x : u) x = g.uniform();
+    std::vector<int32_t> ids;
+    for (size_t r = 0; r < 2; ++r)
+      ids.push_back(cpu::torch_multinomial_row(std::span<const float>(s).subspan(6 * r, 6),
+                                               std::span<const double>(u).subspan(6 * r, 6)));
+    EXPECT_EQ(ids, expected);
+  }
+  const std::vector<float> none = {-kInf, -kInf};
+  const std::vector<double> u = {0.5, 0.5};
+  EXPECT_EQ(cpu::torch_multinomial_row(none, u), -1);
 }
 
 TEST(BeamHypotheses, KeepsTheBestAndTracksTheWorst) {

@@ -108,11 +108,15 @@ void generate_all(const GenerateCommandOptions& o, const Model& model,
 
   std::vector<NamedTensor> dumped;
   std::vector<std::vector<float>> dumped_logits;
+  // One torch.manual_seed(seed) for the whole input, as run_summarization's predict sets the
+  // seed once and generates batch after batch.
+  TorchCpuGenerator generator(config.seed);
   for (size_t begin = 0; begin < inputs.size(); begin += size_t(o.batch_size)) {
     size_t end = std::min(inputs.size(), begin + size_t(o.batch_size));
     std::span<const std::vector<int32_t>> batch(inputs.data() + begin, end - begin);
     generate::GenerateOptions options;
     options.output_logits = !o.output_logits.empty();
+    options.generator = &generator;
     generate::Generated out = generate::generate(model, batch, config, options);
     for (int64_t r = 0; r < out.rows; ++r) {
       auto ids = out.row(r);
@@ -202,7 +206,7 @@ PRECIS_COMMAND("generate", "Summaries of texts with a checkpoint (HF generate se
                  app.add_option("--temperature", o->temperature, "Sampling temperature");
                  app.add_option("--top_k", o->top_k, "Sample among the k most likely tokens (0: all)");
                  app.add_option("--top_p", o->top_p, "Sample among the most likely tokens of cumulative probability top_p");
-                 app.add_option("--seed", o->seed, "Sampling seed (precis's RNG: not torch's stream)");
+                 app.add_option("--seed", o->seed, "Sampling seed: the draws of torch.manual_seed(seed) on the CPU");
                  app.add_option("--output_logits", o->output_logits, "Write every step's raw logits to this safetensors file (debugging)");
                  app.callback([o] { run(*o); });
                });

@@ -18,6 +18,10 @@ GenerationEvaluation evaluate_with_generation(const Model& model, const tokenize
   LossEvaluation loss = evaluate_loss(model, examples, batch_size, collator);
   std::vector<std::vector<int32_t>> predictions, labels;
   Progress progress("generate", int64_t(examples.size()), "samples");
+  // Sampling goes on drawing from one generator batch after batch, as HF's from torch's.
+  TorchCpuGenerator generator(generation.seed);
+  generate::GenerateOptions options;
+  options.generator = &generator;
   for (size_t i = 0; i < examples.size(); i += size_t(batch_size)) {
     size_t end = std::min(examples.size(), i + size_t(batch_size));
     std::vector<std::vector<int32_t>> inputs;
@@ -26,7 +30,7 @@ GenerationEvaluation evaluate_with_generation(const Model& model, const tokenize
       inputs.emplace_back(e.input_ids.begin(), e.input_ids.begin() + std::ptrdiff_t(e.source_tokens));
       labels.push_back(e.labels);
     }
-    generate::Generated out = generate::generate(model, inputs, generation);
+    generate::Generated out = generate::generate(model, inputs, generation, options);
     for (int64_t r = 0; r < out.rows; ++r) {
       auto row = out.row(r);
       predictions.emplace_back(row.begin(), row.end());

@@ -46,6 +46,8 @@ Generated greedy_or_sample(Seq2SeqDecoder& decoder, const ResolvedGeneration& g,
   const Tensor chosen = scratch.alloc(Shape{R}, DType::I32);
   std::vector<char> unfinished(size_t(R), 1);
   std::vector<int32_t> last(size_t(R), g.decoder_start_token_id);
+  TorchCpuGenerator own_generator(c.seed);
+  TorchCpuGenerator& generator = options.generator ? *options.generator : own_generator;
   Generated out;
   out.running_rows = R;
   for (;;) {
@@ -54,8 +56,8 @@ Generated greedy_or_sample(Seq2SeqDecoder& decoder, const ResolvedGeneration& g,
     if (options.output_logits) keep_logits(logits, out);
     // Processed in place: the decoder rewrites the logits next step.
     next_token_scores(logits, history.device_tokens(), history.length(), processing, Tensor{});
-    choose_tokens(logits, c.do_sample ? &warping : nullptr, c.seed, uint64_t(history.length()),
-                  chosen);
+    choose_tokens(logits, c.do_sample ? &warping : nullptr, generator,
+                  uint64_t(history.length()), chosen);
     copy(chosen, host_view(last, Shape{R}));
     for (int64_t r = 0; r < R; ++r) {
       check(last[size_t(r)] >= 0, "sampling: every token of a row has probability zero");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "precis/core/tensor.h"
+#include "precis/core/torch_cpu_generator.h"
 #include "precis/generate/generation_config.h"
 #include "precis/model/bart/bart_model.h"
 #include "precis/model/t5/t5_model.h"
@@ -21,6 +22,11 @@ namespace precis::generate {
 struct GenerateOptions {
   // Keep every step's raw logits (HF's output_logits): steps x running rows x V floats.
   bool output_logits = false;
+  // What sampling draws from. HF's generate() draws from torch's global CPU generator, which
+  // goes on from one call to the next: a caller that generates batch after batch after one
+  // torch.manual_seed (the pipeline over a list, run_summarization's predict) passes one
+  // generator to every call. Null: a fresh one seeded with the config's `seed`.
+  TorchCpuGenerator* generator = nullptr;
 };
 
 struct Generated {

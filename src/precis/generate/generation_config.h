@@ -41,7 +41,7 @@ struct GenerationConfig {
   double top_p = 1.0;
   std::optional<int32_t> pad_token_id, bos_token_id, decoder_start_token_id;
   std::vector<int32_t> eos_token_id;  // empty: none
-  uint64_t seed = 0;                  // precis: the sampler's seed (HF uses torch's global RNG)
+  uint64_t seed = 0;                  // precis: torch.manual_seed(seed) before sampling (CPU)
 
   // Sets every key of `j` that names a field (unknown keys are ignored, as from_dict does).
   // `source` names the origin in error messages.

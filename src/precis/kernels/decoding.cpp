@@ -44,8 +44,8 @@ void next_token_scores(const Tensor& scores, const Tensor& history, int64_t leng
   no_backend("next_token_scores", d);
 }
 
-void choose_tokens(const Tensor& scores, const LogitsWarping* sampling, uint64_t seed,
-                   uint64_t counter, const Tensor& tokens) {
+void choose_tokens(const Tensor& scores, const LogitsWarping* sampling,
+                   TorchCpuGenerator& generator, uint64_t counter, const Tensor& tokens) {
   check_scores("choose_tokens", scores);
   check(tokens.dtype == DType::I32 && tokens.numel() == scores.size(0),
         "choose_tokens: tokens " + tokens.describe() + " for scores " + scores.describe());
@@ -53,11 +53,12 @@ void choose_tokens(const Tensor& scores, const LogitsWarping* sampling, uint64_t
   const Device d = op_device("choose_tokens", {&scores, &tokens});
   switch (d.kind) {
     case DeviceKind::CPU:
-      return cpu::choose_tokens(scores.f32(), scores.size(0), scores.size(1), sampling, seed,
-                                counter, tokens.i32());
+      return cpu::choose_tokens(scores.f32(), scores.size(0), scores.size(1), sampling,
+                                generator, tokens.i32());
     case DeviceKind::CUDA:
       return cuda::twin(&cuda::Kernels::choose_tokens, "choose_tokens", d)(
-          scores.f32(), scores.size(0), scores.size(1), sampling, seed, counter, tokens.i32(),
+          scores.f32(), scores.size(0), scores.size(1), sampling, generator.seed(), counter,
+          tokens.i32(),
           op_stream(d));
   }
   no_backend("choose_tokens", d);

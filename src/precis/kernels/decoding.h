@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "precis/core/tensor.h"
+#include "precis/core/torch_cpu_generator.h"
 
 namespace precis {
 
@@ -46,11 +47,14 @@ struct LogitsWarping {
 void next_token_scores(const Tensor& scores, const Tensor& history, int64_t length,
                        const LogitsProcessing& processing, const Tensor& beam_scores);
 
-// tokens (R) I32: each row's first argmax, or with `sampling` its warped scores' draw with
-// uniform(seed, r, counter) (decoding_math.h); when sampling, -1 where every score is -inf
-// (greedy then gives 0, the first of the equal scores).
-void choose_tokens(const Tensor& scores, const LogitsWarping* sampling, uint64_t seed,
-                   uint64_t counter, const Tensor& tokens);
+// tokens (R) I32: each row's first argmax, or with `sampling` its warped scores' draw; when
+// sampling, -1 where every score is -inf (greedy then gives 0, the first of the equal scores).
+// On the CPU the draw is torch.multinomial's from `generator` (R * V draws a step, in row
+// order: HF's ids after torch.manual_seed). The CUDA twin draws uniform(generator.seed(), r,
+// counter) (decoding_math.h) and leaves the generator as it was: torch's CUDA stream is
+// another generator, and CUDA-sampled ids are deterministic per seed but not HF's.
+void choose_tokens(const Tensor& scores, const LogitsWarping* sampling,
+                   TorchCpuGenerator& generator, uint64_t counter, const Tensor& tokens);
 
 // Beam search's candidates: for each input i (rows i*group .. i*group + group - 1, seen as one
 // flat row of group*V scores), the best n in descending order, equal scores by lower flat

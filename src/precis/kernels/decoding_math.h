@@ -2,10 +2,11 @@
 // row functions (cpu/logits_rows.cpp) and the CUDA kernels (cuda/decoding_kernels.cuh) call
 // these, so each element is the same expression in the same types.
 //
-// The random draw of multinomial sampling: a uniform double in [0, 1) from (seed, stream,
-// counter) by splitmix64 of a mixed key, so any draw can be recomputed without replaying the
-// ones before it, on any device and thread count. It cannot reproduce torch.multinomial's
-// stream: sampled ids are deterministic per seed but differ from transformers'.
+// The random draw of the CUDA twin's multinomial sampling: a uniform double in [0, 1) from
+// (seed, stream, counter) by splitmix64 of a mixed key, so any draw can be recomputed without
+// replaying the ones before it, on any thread count. It does not reproduce torch's stream:
+// CUDA-sampled ids are deterministic per seed but differ from transformers'. The CPU draws
+// torch's CPU stream instead (core/torch_cpu_generator.h, cpu/logits_rows.h).
 #pragma once
 
 #include <cmath>

@@ -2,9 +2,9 @@
 #include <span>
 #include <vector>
 
+#include "precis/core/torch_cpu_generator.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cpu/logits_rows.h"
-#include "precis/kernels/decoding_math.h"
 
 namespace precis::cpu {
 
@@ -44,13 +44,22 @@ void next_token_scores(float* scores, int64_t rows, int64_t vocab, const int32_t
 }
 
 void choose_tokens(float* scores, int64_t rows, int64_t vocab, const LogitsWarping* sampling,
-                   uint64_t seed, uint64_t counter, int32_t* tokens) {
+                   TorchCpuGenerator& generator, int32_t* tokens) {
+  // torch.multinomial fills one (rows, vocab) tensor of exponentials per step, element by
+  // element in row order, whichever rows are finished: the draws are taken first, on one
+  // thread, so the rows can then be chosen in parallel.
+  std::vector<double> uniforms;
+  if (sampling) {
+    uniforms.resize(size_t(rows * vocab));
+    for (double& u : uniforms) u = generator.uniform();
+  }
 #pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
     std::span<float> row(scores + r * vocab, size_t(vocab));
     if (sampling) {
       warp_row(*sampling, row);
-      tokens[r] = sample_from_scores(row, decoding_math::uniform(seed, uint64_t(r), counter));
+      const std::span<const double> draws(uniforms.data() + r * vocab, size_t(vocab));
+      tokens[r] = torch_multinomial_row(row, draws);
     } else {
       tokens[r] = int32_t(std::max_element(row.begin(), row.end()) - row.begin());  // first max
     }

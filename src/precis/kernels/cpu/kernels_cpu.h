@@ -98,7 +98,7 @@ void next_token_scores(float* scores, int64_t rows, int64_t vocab, const int32_t
                        int64_t history_capacity, int64_t length, const LogitsProcessing& p,
                        const float* beam_scores);
 void choose_tokens(float* scores, int64_t rows, int64_t vocab, const LogitsWarping* sampling,
-                   uint64_t seed, uint64_t counter, int32_t* tokens);
+                   TorchCpuGenerator& generator, int32_t* tokens);
 void top_candidates(const float* scores, int64_t inputs, int64_t width, int64_t n, float* values,
                     int32_t* indices);
 

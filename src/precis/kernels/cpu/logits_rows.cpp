@@ -1,10 +1,12 @@
 #include "precis/kernels/cpu/logits_rows.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <unordered_set>
 
+#include "precis/core/torch_cpu_generator.h"
 #include "precis/kernels/decoding_math.h"
 
 namespace precis::cpu {
@@ -120,6 +122,32 @@ int32_t sample_from_scores(std::span<const float> scores, double u) {
   float max = kMinusInf;
   for (float x : scores) max = std::max(max, x);
   return decoding_math::draw(scores.data(), int64_t(scores.size()), max, u);
+}
+
+int32_t torch_multinomial_row(std::span<const float> scores, std::span<const double> uniforms) {
+  float max = kMinusInf;
+  for (float x : scores) max = std::max(max, x);
+  if (max == kMinusInf) return -1;
+  // torch sums the exponentials in float vector lanes, in an order that depends on its build
+  // (AVX2, AVX-512): 1 / sum is common to every p, so its last bits only matter where the two
+  // best p / q are within a rounding of each other.
+  double total = 0;
+  for (float x : scores) total += std::exp(x - max);
+  const float inverse = 1.0f / float(total);
+  int32_t best = -1;
+  float best_ratio = -1.0f;  // every ratio is >= 0 or NaN
+  for (size_t j = 0; j < scores.size(); ++j) {
+    const float p = std::exp(scores[j] - max) * inverse;
+    const double u = uniforms[j];
+    if (p == 0.0f && u != 0.0) continue;  // 0 / q = 0 never wins; spare the logarithm
+    const float q = float(TorchCpuGenerator::exponential_of(u));
+    const float ratio = p / q;
+    if (ratio > best_ratio || (std::isnan(ratio) && !std::isnan(best_ratio))) {
+      best = int32_t(j);
+      best_ratio = ratio;
+    }
+  }
+  return best;
 }
 
 }  // namespace precis::cpu

@@ -51,7 +51,16 @@ void process_row(const LogitsProcessing& p, std::span<const int32_t> history, st
 void warp_row(const LogitsWarping& w, std::span<float> s);
 
 // Draws an index with probability softmax(scores); -inf scores have probability zero and
-// are never drawn. `u` in [0, 1). Returns -1 if every score is -inf.
+// are never drawn. `u` in [0, 1). Returns -1 if every score is -inf. The CUDA twin's draw
+// (decoding_math::draw), kept here as its reference.
 int32_t sample_from_scores(std::span<const float> scores, double u);
+
+// torch.multinomial(softmax(scores), 1) on one row, as torch computes it on the CPU for one
+// sample (aten/src/ATen/native/Distributions.cpp, multinomial's fast path): probabilities p
+// in float (exp(x - max) times 1 / sum), q = Exp(1) per element from `uniforms` (the row's
+// TorchCpuGenerator::uniform() draws, one per token, in order), and the first argmax of the
+// float p / q (a NaN, 0 / 0 from u = 0 on a zero-probability token, wins as in torch.argmax).
+// -1 if every score is -inf (torch raises there).
+int32_t torch_multinomial_row(std::span<const float> scores, std::span<const double> uniforms);
 
 }  // namespace precis::cpu
