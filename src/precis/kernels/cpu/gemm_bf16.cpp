@@ -80,10 +80,11 @@ void pack_b_tile(const float* b, int64_t ldb, bool trans, int64_t k, int64_t n, 
   if (trans) {
     alignas(64) uint16_t block[16][32];
     for (int64_t c = 0; c < 16; ++c) convert_run(b + (j0 + c) * ldb + k0, c < cols ? depth : 0, block[c], 32);
-    uint32_t* out = reinterpret_cast<uint32_t*>(tile);
-    const uint32_t* pairs = reinterpret_cast<const uint32_t*>(block);
     for (int64_t p = 0; p < 16; ++p)
-      for (int64_t c = 0; c < 16; ++c) out[p * 16 + c] = pairs[c * 16 + p];
+      for (int64_t c = 0; c < 16; ++c) {
+        tile[p * 32 + c * 2] = block[c][2 * p];
+        tile[p * 32 + c * 2 + 1] = block[c][2 * p + 1];
+      }
     return;
   }
   alignas(64) uint16_t block[32][16];
