@@ -35,22 +35,14 @@ struct PackScratch {
 };
 thread_local PackScratch pack_scratch;
 
-// convert_math::to_bf16 without its branch, so the packing loops vectorise: a NaN keeps its
-// top bits and is made quiet, anything else rounds to nearest even (the same bits).
-inline uint16_t bf16_bits(float value) {
-  const uint32_t u = convert_math::bits_of(value);
-  const bool nan = (u & 0x7FFFFFFFu) > 0x7F800000u;
-  return uint16_t(nan ? (u >> 16) | 0x40u : (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-}
-
 // The packers fill the AMX layout (gemm.h) one tile at a time: 16 rows of 64 bytes, a
 // kilobyte that stays in L1. Each first converts the source block it needs with contiguous
-// reads (convert_run, which vectorises), then moves the bf16 values to the tile's order in L1.
+// reads (convert_run: convert_math::to_bf16 vectorises), then moves the bf16 values to the tile's order in L1.
 // Every tile of the padded operand is written, zeros included, so nothing needs clearing.
 
 // dst[0, width) = bf16 of src[0, count), zero after.
 inline void convert_run(const float* src, int64_t count, uint16_t* dst, int64_t width) {
-  for (int64_t j = 0; j < count; ++j) dst[j] = bf16_bits(src[j]);
+  for (int64_t j = 0; j < count; ++j) dst[j] = convert_math::to_bf16(src[j]);
   for (int64_t j = count; j < width; ++j) dst[j] = 0;
 }
 
