@@ -13,7 +13,8 @@ namespace precis::cpu {
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
-// fp32: a fixed grid of square tiles of C, one single-threaded sgemm per tile.
+// fp32: one single-threaded sgemm per tile of C, the tiles chosen so that the thread count
+// cannot change a bit (gemm.cpp says how).
 void gemm_tiled(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                 int64_t ldc);
