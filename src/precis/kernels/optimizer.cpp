@@ -6,6 +6,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
+#include "precis/kernels/fill.h"
 #include "precis/kernels/op_profile.h"
 
 namespace precis {
@@ -55,23 +56,26 @@ void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_a
 void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
                          const Tensor& exp_avg_sq, const Tensor& decay_mask, double lr,
                          double beta1, double beta2, double eps, double weight_decay,
-                         int64_t step) {
+                         int64_t step, const GradientRead& read) {
   check_same_count(params, grads, exp_avg, exp_avg_sq);
   const int64_t n = params.numel();
   check(decay_mask.numel() == (n + 31) / 32, "adamw: decay mask " + decay_mask.describe() +
                                                  " for " + std::to_string(n) + " elements (" +
                                                  std::to_string((n + 31) / 32) + " words expected)");
-  const AdamWScalars scalars = adamw_scalars(lr, beta1, beta2, eps, weight_decay, step);
+  AdamWScalars scalars = adamw_scalars(lr, beta1, beta2, eps, weight_decay, step);
+  scalars.grad_scale = read.clip_scale;
   OpTimer op_timer("adamw");
   const Device d = op_device("adamw", {&params, &grads, &exp_avg, &exp_avg_sq, &decay_mask});
   switch (d.kind) {
     case DeviceKind::CPU:
       return cpu::adamw_update_masked(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(),
                                       reinterpret_cast<const uint32_t*>(decay_mask.i32()), n,
-                                      scalars);
+                                      scalars, read.zero_after);
     case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::adamw_update, "adamw", d)(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(),
+      cuda::twin(&cuda::Kernels::adamw_update, "adamw", d)(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(),
           reinterpret_cast<const uint32_t*>(decay_mask.i32()), n, scalars, op_stream(d));
+      if (read.zero_after) zero(grads);  // on the GPU the update is not memory-bound enough to fuse
+      return;
   }
   no_backend("adamw", d);
 }

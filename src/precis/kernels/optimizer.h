@@ -24,8 +24,17 @@ void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_a
 // launch: element i takes weight decay iff bit i % 32 of word i / 32 of decay_mask (I32,
 // (n + 31) / 32 words, read as unsigned) is set; the others update as with weight_decay 0,
 // bit for bit what adamw_update gives each parameter on its own.
+//
+// `read` fuses the gradient's other passes of a step into this one: clipping's scale, and the
+// optimizer.zero_grad() that follows the step (the gradient is zero afterwards). The optimizer
+// work is memory-bound, so one pass over the buffers instead of three is most of its time.
+struct GradientRead {
+  float clip_scale = 1.0f;  // the float clip_grad_norm_ multiplies the gradient by
+  bool zero_after = false;
+};
 void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
                          const Tensor& exp_avg_sq, const Tensor& decay_mask, double lr,
-                         double beta1, double beta2, double eps, double weight_decay, int64_t step);
+                         double beta1, double beta2, double eps, double weight_decay, int64_t step,
+                         const GradientRead& read = {});
 
 }  // namespace precis

@@ -17,6 +17,9 @@ struct AdamWScalars {
   float neg_step_size;          // -lr / (1 - beta1^t)
   float bias_correction2_sqrt;  // sqrt(1 - beta2^t)
   float eps;
+  // torch.nn.utils.clip_grad_norm_'s in-place g *= clip_coef, done as AdamW reads g (the same
+  // float product; 1 when nothing is clipped, which changes no bit).
+  float grad_scale = 1.0f;
 };
 
 namespace optimizer_math {
@@ -27,6 +30,7 @@ namespace optimizer_math {
 PRECIS_HOST_DEVICE inline void adamw_step(float& param, float grad, float& exp_avg,
                                           float& exp_avg_sq, const AdamWScalars& s,
                                           float decay_factor) {
+  grad = grad * s.grad_scale;                                          // clipping
   float p = param * decay_factor;                                      // decoupled weight decay
   float m = exp_avg * s.beta1 + s.one_minus_beta1 * grad;              // first moment
   float v = exp_avg_sq * s.beta2 + s.one_minus_beta2 * (grad * grad);  // second moment

@@ -42,12 +42,12 @@ AdamW<Config>::AdamW(const Config& config, const AdamWSettings& settings)
 // One fused update over the flat buffers: the parameters, gradients and moments share one
 // layout (allocate_parameters), and the mask says which elements decay.
 template <class Config>
-void AdamW<Config>::step(Params& params, Params& grads, double lr) {
+void AdamW<Config>::step(Params& params, Params& grads, double lr, const GradientRead& read) {
   ++step_;
   adamw_update_masked(dist::flat_tensor(config_, params), dist::flat_tensor(config_, grads),
                       dist::flat_tensor(config_, exp_avg_), dist::flat_tensor(config_, exp_avg_sq_),
                       decay_mask_, lr, settings_.beta1, settings_.beta2, settings_.epsilon,
-                      settings_.weight_decay, step_);
+                      settings_.weight_decay, step_, read);
 }
 
 template <class Config>
@@ -91,24 +91,38 @@ int64_t load_adamw_state(const std::filesystem::path& file, const Config& config
   }
 }
 
-// One reduction over the flat gradient (its gaps are zeros) and one scaling of it.
+// One reduction over the flat gradient (its gaps are zeros).
+template <class Config>
+double global_grad_norm(const Config& c, ParamsOf<Config>& grads) {
+  return std::sqrt(sum_of_squares(dist::flat_tensor(c, grads)));
+}
+
+// A NaN norm gives a NaN coefficient, which is not under 1: nothing is scaled, as before.
+float clip_scale(double norm, double max_norm) {
+  if (max_norm <= 0) return 1.0f;
+  const double coef = max_norm / (norm + 1e-6);
+  return coef < 1.0 ? float(coef) : 1.0f;
+}
+
 template <class Config>
 double clip_grad_norm(const Config& c, ParamsOf<Config>& grads, double max_norm) {
-  const Tensor flat = dist::flat_tensor(c, grads);
-  const double norm = std::sqrt(sum_of_squares(flat));
-  if (max_norm > 0) {
-    double coef = max_norm / (norm + 1e-6);
-    if (coef < 1.0) scale_in_place(flat, float(coef));
-  }
+  const double norm = global_grad_norm(c, grads);
+  const float scale = clip_scale(norm, max_norm);
+  if (scale != 1.0f) scale_in_place(dist::flat_tensor(c, grads), scale);
   return norm;
+}
+
+template <class Config>
+void zero_buffer_grads(const Config& c, ParamsOf<Config>& grads) {
+  visit_parameters(c, grads, [&](const std::string&, Tensor& g, Shape, ParamRole role) {
+    if (role == ParamRole::Buffer) zero(g);
+  });
 }
 
 template <class Config>
 void zero_grads(const Config& c, ParamsOf<Config>& grads) {
   zero(dist::flat_tensor(c, grads));
-  visit_parameters(c, grads, [&](const std::string&, Tensor& g, Shape, ParamRole role) {
-    if (role == ParamRole::Buffer) zero(g);
-  });
+  zero_buffer_grads(c, grads);
 }
 
 #define PRECIS_INSTANTIATE(Config)                                                                    \
@@ -118,7 +132,9 @@ void zero_grads(const Config& c, ParamsOf<Config>& grads) {
   template int64_t load_adamw_state<Config>(const std::filesystem::path&, const Config&, ParamsOf<Config>&, \
                                             ParamsOf<Config>&);                                     \
   template double clip_grad_norm<Config>(const Config&, ParamsOf<Config>&, double);                 \
-  template void zero_grads<Config>(const Config&, ParamsOf<Config>&);
+  template double global_grad_norm<Config>(const Config&, ParamsOf<Config>&);               \
+  template void zero_grads<Config>(const Config&, ParamsOf<Config>&);                         \
+  template void zero_buffer_grads<Config>(const Config&, ParamsOf<Config>&);
 PRECIS_INSTANTIATE(BartConfig)
 PRECIS_INSTANTIATE(T5Config)
 #undef PRECIS_INSTANTIATE

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "precis/kernels/optimizer.h"
 #include "precis/model/common/seq2seq_family.h"
 
 namespace precis::train {
@@ -21,8 +22,9 @@ class AdamW {
   using Params = ParamsOf<Config>;
   AdamW(const Config& config, const AdamWSettings& settings);
 
-  // One update with learning rate `lr` (the schedule's value for this step).
-  void step(Params& params, Params& grads, double lr);
+  // One update with learning rate `lr` (the schedule's value for this step), reading the
+  // gradient as `read` says (clipped on the way in, zeroed after: kernels/optimizer.h).
+  void step(Params& params, Params& grads, double lr, const GradientRead& read = {});
   int64_t steps_taken() const { return step_; }
   size_t state_bytes() const { return arena_.capacity(); }
 
@@ -48,13 +50,23 @@ template <class Config>
 int64_t load_adamw_state(const std::filesystem::path& file, const Config& config, ParamsOf<Config>& exp_avg,
                          ParamsOf<Config>& exp_avg_sq);
 
-// The global L2 norm of every trainable gradient (before clipping), then, when max_norm > 0,
-// scales the gradients by min(1, max_norm / (norm + 1e-6)). Returns the norm.
+// The global L2 norm of every trainable gradient, one reduction over the flat buffer.
+template <class Config>
+double global_grad_norm(const Config& config, ParamsOf<Config>& grads);
+
+// What clip_grad_norm_ multiplies the gradients by for this norm: max_norm / (norm + 1e-6) in
+// float where that is under 1 (max_norm > 0), else 1 (the gradients stay as they are).
+float clip_scale(double norm, double max_norm);
+
+// global_grad_norm, then the gradients scaled by clip_scale. Returns the norm.
 template <class Config>
 double clip_grad_norm(const Config& config, ParamsOf<Config>& grads, double max_norm);
 
-// Sets every gradient to zero.
+// Sets every gradient to zero: the flat buffer's, and the buffers' outside it
+// (zero_buffer_grads alone, where AdamW zeroed the flat buffer as it read it).
 template <class Config>
 void zero_grads(const Config& config, ParamsOf<Config>& grads);
+template <class Config>
+void zero_buffer_grads(const Config& config, ParamsOf<Config>& grads);
 
 }  // namespace precis::train

@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "precis/kernels/copy.h"
-#include "precis/kernels/elementwise.h"
 #include "precis/kernels/grad_norm.h"
 #include "precis/kernels/optimizer.h"
 
@@ -37,11 +36,10 @@ double ShardedAdamW<Config>::step(Params& params, Params& grads, double lr, doub
   double sum = sum_of_squares(g_segment);
   comm_.all_reduce(std::span<double>(&sum, 1), dist::ReduceOp::Sum);
   const double norm = std::sqrt(sum);
-  const double coef = max_grad_norm > 0 ? max_grad_norm / (norm + 1e-6) : 1.0;
-  if (coef < 1.0) scale_in_place(g_segment, float(coef));
+  // Clipping's scale applied as AdamW reads the segment (the same float product).
   adamw_update_masked(p_segment, g_segment, exp_avg_, exp_avg_sq_, decay_mask_, lr,
                       settings_.beta1, settings_.beta2, settings_.epsilon, settings_.weight_decay,
-                      step_);
+                      step_, {clip_scale(norm, max_grad_norm)});
   comm_.all_gather(p, segments_, current_stream());
   return norm;
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "precis/dist/flat_parameters.h"
+#include "precis/kernels/elementwise.h"
 #include "precis/kernels/optimizer.h"
 
 #include "kernel_test.h"
@@ -130,6 +131,36 @@ TEST_P(OptimizerKernel, MaskedFlatUpdateEqualsPerParameterUpdates) {
   Tensor short_mask = on_device(std::vector<uint32_t>(bits.size() - 1), {int64_t(bits.size()) - 1});
   EXPECT_THROW(adamw_update_masked(pt, on_device(g, {n}), m, v, short_mask, lr, 0.9, 0.999, 1e-8, wd, 4),
                Error);
+}
+
+// The fused read (GradientRead): clipping's scale applied as AdamW reads the gradient, and the
+// gradient zeroed after, is bit for bit scale_in_place, the update, then zero, over several
+// 16384-element chunks and a ragged end; a scale of 1 is the plain update.
+TEST_P(OptimizerKernel, FusedClipAndZeroEqualTheirSeparatePasses) {
+  const int64_t n = 40000;
+  std::mt19937 rng(9);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> p(static_cast<size_t>(n)), g(static_cast<size_t>(n));
+  for (float& x : p) x = normal(rng);
+  std::vector<uint32_t> bits(size_t(n + 31) / 32);
+  for (uint32_t& w : bits) w = uint32_t(rng());  // words mixing both, element by element
+  bits[7] = 0u, bits[8] = ~0u;
+  const Tensor mask = on_device(bits, {int64_t(bits.size())});
+  Tensor pf = on_device(p, {n}), mf = filled({n}), vf = filled({n});
+  Tensor ps = on_device(p, {n}), ms = filled({n}), vs = filled({n});
+  const float scale = 0.37f;  // any float under 1 that rounds products
+  for (int64_t step = 1; step <= 3; ++step) {
+    for (float& x : g) x = normal(rng);
+    Tensor gf = on_device(g, {n}), gs = on_device(g, {n});
+    adamw_update_masked(pf, gf, mf, vf, mask, 1e-3, 0.9, 0.999, 1e-8, 0.1, step,
+                        {step == 2 ? 1.0f : scale, /*zero_after=*/true});
+    if (step != 2) scale_in_place(gs, scale);
+    adamw_update_masked(ps, gs, ms, vs, mask, 1e-3, 0.9, 0.999, 1e-8, 0.1, step);
+    EXPECT_EQ(to_host(gf), std::vector<float>(size_t(n), 0.0f)) << "step " << step;
+  }
+  EXPECT_EQ(to_host(pf), to_host(ps));
+  EXPECT_EQ(to_host(mf), to_host(ms));
+  EXPECT_EQ(to_host(vf), to_host(vs));
 }
 
 INSTANTIATE_KERNEL_TEST(OptimizerKernel);

@@ -88,8 +88,10 @@ void cross_entropy_backward(const float* logits, const int32_t* labels, float* d
 
 void adamw_update(float* params, const float* grads, float* exp_avg, float* exp_avg_sq, int64_t n,
                   const AdamWScalars& scalars);
-void adamw_update_masked(float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
-                         const uint32_t* decay_mask, int64_t n, const AdamWScalars& scalars);
+// zero_grads: each chunk's gradient set to zero once the chunk is updated (still in cache).
+void adamw_update_masked(float* params, float* grads, float* exp_avg, float* exp_avg_sq,
+                         const uint32_t* decay_mask, int64_t n, const AdamWScalars& scalars,
+                         bool zero_grads);
 
 double sum_of_squares(const float* x, int64_t n);
 

@@ -65,14 +65,16 @@ void adamw_update(float* params, const float* grads, float* exp_avg, float* exp_
   }
 }
 
-void adamw_update_masked(float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
-                         const uint32_t* decay_mask, int64_t n, const AdamWScalars& s) {
+void adamw_update_masked(float* params, float* grads, float* exp_avg, float* exp_avg_sq,
+                         const uint32_t* decay_mask, int64_t n, const AdamWScalars& s,
+                         bool zero_grads) {
   const int64_t chunks = (n + kOptimizerChunk - 1) / kOptimizerChunk;
 #pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t begin = c * kOptimizerChunk, count = std::min(kOptimizerChunk, n - begin);
     adamw_masked_chunk(params + begin, grads + begin, exp_avg + begin, exp_avg_sq + begin,
                        decay_mask + begin / 32, count, s);
+    if (zero_grads) std::fill(grads + begin, grads + begin + count, 0.0f);
   }
 }
 
