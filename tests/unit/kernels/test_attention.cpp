@@ -118,6 +118,28 @@ class AttentionKernel : public KernelTest {
           finite_difference_gradient([&](const RefVec& x) { return loss(qd, kd, vd, x); }, bias_per_row),
           "d_scores (=)");
   }
+
+  // The forward as inference calls it: nothing saved for a backward.
+  void check_inference(const AttentionCase& c, uint32_t seed) {
+    const int64_t d = c.heads * c.head_dim, B = c.batch, H = c.heads, Tq = c.q_len, Tk = c.k_len;
+    const auto [q, k, v, G, bias] = AttentionInputs(c, seed);
+    const float scale = float(1.0 / std::sqrt(double(c.head_dim)));
+    AttentionMask mask;
+    if (!c.key_padding.empty()) mask.key_padding = on_device(c.key_padding, {B, Tk});
+    mask.causal = c.causal;
+    mask.past = c.past;
+    if (c.position_bias) mask.position_bias = on_device(bias, {H, Tq, Tk});
+    RefVec bias_per_row;
+    for (int64_t b = 0; b < B && c.position_bias; ++b)
+      bias_per_row.insert(bias_per_row.end(), bias.begin(), bias.end());
+    Tensor out = filled({B, Tq, d}, 5.0f);
+    attention_forward(on_device(q, {B, Tq, d}), on_device(k, {B, Tk, d}), on_device(v, {B, Tk, d}),
+                      H, scale, mask, out, Tensor{});
+    expect_near_reference(to_host(out),
+                          attention_reference(c, to_double(q), to_double(k), to_double(v), scale,
+                                              bias_per_row),
+                          "inference forward");
+  }
 };
 
 }  // namespace
@@ -168,6 +190,25 @@ TEST_P(AttentionKernel, SeveralTilesOfQueriesAndKeys) {
   check(AttentionCase{.batch = 1, .heads = 1, .q_len = 17, .k_len = 17, .head_dim = 70,
                       .causal = true},
         24);
+}
+
+// Inference's decoder steps, a few queries each (one token per row against its cache, an
+// input's beams against its encoder keys), take a loop of their own on the CPU: against the
+// double reference up to the bound of that loop (8 queries) and past it, heads of 64 (a whole
+// number of vectors) and of 70 and 5 (not), with every kind of mask.
+TEST_P(AttentionKernel, InferenceForwardOfFewQueries) {
+  check_inference({.batch = 3, .heads = 2, .q_len = 1, .k_len = 9, .head_dim = 64, .causal = true,
+                   .past = 8},
+                  30);
+  check_inference({.batch = 2, .heads = 3, .q_len = 4, .k_len = 13, .head_dim = 70,
+                   .key_padding = keys_visible_except(26, {3, 12, 25})},
+                  31);
+  check_inference({.batch = 1, .heads = 2, .q_len = 8, .k_len = 11, .head_dim = 5, .causal = true,
+                   .past = 3, .position_bias = true},
+                  32);
+  check_inference({.batch = 2, .heads = 1, .q_len = 9, .k_len = 12, .head_dim = 16,
+                   .key_padding = keys_visible_except(24, {0, 23}), .causal = true, .past = 3},
+                  33);
 }
 
 TEST_P(AttentionKernel, ProbsKeepTheSoftmaxBeforeDropout) {
