@@ -193,9 +193,9 @@ TEST_P(AttentionKernel, SeveralTilesOfQueriesAndKeys) {
 }
 
 // Inference's decoder steps, a few queries each (one token per row against its cache, an
-// input's beams against its encoder keys), take a loop of their own on the CPU: against the
-// double reference up to the bound of that loop (8 queries) and past it, heads of 64 (a whole
-// number of vectors) and of 70 and 5 (not), with every kind of mask.
+// input's beams against its encoder keys), with nothing saved for a backward: against the
+// double reference for 1, 4, 8 and 9 queries, heads of 64 (a whole number of vectors) and of
+// 70 and 5 (not), with every kind of mask.
 TEST_P(AttentionKernel, InferenceForwardOfFewQueries) {
   check_inference({.batch = 3, .heads = 2, .q_len = 1, .k_len = 9, .head_dim = 64, .causal = true,
                    .past = 8},

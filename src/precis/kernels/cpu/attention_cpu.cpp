@@ -56,56 +56,12 @@ const float* dropped_weights(const float* probs, float* dropped, int64_t plane, 
   return dropped;
 }
 
-// A decoder step's attention: a few query rows (each row's one token against its cache, or an
-// input's G beams against its cross-attention keys). Two sgemm calls of one to eight rows per
-// (batch, head) pair spend their time in call overhead and OpenBLAS's small-matrix kernels;
-// here each key row meets every query while it is loaded (a dot product over the head), and the
-// output adds up value rows scaled by their weights, each value row read once for all queries.
-constexpr int64_t kFewQueries = 8;
-
-void few_queries_pair(const AttentionShape& s, const float* qb, const float* kb, const float* vb,
-                      const float* bias, const AttentionMaskView& m, const int32_t* row_mask,
-                      float scale, float* scores, float* ob) {
-  for (int64_t j = 0; j < s.k_len; ++j) {
-    const float* kj = kb + j * s.k_stride;
-    for (int64_t i = 0; i < s.q_len; ++i) {
-      const float* qi = qb + i * s.q_stride;
-      float dot = 0.0f;
-#pragma omp simd reduction(+ : dot)
-      for (int64_t d = 0; d < s.head_dim; ++d) dot += qi[d] * kj[d];
-      scores[i * s.k_len + j] = scale * dot;
-    }
-  }
-  for (int64_t i = 0; i < s.q_len; ++i) {
-    float* row = scores + i * s.k_len;
-    if (bias) {
-#pragma omp simd
-      for (int64_t j = 0; j < s.k_len; ++j) row[j] += bias[i * s.k_len + j];
-    }
-    attention_math::masked_softmax_row_lse(row, s.k_len, row_mask, causal_limit(s, m, i));
-    std::fill(ob + i * s.out_stride, ob + i * s.out_stride + s.head_dim, 0.0f);
-  }
-  for (int64_t j = 0; j < s.k_len; ++j) {
-    const float* vj = vb + j * s.v_stride;
-    for (int64_t i = 0; i < s.q_len; ++i) {
-      const float w = scores[i * s.k_len + j];
-      float* oi = ob + i * s.out_stride;
-#pragma omp simd
-      for (int64_t d = 0; d < s.head_dim; ++d) oi[d] += w * vj[d];
-    }
-  }
-}
-
 }  // namespace
 
 void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v,
                        const AttentionMaskView& m, float scale, float* out, float* probs,
                        float* log_sum_exp, const DropoutRange& dropout) {
   const int64_t pairs = s.batch * s.heads, plane = s.q_len * s.k_len;
-  // Inference's decoder steps in fp32: nothing saved (a training forward must be the
-  // computation its backward recomputes), no dropout; bf16 keeps autocast's bmm.
-  const bool few_queries = s.q_len <= kFewQueries && !probs && !log_sum_exp && !dropout.active &&
-                           cpu_matmul_precision() != MatmulPrecision::kBf16;
   // One (batch, head) pair per task; inside a parallel region OpenBLAS runs single-threaded.
 #pragma omp parallel
   {
@@ -117,14 +73,8 @@ void attention_forward(const AttentionShape& s, const float* q, const float* k, 
       const float* vb = v + b * s.k_len * s.v_stride + h * s.head_dim;
       float* ob = out + b * s.q_len * s.out_stride + h * s.head_dim;
       float* scores = probs ? probs + p * plane : scores_scratch.data();
-      const int32_t* row_mask = m.key_mask ? m.key_mask + b * s.k_len : nullptr;
-      if (few_queries) {
-        few_queries_pair(s, q + b * s.q_len * s.q_stride + h * s.head_dim,
-                         k + b * s.k_len * s.k_stride + h * s.head_dim, vb,
-                         m.bias ? m.bias + h * plane : nullptr, m, row_mask, scale, scores, ob);
-        continue;
-      }
       pair_scores(s, q, k, m.bias, scale, b, h, scores);
+      const int32_t* row_mask = m.key_mask ? m.key_mask + b * s.k_len : nullptr;
       for (int64_t i = 0; i < s.q_len; ++i) {
         float lse = attention_math::masked_softmax_row_lse(scores + i * s.k_len, s.k_len, row_mask,
                                                            causal_limit(s, m, i));
