@@ -24,7 +24,7 @@ constexpr size_t dtype_size(DType t) {
 
 std::string dtype_name(DType t);
 
-// Mixed precision's compute types (a CUDA kernel's _16 form, kernels/cuda/kernels_cuda.h).
+// Mixed precision's compute types (a CUDA kernel's bf16 and fp16 forms, cuda/kernels_cuda.h).
 constexpr bool is_16_bit(DType t) { return t == DType::BF16 || t == DType::F16; }
 
 // Conversions used at load time (checkpoint files hold F16/BF16; compute is F32 on CPU).

@@ -46,11 +46,8 @@ void activation_forward(Activation kind, const Tensor& x, const Tensor& y) {
     case DeviceKind::CPU:
       return cpu::activation_forward(kind, x.f32(), y.f32(), x.numel());
     case DeviceKind::CUDA:
-      if (is_16_bit(x.dtype))
-        return cuda::twin(&cuda::Kernels::activation_forward_16, "activation", d)(
-            kind, x.u16(), y.u16(), x.numel(), x.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::activation_forward, "activation", d)(
-          kind, x.f32(), y.f32(), x.numel(), op_stream(d));
+          x.dtype, kind, x.ptr, y.ptr, x.numel(), op_stream(d));
   }
   no_backend("activation", d);
 }
@@ -65,11 +62,8 @@ void activation_backward(Activation kind, const Tensor& x, const Tensor& dy, con
     case DeviceKind::CPU:
       return cpu::activation_backward(kind, x.f32(), dy.f32(), dx.f32(), x.numel());
     case DeviceKind::CUDA:
-      if (is_16_bit(x.dtype))
-        return cuda::twin(&cuda::Kernels::activation_backward_16, "activation backward", d)(
-            kind, x.u16(), dy.u16(), dx.u16(), x.numel(), x.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::activation_backward, "activation backward", d)(
-          kind, x.f32(), dy.f32(), dx.f32(), x.numel(), op_stream(d));
+          x.dtype, kind, x.ptr, dy.ptr, dx.ptr, x.numel(), op_stream(d));
   }
   no_backend("activation backward", d);
 }

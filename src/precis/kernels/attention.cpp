@@ -12,7 +12,7 @@ namespace precis {
 namespace {
 
 // The shape, from q, k, v and the forward's out or the backward's dout, which are one dtype:
-// F32, or BF16/F16 for the CUDA twin's _16 form.
+// F32, or BF16/F16 for the CUDA twin.
 AttentionShape attention_shape(const Tensor& q, const Tensor& k, const Tensor& v, int64_t heads,
                                const Tensor& out, const std::string& op, const char* out_name) {
   check(q.rank() == 3 && k.rank() == 3 && v.shape == k.shape && out.shape == q.shape && heads > 0 &&
@@ -100,14 +100,9 @@ void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_
                                     f32_or_null(saved.probs), f32_or_null(saved.log_sum_exp),
                                     dropout_range(dropout, s));
     case DeviceKind::CUDA:
-      if (is_16_bit(q.dtype))
-        return cuda::twin(&cuda::Kernels::attention_forward_16, "attention", d)(
-            s, q.u16(), k.u16(), v.u16(), i32_or_null(mask.key_padding), mask.causal, mask.past,
-            f32_or_null(mask.position_bias), scale, out.u16(), f32_or_null(saved.probs),
-            f32_or_null(saved.log_sum_exp), dropout_range(dropout, s), q.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::attention_forward, "attention", d)(
-          s, q.f32(), k.f32(), v.f32(), i32_or_null(mask.key_padding), mask.causal, mask.past,
-          f32_or_null(mask.position_bias), scale, out.f32(), f32_or_null(saved.probs),
+          q.dtype, s, q.ptr, k.ptr, v.ptr, i32_or_null(mask.key_padding), mask.causal, mask.past,
+          f32_or_null(mask.position_bias), scale, out.ptr, f32_or_null(saved.probs),
           f32_or_null(saved.log_sum_exp), dropout_range(dropout, s), op_stream(d));
   }
   no_backend("attention", d);
@@ -143,17 +138,11 @@ void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, co
                                      mask_view(mask), scale, dropout_range(dropout, s), dq.f32(),
                                      dk.f32(), dv.f32(), f32_or_null(d_scores));
     case DeviceKind::CUDA:
-      if (is_16_bit(q.dtype))
-        return cuda::twin(&cuda::Kernels::attention_backward_16, "attention backward", d)(
-            s, dout.u16(), q.u16(), k.u16(), v.u16(), f32_or_null(saved.probs),
-            f32_or_null(saved.log_sum_exp), i32_or_null(mask.key_padding), mask.causal, mask.past,
-            f32_or_null(mask.position_bias), scale, dropout_range(dropout, s), dq.u16(), dk.u16(),
-            dv.u16(), f32_or_null(d_scores), q.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::attention_backward, "attention backward", d)(
-          s, dout.f32(), q.f32(), k.f32(), v.f32(), f32_or_null(saved.probs),
+          q.dtype, s, dout.ptr, q.ptr, k.ptr, v.ptr, f32_or_null(saved.probs),
           f32_or_null(saved.log_sum_exp), i32_or_null(mask.key_padding), mask.causal, mask.past,
-          f32_or_null(mask.position_bias), scale, dropout_range(dropout, s), dq.f32(), dk.f32(),
-          dv.f32(), f32_or_null(d_scores), op_stream(d));
+          f32_or_null(mask.position_bias), scale, dropout_range(dropout, s), dq.ptr, dk.ptr, dv.ptr,
+          f32_or_null(d_scores), op_stream(d));
   }
   no_backend("attention backward", d);
 }

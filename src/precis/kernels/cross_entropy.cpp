@@ -42,15 +42,9 @@ CrossEntropyResult cross_entropy_forward(const Tensor& logits, const Tensor& lab
     }
     case DeviceKind::CUDA: {
       CrossEntropyResult r;
-      if (is_16_bit(logits.dtype)) {
-        r.loss_sum = cuda::twin(&cuda::Kernels::cross_entropy_forward_16, "cross entropy", d)(
-            logits.u16(), labels.i32(), losses.f32(), n, vocab, label_smoothing, &r.counted,
-            logits.dtype, op_stream(d));
-        return r;
-      }
       r.loss_sum = cuda::twin(&cuda::Kernels::cross_entropy_forward, "cross entropy", d)(
-          logits.f32(), labels.i32(), losses.f32(), n, vocab, label_smoothing, &r.counted,
-          op_stream(d));
+          logits.dtype, logits.ptr, labels.i32(), losses.f32(), n, vocab, label_smoothing,
+          &r.counted, op_stream(d));
       return r;
     }
   }
@@ -78,13 +72,9 @@ void cross_entropy_forward_into(const Tensor& logits, const Tensor& labels, cons
       return;
     }
     case DeviceKind::CUDA:
-      if (is_16_bit(logits.dtype))
-        return cuda::twin(&cuda::Kernels::cross_entropy_forward_into_16, "cross entropy", d)(
-            logits.u16(), labels.i32(), losses.f32(), n, vocab, label_smoothing, global_tokens,
-            accumulation_steps, total.data<double>(), logits.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::cross_entropy_forward_into, "cross entropy", d)(
-          logits.f32(), labels.i32(), losses.f32(), n, vocab, label_smoothing, global_tokens,
-          accumulation_steps, total.data<double>(), op_stream(d));
+          logits.dtype, logits.ptr, labels.i32(), losses.f32(), n, vocab, label_smoothing,
+          global_tokens, accumulation_steps, total.data<double>(), op_stream(d));
   }
   no_backend("cross entropy", d);
 }
@@ -103,13 +93,9 @@ void cross_entropy_backward(const Tensor& logits, const Tensor& labels, float la
       return cpu::cross_entropy_backward(logits.f32(), labels.i32(), dlogits.f32(), n, vocab,
                                          label_smoothing, loss_scale);
     case DeviceKind::CUDA:
-      if (is_16_bit(logits.dtype))
-        return cuda::twin(&cuda::Kernels::cross_entropy_backward_16, "cross entropy backward", d)(
-            logits.u16(), labels.i32(), dlogits.u16(), n, vocab, label_smoothing, loss_scale,
-            logits.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::cross_entropy_backward, "cross entropy backward", d)(
-          logits.f32(), labels.i32(), dlogits.f32(), n, vocab, label_smoothing, loss_scale,
-          op_stream(d));
+          logits.dtype, logits.ptr, labels.i32(), dlogits.ptr, n, vocab, label_smoothing,
+          loss_scale, op_stream(d));
   }
   no_backend("cross entropy backward", d);
 }

@@ -30,12 +30,8 @@ void apply_dropout(const Tensor& x, const DropoutSpec& d, const Tensor& y, const
       return cpu::dropout(x.f32(), y.f32(), x.numel(), dropout_threshold(d.p), scale, d.seed,
                           d.stream, first);
     case DeviceKind::CUDA:
-      if (is_16_bit(x.dtype))
-        return cuda::twin(&cuda::Kernels::dropout_16, what, device)(
-            x.u16(), y.u16(), x.numel(), dropout_threshold(d.p), scale, d.seed, d.stream, first,
-            x.dtype, op_stream(device));
       return cuda::twin(&cuda::Kernels::dropout, what, device)(
-          x.f32(), y.f32(), x.numel(), dropout_threshold(d.p), scale, d.seed, d.stream, first,
+          x.dtype, x.ptr, y.ptr, x.numel(), dropout_threshold(d.p), scale, d.seed, d.stream, first,
           op_stream(device));
   }
   no_backend(what, device);

@@ -12,9 +12,8 @@ namespace {
 // out = a (op) b elementwise, for add and multiply: `symbol` spells the op in the error.
 void binary_elementwise(const char* op, const char* symbol,
                         void (*cpu_kernel)(const float*, const float*, float*, int64_t),
-                        decltype(cuda::Kernels::add) cuda::Kernels::*cuda_kernel,
-                        decltype(cuda::Kernels::add_16) cuda::Kernels::*cuda_kernel_16,
-                        const Tensor& a, const Tensor& b, const Tensor& out) {
+                        decltype(cuda::Kernels::add) cuda::Kernels::*cuda_kernel, const Tensor& a,
+                        const Tensor& b, const Tensor& out) {
   check(a.numel() == b.numel() && a.numel() == out.numel() && b.dtype == a.dtype &&
             out.dtype == a.dtype,
         std::string(op) + ": " + a.describe() + " " + symbol + " " + b.describe() + " -> " +
@@ -25,10 +24,8 @@ void binary_elementwise(const char* op, const char* symbol,
     case DeviceKind::CPU:
       return cpu_kernel(a.f32(), b.f32(), out.f32(), a.numel());
     case DeviceKind::CUDA:
-      if (is_16_bit(a.dtype))
-        return cuda::twin(cuda_kernel_16, op, d)(a.u16(), b.u16(), out.u16(), a.numel(), a.dtype,
-                                                 op_stream(d));
-      return cuda::twin(cuda_kernel, op, d)(a.f32(), b.f32(), out.f32(), a.numel(), op_stream(d));
+      return cuda::twin(cuda_kernel, op, d)(a.dtype, a.ptr, b.ptr, out.ptr, a.numel(),
+                                            op_stream(d));
   }
   no_backend(op, d);
 }
@@ -36,7 +33,7 @@ void binary_elementwise(const char* op, const char* symbol,
 }  // namespace
 
 void add(const Tensor& a, const Tensor& b, const Tensor& out) {
-  binary_elementwise("add", "+", cpu::add, &cuda::Kernels::add, &cuda::Kernels::add_16, a, b, out);
+  binary_elementwise("add", "+", cpu::add, &cuda::Kernels::add, a, b, out);
 }
 
 void add_into(const Tensor& x, const Tensor& out) {
@@ -48,10 +45,8 @@ void add_into(const Tensor& x, const Tensor& out) {
     case DeviceKind::CPU:
       return cpu::add_into(x.f32(), out.f32(), x.numel());
     case DeviceKind::CUDA:
-      if (is_16_bit(x.dtype))
-        return cuda::twin(&cuda::Kernels::add_into_16, "add_into", d)(x.u16(), out.u16(), x.numel(),
-                                                                      x.dtype, op_stream(d));
-      return cuda::twin(&cuda::Kernels::add_into, "add_into", d)(x.f32(), out.f32(), x.numel(), op_stream(d));
+      return cuda::twin(&cuda::Kernels::add_into, "add_into", d)(x.dtype, x.ptr, out.ptr, x.numel(),
+                                                                 op_stream(d));
   }
   no_backend("add_into", d);
 }
@@ -63,17 +58,14 @@ void scale_in_place(const Tensor& x, float s) {
     case DeviceKind::CPU:
       return cpu::scale_in_place(x.f32(), s, x.numel());
     case DeviceKind::CUDA:
-      if (is_16_bit(x.dtype))
-        return cuda::twin(&cuda::Kernels::scale_in_place_16, "scale_in_place", d)(
-            x.u16(), s, x.numel(), x.dtype, op_stream(d));
-      return cuda::twin(&cuda::Kernels::scale_in_place, "scale_in_place", d)(x.f32(), s, x.numel(), op_stream(d));
+      return cuda::twin(&cuda::Kernels::scale_in_place, "scale_in_place", d)(
+          x.dtype, x.ptr, s, x.numel(), op_stream(d));
   }
   no_backend("scale_in_place", d);
 }
 
 void multiply(const Tensor& a, const Tensor& b, const Tensor& out) {
-  binary_elementwise("multiply", "*", cpu::multiply, &cuda::Kernels::multiply,
-                     &cuda::Kernels::multiply_16, a, b, out);
+  binary_elementwise("multiply", "*", cpu::multiply, &cuda::Kernels::multiply, a, b, out);
 }
 
 }  // namespace precis

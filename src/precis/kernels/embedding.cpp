@@ -38,12 +38,8 @@ void embedding_forward(const Tensor& ids, const Tensor& table, float scale, cons
       return cpu::embedding_forward(ids.i32(), table.f32(), out.f32(), ids.numel(), dim, vocab,
                                     scale);
     case DeviceKind::CUDA:
-      if (is_16_bit(out.dtype))
-        return cuda::twin(&cuda::Kernels::embedding_forward_16, "embedding", d)(
-            ids.i32(), table.f32(), out.u16(), ids.numel(), dim, vocab, scale, out.dtype,
-            op_stream(d));
       return cuda::twin(&cuda::Kernels::embedding_forward, "embedding", d)(
-          ids.i32(), table.f32(), out.f32(), ids.numel(), dim, vocab, scale, op_stream(d));
+          out.dtype, ids.i32(), table.f32(), out.ptr, ids.numel(), dim, vocab, scale, op_stream(d));
   }
   no_backend("embedding", d);
 }
@@ -64,12 +60,9 @@ void add_position_embeddings(const Tensor& x, const Tensor& positions, int64_t f
       return cpu::add_position_embeddings(x.f32(), positions.f32(), x.size(0), x.size(1), x.size(2),
                                           first_row);
     case DeviceKind::CUDA:
-      if (is_16_bit(x.dtype))
-        return cuda::twin(&cuda::Kernels::add_position_embeddings_16, "position embeddings", d)(
-            x.u16(), positions.f32(), x.size(0), x.size(1), x.size(2), first_row, x.dtype,
-            op_stream(d));
       return cuda::twin(&cuda::Kernels::add_position_embeddings, "position embeddings", d)(
-          x.f32(), positions.f32(), x.size(0), x.size(1), x.size(2), first_row, op_stream(d));
+          x.dtype, x.ptr, positions.f32(), x.size(0), x.size(1), x.size(2), first_row,
+          op_stream(d));
   }
   no_backend("position embeddings", d);
 }
@@ -91,12 +84,9 @@ void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int6
       return cpu::embedding_backward(dout.f32(), ids.i32(), dtable.f32(), ids.numel(), dim, scale,
                                      padding_idx);
     case DeviceKind::CUDA:
-      if (is_16_bit(dout.dtype))
-        return cuda::twin(&cuda::Kernels::embedding_backward_16, "embedding backward", d)(
-            dout.u16(), ids.i32(), dtable.f32(), ids.numel(), dim, scale, padding_idx, dout.dtype,
-            op_stream(d));
       return cuda::twin(&cuda::Kernels::embedding_backward, "embedding backward", d)(
-          dout.f32(), ids.i32(), dtable.f32(), ids.numel(), dim, scale, padding_idx, op_stream(d));
+          dout.dtype, dout.ptr, ids.i32(), dtable.f32(), ids.numel(), dim, scale, padding_idx,
+          op_stream(d));
   }
   no_backend("embedding backward", d);
 }
@@ -117,14 +107,10 @@ void position_embeddings_backward(const Tensor& dx, int64_t first_row, const Ten
       return cpu::position_embeddings_backward(dx.f32(), dpositions.f32(), dx.size(0), dx.size(1),
                                                dx.size(2), first_row);
     case DeviceKind::CUDA:
-      if (is_16_bit(dx.dtype))
-        return cuda::twin(&cuda::Kernels::position_embeddings_backward_16,
-                          "position embeddings backward", d)(
-            dx.u16(), dpositions.f32(), dx.size(0), dx.size(1), dx.size(2), first_row, dx.dtype,
-            op_stream(d));
       return cuda::twin(&cuda::Kernels::position_embeddings_backward,
                         "position embeddings backward", d)(
-          dx.f32(), dpositions.f32(), dx.size(0), dx.size(1), dx.size(2), first_row, op_stream(d));
+          dx.dtype, dx.ptr, dpositions.f32(), dx.size(0), dx.size(1), dx.size(2), first_row,
+          op_stream(d));
   }
   no_backend("position embeddings backward", d);
 }

@@ -25,12 +25,8 @@ void layernorm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias
       return cpu::layernorm_forward(x.f32(), weight.f32(), bias.f32(), y.f32(), mean.f32(),
                                     rstd.f32(), rows, cols, eps);
     case DeviceKind::CUDA:
-      if (is_16_bit(x.dtype))
-        return cuda::twin(&cuda::Kernels::layernorm_forward_16, "layernorm", d)(
-            x.u16(), weight.f32(), bias.f32(), y.u16(), mean.f32(), rstd.f32(), rows, cols, eps,
-            x.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::layernorm_forward, "layernorm", d)(
-          x.f32(), weight.f32(), bias.f32(), y.f32(), mean.f32(), rstd.f32(), rows, cols, eps,
+          x.dtype, x.ptr, weight.f32(), bias.f32(), y.ptr, mean.f32(), rstd.f32(), rows, cols, eps,
           op_stream(d));
   }
   no_backend("layernorm", d);
@@ -60,12 +56,8 @@ void layernorm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight,
       return cpu::layernorm_backward(dy.f32(), x.f32(), weight.f32(), mean.f32(), rstd.f32(),
                                      dx.f32(), dweight.f32(), dbias.f32(), rows, cols);
     case DeviceKind::CUDA:
-      if (is_16_bit(x.dtype))
-        return cuda::twin(&cuda::Kernels::layernorm_backward_16, "layernorm backward", d)(
-            dy.u16(), x.u16(), weight.f32(), mean.f32(), rstd.f32(), dx.u16(), dweight.f32(),
-            dbias.f32(), rows, cols, x.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::layernorm_backward, "layernorm backward", d)(
-          dy.f32(), x.f32(), weight.f32(), mean.f32(), rstd.f32(), dx.f32(), dweight.f32(),
+          x.dtype, dy.ptr, x.ptr, weight.f32(), mean.f32(), rstd.f32(), dx.ptr, dweight.f32(),
           dbias.f32(), rows, cols, op_stream(d));
   }
   no_backend("layernorm backward", d);

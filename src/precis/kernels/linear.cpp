@@ -24,11 +24,9 @@ void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, c
       return cpu::linear_forward(x.f32(), weight.f32(), bias.ptr ? bias.f32() : nullptr, y.f32(),
                                  x.numel() / in, in, out);
     case DeviceKind::CUDA:
-      if (is_16_bit(x.dtype))
-        return cuda::twin(&cuda::Kernels::linear_forward_16, "linear", d)(
-            x.u16(), weight.u16(), bias.ptr ? bias.f32() : nullptr, y.u16(), x.numel() / in, in,
-            out, x.dtype, op_stream(d));
-      return cuda::twin(&cuda::Kernels::linear_forward, "linear", d)(x.f32(), weight.f32(), bias.ptr ? bias.f32() : nullptr, y.f32(), x.numel() / in, in, out, op_stream(d));
+      return cuda::twin(&cuda::Kernels::linear_forward, "linear", d)(
+          x.dtype, x.ptr, weight.ptr, bias.ptr ? bias.f32() : nullptr, y.ptr, x.numel() / in, in,
+          out, op_stream(d));
   }
   no_backend("linear", d);
 }
@@ -65,13 +63,9 @@ void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, co
                                   dweight.ptr ? dweight.f32() : nullptr,
                                   dbias.ptr ? dbias.f32() : nullptr, rows, in, out);
     case DeviceKind::CUDA:
-      if (is_16_bit(dy.dtype))
-        return cuda::twin(&cuda::Kernels::linear_backward_16, "linear backward", d)(
-            dy.u16(), x.u16(), weight.u16(), dx.ptr ? dx.u16() : nullptr,
-            dweight.ptr ? dweight.f32() : nullptr, dbias.ptr ? dbias.f32() : nullptr, rows, in,
-            out, dy.dtype, op_stream(d));
-      return cuda::twin(&cuda::Kernels::linear_backward, "linear backward", d)(dy.f32(), x.f32(), weight.f32(), dx.ptr ? dx.f32() : nullptr,
-          dweight.ptr ? dweight.f32() : nullptr, dbias.ptr ? dbias.f32() : nullptr, rows, in, out, op_stream(d));
+      return cuda::twin(&cuda::Kernels::linear_backward, "linear backward", d)(
+          dy.dtype, dy.ptr, x.ptr, weight.ptr, dx.ptr, dweight.ptr ? dweight.f32() : nullptr,
+          dbias.ptr ? dbias.f32() : nullptr, rows, in, out, op_stream(d));
   }
   no_backend("linear backward", d);
 }

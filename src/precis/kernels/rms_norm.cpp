@@ -22,11 +22,8 @@ void rms_norm_forward(const Tensor& x, const Tensor& weight, float eps, const Te
     case DeviceKind::CPU:
       return cpu::rms_norm_forward(x.f32(), weight.f32(), y.f32(), rstd.f32(), rows, cols, eps);
     case DeviceKind::CUDA:
-      if (is_16_bit(x.dtype))
-        return cuda::twin(&cuda::Kernels::rms_norm_forward_16, "rms_norm", d)(
-            x.u16(), weight.f32(), y.u16(), rstd.f32(), rows, cols, eps, x.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::rms_norm_forward, "rms_norm", d)(
-          x.f32(), weight.f32(), y.f32(), rstd.f32(), rows, cols, eps, op_stream(d));
+          x.dtype, x.ptr, weight.f32(), y.ptr, rstd.f32(), rows, cols, eps, op_stream(d));
   }
   no_backend("rms_norm", d);
 }
@@ -50,12 +47,8 @@ void rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, 
       return cpu::rms_norm_backward(dy.f32(), x.f32(), weight.f32(), rstd.f32(), dx.f32(),
                                     dweight.f32(), rows, cols);
     case DeviceKind::CUDA:
-      if (is_16_bit(x.dtype))
-        return cuda::twin(&cuda::Kernels::rms_norm_backward_16, "rms_norm backward", d)(
-            dy.u16(), x.u16(), weight.f32(), rstd.f32(), dx.u16(), dweight.f32(), rows, cols,
-            x.dtype, op_stream(d));
       return cuda::twin(&cuda::Kernels::rms_norm_backward, "rms_norm backward", d)(
-          dy.f32(), x.f32(), weight.f32(), rstd.f32(), dx.f32(), dweight.f32(), rows, cols,
+          x.dtype, dy.ptr, x.ptr, weight.f32(), rstd.f32(), dx.ptr, dweight.f32(), rows, cols,
           op_stream(d));
   }
   no_backend("rms_norm backward", d);

@@ -120,10 +120,10 @@ class KernelTest : public ::testing::TestWithParam<Device>, protected DeviceTens
 };
 
 // Mixed precision's op tests (test_<op>.cpp's <Op>Kernel16): a CUDA backend's 16-bit twin
-// (kernels_cuda.h's _16 members) on BF16 or F16 tensors against the CPU's fp32 kernel on the
-// same values. Inputs are rounded to the 16-bit type first, so both sides see the same
-// numbers, and the twin computes in fp32 and rounds each result once: its output must be the
-// CPU's result rounded to the 16-bit type, within half an ulp of it (expect_rounded_from).
+// (kernels_cuda.h's members that take a dtype) on BF16 or F16 tensors against the CPU's fp32
+// kernel on the same values. Inputs are rounded to the 16-bit type first, so both sides see the
+// same numbers, and the twin computes in fp32 and rounds each result once: its output must be
+// the CPU's result rounded to the 16-bit type, within half an ulp of it (expect_rounded_from).
 struct HalfCase {
   Device device;
   DType dtype;  // BF16 or F16

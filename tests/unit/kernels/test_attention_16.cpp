@@ -1,4 +1,4 @@
-// attention's 16-bit CUDA twins (kernels/attention.h, kernels_cuda.h's attention_*_16): q, k, v,
+// attention's 16-bit CUDA twins (kernels/attention.h, kernels_cuda.h's attention_*): q, k, v,
 // out, dout, dq, dk and dv in bf16 or fp16, the position bias, probs, log-sum-exps and d_scores
 // in fp32. The reference is the CPU op on the same rounded values with the same mask, bias and
 // dropout: each 16-bit result must be the CPU's rounded once, each fp32 one the CPU's within the

@@ -8,6 +8,7 @@
 #include "precis/kernels/elementwise.h"
 
 #include "kernel_test.h"
+#include "test_support.h"
 
 using namespace precis;
 using namespace precis::testing;
@@ -62,6 +63,15 @@ TEST_P(ElementwiseKernel, AddIntoAndScale) {
   EXPECT_EQ(to_host(b), (std::vector<float>{5.5f, 11, 16.5f}));
   Tensor c = filled({4});
   EXPECT_THROW(add_into(a, c), Error);
+}
+
+// Only F32 (and on CUDA BF16 and F16) are elements these ops compute on: the CUDA twin takes
+// the dtype and refuses the rest itself.
+TEST_P(ElementwiseKernel, IntegerTensorsAreRefused) {
+  Tensor ids = on_device(std::vector<int32_t>{1, 2, 3}, {3});
+  EXPECT_CONTAINS(error_of([&] { scale_in_place(ids, 2.0f); }), "I32");
+  EXPECT_CONTAINS(error_of([&] { add(ids, ids, ids); }), "I32");
+  EXPECT_CONTAINS(error_of([&] { add_into(ids, ids); }), "I32");
 }
 
 TEST_P(ElementwiseKernel, OddShapesAreExactAndMayAlias) {

@@ -20,29 +20,11 @@ void activation_backward(Activation kind, const T* x, const T* dy, T* dx, int64_
                 kind, x, dy, dx, n);
 }
 
-void activation_forward_16(Activation kind, const uint16_t* x, uint16_t* y, int64_t n, DType t,
-                           Stream s) {
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    activation_forward(kind, as<T>(x), as<T>(y), n, s);
-  });
-}
-
-void activation_backward_16(Activation kind, const uint16_t* x, const uint16_t* dy, uint16_t* dx,
-                            int64_t n, DType t, Stream s) {
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    activation_backward(kind, as<T>(x), as<T>(dy), as<T>(dx), n, s);
-  });
-}
-
 }  // namespace
 
 void add_activation_twins(Kernels& k) {
-  k.activation_forward = activation_forward<float>;
-  k.activation_backward = activation_backward<float>;
-  k.activation_forward_16 = activation_forward_16;
-  k.activation_backward_16 = activation_backward_16;
+  k.activation_forward = PRECIS_BY_DTYPE(activation_forward);
+  k.activation_backward = PRECIS_BY_DTYPE(activation_backward);
 }
 
 }  // namespace precis::cuda

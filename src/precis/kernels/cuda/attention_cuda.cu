@@ -64,39 +64,11 @@ void attention_backward(const AttentionShape& s, const T* dout, const T* q, cons
                 dim3{kAttentionThreads}, stream, a, dout, probs, log_sum_exp, row_dots, dk, dv);
 }
 
-void attention_forward_16(const AttentionShape& s, const uint16_t* q, const uint16_t* k,
-                          const uint16_t* v, const int32_t* key_mask, bool causal, int64_t past,
-                          const float* bias, float scale, uint16_t* out, float* probs,
-                          float* log_sum_exp, const DropoutRange& dropout, DType half,
-                          Stream stream) {
-  with_16_bit(half, [&](auto e) {
-    using T = decltype(e);
-    attention_forward(s, as<T>(q), as<T>(k), as<T>(v), key_mask, causal, past, bias, scale,
-                      as<T>(out), probs, log_sum_exp, dropout, stream);
-  });
-}
-
-void attention_backward_16(const AttentionShape& s, const uint16_t* dout, const uint16_t* q,
-                           const uint16_t* k, const uint16_t* v, const float* probs,
-                           const float* log_sum_exp, const int32_t* key_mask, bool causal,
-                           int64_t past, const float* bias, float scale,
-                           const DropoutRange& dropout, uint16_t* dq, uint16_t* dk, uint16_t* dv,
-                           float* d_scores, DType half, Stream stream) {
-  with_16_bit(half, [&](auto e) {
-    using T = decltype(e);
-    attention_backward(s, as<T>(dout), as<T>(q), as<T>(k), as<T>(v), probs, log_sum_exp, key_mask,
-                       causal, past, bias, scale, dropout, as<T>(dq), as<T>(dk), as<T>(dv),
-                       d_scores, stream);
-  });
-}
-
 }  // namespace
 
 void add_attention_twins(Kernels& k) {
-  k.attention_forward = attention_forward<float>;
-  k.attention_backward = attention_backward<float>;
-  k.attention_forward_16 = attention_forward_16;
-  k.attention_backward_16 = attention_backward_16;
+  k.attention_forward = PRECIS_BY_DTYPE(attention_forward);
+  k.attention_backward = PRECIS_BY_DTYPE(attention_backward);
 }
 
 }  // namespace precis::cuda

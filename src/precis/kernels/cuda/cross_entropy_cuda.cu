@@ -2,7 +2,7 @@
 // block's fixed-order sum of them in double (a scratch buffer: rows' losses, the sum, the
 // count). The host form reads the sum and the count back; the training form adds its share to
 // the device's total without reading anything back. The logits and their gradient are fp32 or
-// bf16/fp16 (the _16 entry points); the losses and their sums are fp32 and double either way.
+// bf16/fp16 (each launcher's T); the losses and their sums are fp32 and double either way.
 #include "precis/kernels/cuda/cross_entropy_kernels.cuh"
 #include "precis/kernels/cuda/launch.h"
 #include "precis/kernels/cuda/runtime.h"
@@ -60,48 +60,12 @@ void cross_entropy_backward(const T* logits, const int32_t* labels, T* dlogits, 
                 labels, dlogits, vocab, label_smoothing, loss_scale);
 }
 
-double cross_entropy_forward_16(const uint16_t* logits, const int32_t* labels, float* losses,
-                                int64_t n, int64_t vocab, float label_smoothing, int64_t* counted,
-                                DType t, Stream s) {
-  double sum = 0.0;
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    sum =
-        cross_entropy_forward(as<T>(logits), labels, losses, n, vocab, label_smoothing, counted, s);
-  });
-  return sum;
-}
-
-void cross_entropy_forward_into_16(const uint16_t* logits, const int32_t* labels, float* losses,
-                                   int64_t n, int64_t vocab, float label_smoothing,
-                                   double global_tokens, double accumulation_steps, double* total,
-                                   DType t, Stream s) {
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    cross_entropy_forward_into(as<T>(logits), labels, losses, n, vocab, label_smoothing,
-                               global_tokens, accumulation_steps, total, s);
-  });
-}
-
-void cross_entropy_backward_16(const uint16_t* logits, const int32_t* labels, uint16_t* dlogits,
-                               int64_t n, int64_t vocab, float label_smoothing, float loss_scale,
-                               DType t, Stream s) {
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    cross_entropy_backward(as<T>(logits), labels, as<T>(dlogits), n, vocab, label_smoothing,
-                           loss_scale, s);
-  });
-}
-
 }  // namespace
 
 void add_cross_entropy_twins(Kernels& k) {
-  k.cross_entropy_forward = cross_entropy_forward<float>;
-  k.cross_entropy_forward_into = cross_entropy_forward_into<float>;
-  k.cross_entropy_backward = cross_entropy_backward<float>;
-  k.cross_entropy_forward_16 = cross_entropy_forward_16;
-  k.cross_entropy_forward_into_16 = cross_entropy_forward_into_16;
-  k.cross_entropy_backward_16 = cross_entropy_backward_16;
+  k.cross_entropy_forward = PRECIS_BY_DTYPE(cross_entropy_forward);
+  k.cross_entropy_forward_into = PRECIS_BY_DTYPE(cross_entropy_forward_into);
+  k.cross_entropy_backward = PRECIS_BY_DTYPE(cross_entropy_backward);
 }
 
 }  // namespace precis::cuda

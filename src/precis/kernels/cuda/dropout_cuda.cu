@@ -16,19 +16,8 @@ void dropout(const T* x, T* y, int64_t n, uint64_t threshold, float scale, uint6
                 dim3{kThreads}, s, x, y, n, threshold, scale, seed, stream_id, first);
 }
 
-void dropout_16(const uint16_t* x, uint16_t* y, int64_t n, uint64_t threshold, float scale,
-                uint64_t seed, uint64_t stream_id, uint64_t first, DType t, Stream s) {
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    dropout(as<T>(x), as<T>(y), n, threshold, scale, seed, stream_id, first, s);
-  });
-}
-
 }  // namespace
 
-void add_dropout_twins(Kernels& k) {
-  k.dropout = dropout<float>;
-  k.dropout_16 = dropout_16;
-}
+void add_dropout_twins(Kernels& k) { k.dropout = PRECIS_BY_DTYPE(dropout); }
 
 }  // namespace precis::cuda

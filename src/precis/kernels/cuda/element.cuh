@@ -10,9 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "precis/core/dtype.h"
-#include "precis/core/error.h"
 #include "precis/core/host_device.h"
 #include "precis/kernels/convert_math.h"
 
@@ -33,23 +33,17 @@ PRECIS_HOST_DEVICE inline void store(float& out, float v) { out = v; }
 PRECIS_HOST_DEVICE inline void store(bf16& out, float v) { out.bits = convert_math::to_bf16(v); }
 PRECIS_HOST_DEVICE inline void store(f16& out, float v) { out.bits = convert_math::to_f16(v); }
 
-// A 16-bit tensor's bits (Tensor::u16) as elements of T.
+// The dtype of a tensor whose memory holds elements of T: how a launcher templated on T names
+// its operands' type to a GEMM (cuda/blas.h).
 template <class T>
-const T* as(const uint16_t* bits) {
-  return reinterpret_cast<const T*>(bits);
-}
-template <class T>
-T* as(uint16_t* bits) {
-  return reinterpret_cast<T*>(bits);
-}
-
-// f(bf16{}) or f(f16{}) for a BF16 or F16 tensor: how a launcher's `_16` entry point picks
-// its kernel's instantiation.
-template <class F>
-void with_16_bit(DType dtype, F&& f) {
-  if (dtype == DType::BF16) return f(bf16{});
-  if (dtype == DType::F16) return f(f16{});
-  throw Error("a 16-bit CUDA kernel was given " + dtype_name(dtype) + " (expected BF16 or F16)");
+constexpr DType dtype_of() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, bf16> || std::is_same_v<T, f16>);
+  if constexpr (std::is_same_v<T, bf16>)
+    return DType::BF16;
+  else if constexpr (std::is_same_v<T, f16>)
+    return DType::F16;
+  else
+    return DType::F32;
 }
 
 }  // namespace precis::cuda

@@ -35,32 +35,6 @@ void multiply(const T* a, const T* b, T* out, int64_t n, Stream s) {
   PRECIS_LAUNCH(multiply_kernel<T>, grid_for(n), dim3{kThreads}, s, a, b, out, n);
 }
 
-void add_16(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n, DType t, Stream s) {
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    add(as<T>(a), as<T>(b), as<T>(out), n, s);
-  });
-}
-void add_into_16(const uint16_t* x, uint16_t* out, int64_t n, DType t, Stream s) {
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    add_into(as<T>(x), as<T>(out), n, s);
-  });
-}
-void scale_in_place_16(uint16_t* x, float factor, int64_t n, DType t, Stream s) {
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    scale_in_place(as<T>(x), factor, n, s);
-  });
-}
-void multiply_16(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n, DType t,
-                 Stream s) {
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    multiply(as<T>(a), as<T>(b), as<T>(out), n, s);
-  });
-}
-
 }  // namespace
 
 void add_fill_twins(Kernels& k) {
@@ -69,14 +43,10 @@ void add_fill_twins(Kernels& k) {
 }
 
 void add_elementwise_twins(Kernels& k) {
-  k.add = add<float>;
-  k.add_into = add_into<float>;
-  k.scale_in_place = scale_in_place<float>;
-  k.multiply = multiply<float>;
-  k.add_16 = add_16;
-  k.add_into_16 = add_into_16;
-  k.scale_in_place_16 = scale_in_place_16;
-  k.multiply_16 = multiply_16;
+  k.add = PRECIS_BY_DTYPE(add);
+  k.add_into = PRECIS_BY_DTYPE(add_into);
+  k.scale_in_place = PRECIS_BY_DTYPE(scale_in_place);
+  k.multiply = PRECIS_BY_DTYPE(multiply);
 }
 
 }  // namespace precis::cuda

@@ -7,11 +7,12 @@
 // calls twin(&Kernels::member, ...), which ends in no_backend when no backend is installed or
 // the kernel has no twin yet, so the twins can arrive one op at a time.
 //
-// Mixed precision: a member whose name ends in _16 is its fp32 namesake for BF16 or F16
-// activations (the `half` argument says which; their bits as uint16_t, cuda/element.cuh),
-// with parameters, statistics and parameter gradients in fp32. It computes in fp32 and rounds
-// each result once. Master weights, optimizer state, the gradient norm and the decoding step's
-// scores are fp32 only, so their kernels have no _16 form.
+// Mixed precision: a member whose first argument is a DType takes the activations untyped
+// (void*) and of that dtype: F32, or BF16 or F16 (their bits, cuda/element.cuh), with
+// parameters, statistics and parameter gradients fp32 (float*) whatever it is. The 16-bit
+// types compute in fp32 and round each result once. The backend registers one function per
+// op for the three (cuda/twins.h's by_dtype). Master weights, optimizer state, the gradient
+// norm and the decoding step's scores are fp32 only, so their members take no dtype.
 #pragma once
 
 #include <cstddef>
@@ -45,29 +46,19 @@ struct Kernels {
   void (*append_rows)(const char* values, char* cache, int64_t rows, size_t row_bytes,
                       size_t cache_row_bytes, size_t offset_bytes, Stream stream) = nullptr;
 
-  void (*linear_forward)(const float* x, const float* w, const float* b, float* y, int64_t n,
-                         int64_t in, int64_t out, Stream stream) = nullptr;
-  void (*linear_backward)(const float* dy, const float* x, const float* w, float* dx, float* dw,
-                          float* db, int64_t n, int64_t in, int64_t out, Stream stream) = nullptr;
-  // x, w (the weight's 16-bit compute copy) and y of one 16-bit type; the bias, dw and db fp32.
-  void (*linear_forward_16)(const uint16_t* x, const uint16_t* w, const float* b, uint16_t* y,
-                            int64_t n, int64_t in, int64_t out, DType half,
-                            Stream stream) = nullptr;
-  void (*linear_backward_16)(const uint16_t* dy, const uint16_t* x, const uint16_t* w,
-                             uint16_t* dx, float* dw, float* db, int64_t n, int64_t in,
-                             int64_t out, DType half, Stream stream) = nullptr;
+  // x, w (the weight, or its 16-bit compute copy), y, dy and dx of one dtype; b, dw and db fp32.
+  void (*linear_forward)(DType dtype, const void* x, const void* w, const float* b, void* y,
+                         int64_t n, int64_t in, int64_t out, Stream stream) = nullptr;
+  void (*linear_backward)(DType dtype, const void* dy, const void* x, const void* w, void* dx,
+                          float* dw, float* db, int64_t n, int64_t in, int64_t out,
+                          Stream stream) = nullptr;
 
-  void (*add)(const float* a, const float* b, float* out, int64_t n, Stream stream) = nullptr;
-  void (*add_into)(const float* x, float* out, int64_t n, Stream stream) = nullptr;
-  void (*scale_in_place)(float* x, float s, int64_t n, Stream stream) = nullptr;
-  void (*multiply)(const float* a, const float* b, float* out, int64_t n, Stream stream) = nullptr;
-  void (*add_16)(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n, DType half,
-                 Stream stream) = nullptr;
-  void (*add_into_16)(const uint16_t* x, uint16_t* out, int64_t n, DType half,
-                      Stream stream) = nullptr;
-  void (*scale_in_place_16)(uint16_t* x, float s, int64_t n, DType half, Stream stream) = nullptr;
-  void (*multiply_16)(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n, DType half,
-                      Stream stream) = nullptr;
+  void (*add)(DType dtype, const void* a, const void* b, void* out, int64_t n,
+              Stream stream) = nullptr;
+  void (*add_into)(DType dtype, const void* x, void* out, int64_t n, Stream stream) = nullptr;
+  void (*scale_in_place)(DType dtype, void* x, float s, int64_t n, Stream stream) = nullptr;
+  void (*multiply)(DType dtype, const void* a, const void* b, void* out, int64_t n,
+                   Stream stream) = nullptr;
 
   // decay_mask null: every element decays (adamw_update), else bit i decides.
   void (*adamw_update)(float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
@@ -78,78 +69,47 @@ struct Kernels {
   // attention.h, its CPU twin's arguments with the mask's fields spelled out: key padding
   // (B, Tk) or null, causality and past, position bias (H, Tq, Tk) or null. The forward keeps
   // probs and/or log_sum_exp where not null; the backward reads probs, else log_sum_exp.
-  void (*attention_forward)(const AttentionShape& s, const float* q, const float* k,
-                            const float* v, const int32_t* key_mask, bool causal, int64_t past,
-                            const float* bias, float scale, float* out, float* probs,
+  // q, k, v, out, dout, dq, dk and dv are of `dtype`; the rest is fp32.
+  void (*attention_forward)(DType dtype, const AttentionShape& s, const void* q, const void* k,
+                            const void* v, const int32_t* key_mask, bool causal, int64_t past,
+                            const float* bias, float scale, void* out, float* probs,
                             float* log_sum_exp, const DropoutRange& dropout,
                             Stream stream) = nullptr;
-  void (*attention_backward)(const AttentionShape& s, const float* dout, const float* q,
-                             const float* k, const float* v, const float* probs,
+  void (*attention_backward)(DType dtype, const AttentionShape& s, const void* dout, const void* q,
+                             const void* k, const void* v, const float* probs,
                              const float* log_sum_exp, const int32_t* key_mask, bool causal,
                              int64_t past, const float* bias, float scale,
-                             const DropoutRange& dropout, float* dq, float* dk, float* dv,
+                             const DropoutRange& dropout, void* dq, void* dk, void* dv,
                              float* d_scores, Stream stream) = nullptr;
-  void (*attention_forward_16)(const AttentionShape& s, const uint16_t* q, const uint16_t* k,
-                               const uint16_t* v, const int32_t* key_mask, bool causal,
-                               int64_t past, const float* bias, float scale, uint16_t* out,
-                               float* probs, float* log_sum_exp, const DropoutRange& dropout,
-                               DType half, Stream stream) = nullptr;
-  void (*attention_backward_16)(const AttentionShape& s, const uint16_t* dout, const uint16_t* q,
-                                const uint16_t* k, const uint16_t* v, const float* probs,
-                                const float* log_sum_exp, const int32_t* key_mask, bool causal,
-                                int64_t past, const float* bias, float scale,
-                                const DropoutRange& dropout, uint16_t* dq, uint16_t* dk,
-                                uint16_t* dv, float* d_scores, DType half, Stream stream) = nullptr;
 
-  // embedding.h: ids are device memory, already checked against the table.
-  void (*embedding_forward)(const int32_t* ids, const float* table, float* out, int64_t n,
-                            int64_t dim, int64_t vocab, float scale, Stream stream) = nullptr;
-  void (*add_position_embeddings)(float* x, const float* positions, int64_t batch, int64_t len,
-                                  int64_t dim, int64_t first_row, Stream stream) = nullptr;
-  void (*embedding_backward)(const float* dout, const int32_t* ids, float* dtable, int64_t n,
-                             int64_t dim, float scale, int64_t padding_idx,
+  // embedding.h: ids are device memory, already checked against the table. The activations
+  // (out, x, dout, dx) are of `dtype`; the tables and their gradients fp32.
+  void (*embedding_forward)(DType dtype, const int32_t* ids, const float* table, void* out,
+                            int64_t n, int64_t dim, int64_t vocab, float scale,
+                            Stream stream) = nullptr;
+  void (*add_position_embeddings)(DType dtype, void* x, const float* positions, int64_t batch,
+                                  int64_t len, int64_t dim, int64_t first_row,
+                                  Stream stream) = nullptr;
+  void (*embedding_backward)(DType dtype, const void* dout, const int32_t* ids, float* dtable,
+                             int64_t n, int64_t dim, float scale, int64_t padding_idx,
                              Stream stream) = nullptr;
-  void (*position_embeddings_backward)(const float* dx, float* dpositions, int64_t batch,
-                                       int64_t len, int64_t dim, int64_t first_row,
+  void (*position_embeddings_backward)(DType dtype, const void* dx, float* dpositions,
+                                       int64_t batch, int64_t len, int64_t dim, int64_t first_row,
                                        Stream stream) = nullptr;
-  void (*embedding_forward_16)(const int32_t* ids, const float* table, uint16_t* out, int64_t n,
-                               int64_t dim, int64_t vocab, float scale, DType half,
-                               Stream stream) = nullptr;
-  void (*add_position_embeddings_16)(uint16_t* x, const float* positions, int64_t batch,
-                                     int64_t len, int64_t dim, int64_t first_row, DType half,
-                                     Stream stream) = nullptr;
-  void (*embedding_backward_16)(const uint16_t* dout, const int32_t* ids, float* dtable, int64_t n,
-                                int64_t dim, float scale, int64_t padding_idx, DType half,
-                                Stream stream) = nullptr;
-  void (*position_embeddings_backward_16)(const uint16_t* dx, float* dpositions, int64_t batch,
-                                          int64_t len, int64_t dim, int64_t first_row, DType half,
-                                          Stream stream) = nullptr;
 
   // cross_entropy.h. The host form returns the loss sum and writes *counted (host memory) once
   // the stream has them; the training form adds its share to total (one double on the device)
-  // and reads nothing back.
-  double (*cross_entropy_forward)(const float* logits, const int32_t* labels, float* losses,
-                                  int64_t n, int64_t vocab, float label_smoothing,
+  // and reads nothing back. The logits and dlogits are of `dtype`; the losses fp32.
+  double (*cross_entropy_forward)(DType dtype, const void* logits, const int32_t* labels,
+                                  float* losses, int64_t n, int64_t vocab, float label_smoothing,
                                   int64_t* counted, Stream stream) = nullptr;
-  void (*cross_entropy_forward_into)(const float* logits, const int32_t* labels, float* losses,
-                                     int64_t n, int64_t vocab, float label_smoothing,
-                                     double global_tokens, double accumulation_steps,
-                                     double* total, Stream stream) = nullptr;
-  void (*cross_entropy_backward)(const float* logits, const int32_t* labels, float* dlogits,
-                                 int64_t n, int64_t vocab, float label_smoothing,
+  void (*cross_entropy_forward_into)(DType dtype, const void* logits, const int32_t* labels,
+                                     float* losses, int64_t n, int64_t vocab, float label_smoothing,
+                                     double global_tokens, double accumulation_steps, double* total,
+                                     Stream stream) = nullptr;
+  void (*cross_entropy_backward)(DType dtype, const void* logits, const int32_t* labels,
+                                 void* dlogits, int64_t n, int64_t vocab, float label_smoothing,
                                  float loss_scale, Stream stream) = nullptr;
-  double (*cross_entropy_forward_16)(const uint16_t* logits, const int32_t* labels, float* losses,
-                                     int64_t n, int64_t vocab, float label_smoothing,
-                                     int64_t* counted, DType half, Stream stream) = nullptr;
-  void (*cross_entropy_forward_into_16)(const uint16_t* logits, const int32_t* labels,
-                                        float* losses, int64_t n, int64_t vocab,
-                                        float label_smoothing, double global_tokens,
-                                        double accumulation_steps, double* total, DType half,
-                                        Stream stream) = nullptr;
-  void (*cross_entropy_backward_16)(const uint16_t* logits, const int32_t* labels,
-                                    uint16_t* dlogits, int64_t n, int64_t vocab,
-                                    float label_smoothing, float loss_scale, DType half,
-                                    Stream stream) = nullptr;
 
   // token_ids.h: the first invalid position of ids (device memory), -1 when none.
   int64_t (*first_invalid_id)(const int32_t* ids, int64_t n, int64_t limit, bool has_allowed,
@@ -165,44 +125,25 @@ struct Kernels {
                                           Stream stream) = nullptr;
 
   // LayerNorm and RMSNorm: a block per row; the parameter gradients (+=) a thread per column.
-  void (*layernorm_forward)(const float* x, const float* weight, const float* bias, float* y,
-                            float* mean, float* rstd, int64_t rows, int64_t cols, float eps,
-                            Stream stream) = nullptr;
-  void (*layernorm_backward)(const float* dy, const float* x, const float* weight,
-                             const float* mean, const float* rstd, float* dx, float* dweight,
+  // x, y, dy and dx are of `dtype`; the parameters, statistics and their gradients fp32.
+  void (*layernorm_forward)(DType dtype, const void* x, const float* weight, const float* bias,
+                            void* y, float* mean, float* rstd, int64_t rows, int64_t cols,
+                            float eps, Stream stream) = nullptr;
+  void (*layernorm_backward)(DType dtype, const void* dy, const void* x, const float* weight,
+                             const float* mean, const float* rstd, void* dx, float* dweight,
                              float* dbias, int64_t rows, int64_t cols, Stream stream) = nullptr;
-  void (*layernorm_forward_16)(const uint16_t* x, const float* weight, const float* bias,
-                               uint16_t* y, float* mean, float* rstd, int64_t rows, int64_t cols,
-                               float eps, DType half, Stream stream) = nullptr;
-  void (*layernorm_backward_16)(const uint16_t* dy, const uint16_t* x, const float* weight,
-                                const float* mean, const float* rstd, uint16_t* dx,
-                                float* dweight, float* dbias, int64_t rows, int64_t cols,
-                                DType half, Stream stream) = nullptr;
-  void (*rms_norm_forward)(const float* x, const float* weight, float* y, float* rstd,
+  void (*rms_norm_forward)(DType dtype, const void* x, const float* weight, void* y, float* rstd,
                            int64_t rows, int64_t cols, float eps, Stream stream) = nullptr;
-  void (*rms_norm_backward)(const float* dy, const float* x, const float* weight,
-                            const float* rstd, float* dx, float* dweight, int64_t rows,
-                            int64_t cols, Stream stream) = nullptr;
-  void (*rms_norm_forward_16)(const uint16_t* x, const float* weight, uint16_t* y, float* rstd,
-                              int64_t rows, int64_t cols, float eps, DType half,
-                              Stream stream) = nullptr;
-  void (*rms_norm_backward_16)(const uint16_t* dy, const uint16_t* x, const float* weight,
-                               const float* rstd, uint16_t* dx, float* dweight, int64_t rows,
-                               int64_t cols, DType half, Stream stream) = nullptr;
-  void (*activation_forward)(Activation kind, const float* x, float* y, int64_t n,
+  void (*rms_norm_backward)(DType dtype, const void* dy, const void* x, const float* weight,
+                            const float* rstd, void* dx, float* dweight, int64_t rows, int64_t cols,
+                            Stream stream) = nullptr;
+  void (*activation_forward)(DType dtype, Activation kind, const void* x, void* y, int64_t n,
                              Stream stream) = nullptr;
-  void (*activation_backward)(Activation kind, const float* x, const float* dy, float* dx,
+  void (*activation_backward)(DType dtype, Activation kind, const void* x, const void* dy, void* dx,
                               int64_t n, Stream stream) = nullptr;
-  void (*activation_forward_16)(Activation kind, const uint16_t* x, uint16_t* y, int64_t n,
-                                DType half, Stream stream) = nullptr;
-  void (*activation_backward_16)(Activation kind, const uint16_t* x, const uint16_t* dy,
-                                 uint16_t* dx, int64_t n, DType half, Stream stream) = nullptr;
   // Dropout's flat elements first.. of (seed, stream_id), as cpu::dropout.
-  void (*dropout)(const float* x, float* y, int64_t n, uint64_t threshold, float scale,
+  void (*dropout)(DType dtype, const void* x, void* y, int64_t n, uint64_t threshold, float scale,
                   uint64_t seed, uint64_t stream_id, uint64_t first, Stream stream) = nullptr;
-  void (*dropout_16)(const uint16_t* x, uint16_t* y, int64_t n, uint64_t threshold, float scale,
-                     uint64_t seed, uint64_t stream_id, uint64_t first, DType half,
-                     Stream stream) = nullptr;
   // fp32 to and from bf16 (bf16) or fp16, convert_math.h's bits.
   void (*convert_to_16)(const float* src, uint16_t* dst, int64_t n, bool bf16,
                         Stream stream) = nullptr;

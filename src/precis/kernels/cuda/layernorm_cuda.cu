@@ -28,32 +28,11 @@ void layernorm_backward(const T* dy, const T* x, const float* weight, const floa
                 x, weight, mean, rstd, dx, cols);
 }
 
-void layernorm_forward_16(const uint16_t* x, const float* weight, const float* bias, uint16_t* y,
-                          float* mean, float* rstd, int64_t rows, int64_t cols, float eps, DType t,
-                          Stream s) {
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    layernorm_forward(as<T>(x), weight, bias, as<T>(y), mean, rstd, rows, cols, eps, s);
-  });
-}
-
-void layernorm_backward_16(const uint16_t* dy, const uint16_t* x, const float* weight,
-                           const float* mean, const float* rstd, uint16_t* dx, float* dweight,
-                           float* dbias, int64_t rows, int64_t cols, DType t, Stream s) {
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    layernorm_backward(as<T>(dy), as<T>(x), weight, mean, rstd, as<T>(dx), dweight, dbias, rows,
-                       cols, s);
-  });
-}
-
 }  // namespace
 
 void add_layernorm_twins(Kernels& k) {
-  k.layernorm_forward = layernorm_forward<float>;
-  k.layernorm_backward = layernorm_backward<float>;
-  k.layernorm_forward_16 = layernorm_forward_16;
-  k.layernorm_backward_16 = layernorm_backward_16;
+  k.layernorm_forward = PRECIS_BY_DTYPE(layernorm_forward);
+  k.layernorm_backward = PRECIS_BY_DTYPE(layernorm_backward);
 }
 
 }  // namespace precis::cuda

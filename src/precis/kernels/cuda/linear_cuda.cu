@@ -41,23 +41,11 @@ void linear_forward(const float* x, const float* w, const float* b, float* y, in
        DType::F32, out);
 }
 
-void linear_backward(const float* dy, const float* x, const float* w, float* dx, float* dw,
-                     float* db, int64_t n, int64_t in, int64_t out, Stream s) {
-  // dxᵀ (in, n) = wᵀ (in, out: w as stored) · dyᵀ (out, n)
-  if (dx)
-    gemm(s, in, n, out, 1.0f, {w, DType::F32, in, false}, {dy, DType::F32, out, false}, 0.0f, dx,
-         DType::F32, in);
-  // dwᵀ (in, out) += xᵀ (in, n) · dy (n, out: dyᵀ as stored, transposed)
-  if (dw)
-    gemm(s, in, out, n, 1.0f, {x, DType::F32, in, false}, {dy, DType::F32, out, true}, 1.0f, dw,
-         DType::F32, in);
-  if (db)
-    PRECIS_LAUNCH(bias_grad_kernel<float>, dim3{grid_stride_blocks(out)}, dim3{kThreads}, s, dy, db,
-                  n, out);
-}
-
-void linear_forward_16(const uint16_t* x, const uint16_t* w, const float* b, uint16_t* y, int64_t n,
-                       int64_t in, int64_t out, DType t, Stream s) {
+// The 16-bit forward: x, w and y of T, the bias fp32.
+template <class T>
+void linear_forward_16(const T* x, const T* w, const float* b, T* y, int64_t n, int64_t in,
+                       int64_t out, Stream s) {
+  constexpr DType t = dtype_of<T>();
   if (!b) {  // the GEMM rounds y once
     gemm(s, out, n, in, 1.0f, {w, t, in, true}, {x, t, in, false}, 0.0f, y, t, out);
     return;
@@ -71,36 +59,33 @@ void linear_forward_16(const uint16_t* x, const uint16_t* w, const float* b, uin
     // accᵀ (out, count) = w · x's rows first.. ᵀ, in fp32
     gemm(s, out, count, in, 1.0f, {w, t, in, true}, {x + first * in, t, in, false}, 0.0f, acc,
          DType::F32, out);
-    with_16_bit(t, [&](auto e) {
-      using T = decltype(e);
-      PRECIS_LAUNCH(bias_round_kernel<T>, dim3{grid_stride_blocks(count * out)}, dim3{kThreads}, s,
-                    acc, b, as<T>(y + first * out), count, out);
-    });
+    PRECIS_LAUNCH(bias_round_kernel<T>, dim3{grid_stride_blocks(count * out)}, dim3{kThreads}, s,
+                  acc, b, y + first * out, count, out);
   }
 }
 
-void linear_backward_16(const uint16_t* dy, const uint16_t* x, const uint16_t* w, uint16_t* dx,
-                        float* dw, float* db, int64_t n, int64_t in, int64_t out, DType t,
-                        Stream s) {
-  // As the fp32 backward: dx rounded once to t, dw (fp32) += with beta 1.
+// dy, x, w and dx of T, in fp32 or 16-bit alike: dx rounded once to T, dw (the fp32 master
+// gradient) += with beta 1.
+template <class T>
+void linear_backward(const T* dy, const T* x, const T* w, T* dx, float* dw, float* db, int64_t n,
+                     int64_t in, int64_t out, Stream s) {
+  constexpr DType t = dtype_of<T>();
+  // dxᵀ (in, n) = wᵀ (in, out: w as stored) · dyᵀ (out, n)
   if (dx) gemm(s, in, n, out, 1.0f, {w, t, in, false}, {dy, t, out, false}, 0.0f, dx, t, in);
+  // dwᵀ (in, out) += xᵀ (in, n) · dy (n, out: dyᵀ as stored, transposed)
   if (dw)
     gemm(s, in, out, n, 1.0f, {x, t, in, false}, {dy, t, out, true}, 1.0f, dw, DType::F32, in);
   if (db)
-    with_16_bit(t, [&](auto e) {
-      using T = decltype(e);
-      PRECIS_LAUNCH(bias_grad_kernel<T>, dim3{grid_stride_blocks(out)}, dim3{kThreads}, s,
-                    as<T>(dy), db, n, out);
-    });
+    PRECIS_LAUNCH(bias_grad_kernel<T>, dim3{grid_stride_blocks(out)}, dim3{kThreads}, s, dy, db, n,
+                  out);
 }
 
 }  // namespace
 
 void add_linear_twins(Kernels& k) {
-  k.linear_forward = linear_forward;
-  k.linear_backward = linear_backward;
-  k.linear_forward_16 = linear_forward_16;
-  k.linear_backward_16 = linear_backward_16;
+  // fp32 adds the bias before its GEMM, 16-bit after it (see the top of this file)
+  k.linear_forward = by_dtype<linear_forward, linear_forward_16<bf16>, linear_forward_16<f16>>;
+  k.linear_backward = PRECIS_BY_DTYPE(linear_backward);
 }
 
 }  // namespace precis::cuda

@@ -27,30 +27,11 @@ void rms_norm_backward(const T* dy, const T* x, const float* weight, const float
                 x, weight, rstd, dx, cols);
 }
 
-void rms_norm_forward_16(const uint16_t* x, const float* weight, uint16_t* y, float* rstd,
-                         int64_t rows, int64_t cols, float eps, DType t, Stream s) {
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    rms_norm_forward(as<T>(x), weight, as<T>(y), rstd, rows, cols, eps, s);
-  });
-}
-
-void rms_norm_backward_16(const uint16_t* dy, const uint16_t* x, const float* weight,
-                          const float* rstd, uint16_t* dx, float* dweight, int64_t rows,
-                          int64_t cols, DType t, Stream s) {
-  with_16_bit(t, [&](auto e) {
-    using T = decltype(e);
-    rms_norm_backward(as<T>(dy), as<T>(x), weight, rstd, as<T>(dx), dweight, rows, cols, s);
-  });
-}
-
 }  // namespace
 
 void add_rms_norm_twins(Kernels& k) {
-  k.rms_norm_forward = rms_norm_forward<float>;
-  k.rms_norm_backward = rms_norm_backward<float>;
-  k.rms_norm_forward_16 = rms_norm_forward_16;
-  k.rms_norm_backward_16 = rms_norm_backward_16;
+  k.rms_norm_forward = PRECIS_BY_DTYPE(rms_norm_forward);
+  k.rms_norm_backward = PRECIS_BY_DTYPE(rms_norm_backward);
 }
 
 }  // namespace precis::cuda
