@@ -66,25 +66,39 @@ RefVec attention_reference(const AttentionCase& c, const RefVec& q, const RefVec
 
 class AttentionKernel : public KernelTest {
  protected:
-  void check(const AttentionCase& c, uint32_t seed) {
+  // The case's masks, on the backend under test.
+  AttentionMask mask_of(const AttentionCase& c, const std::vector<float>& bias) {
+    AttentionMask mask;
+    if (!c.key_padding.empty()) mask.key_padding = on_device(c.key_padding, {c.batch, c.k_len});
+    mask.causal = c.causal;
+    mask.past = c.past;
+    if (c.position_bias) mask.position_bias = on_device(bias, {c.heads, c.q_len, c.k_len});
+    return mask;
+  }
+  // The (H, Tq, Tk) bias repeated for each batch row, as the reference takes it.
+  static RefVec bias_per_row_of(const AttentionCase& c, const std::vector<float>& bias) {
+    RefVec per_row;
+    for (int64_t b = 0; b < c.batch && c.position_bias; ++b)
+      per_row.insert(per_row.end(), bias.begin(), bias.end());
+    return per_row;
+  }
+
+  // The forward and backward against the reference; with `inference`, the forward alone as
+  // inference calls it (nothing saved for a backward).
+  void check(const AttentionCase& c, uint32_t seed, bool inference = false) {
     const int64_t d = c.heads * c.head_dim, B = c.batch, H = c.heads, Tq = c.q_len, Tk = c.k_len;
     const auto [q, k, v, G, bias] = AttentionInputs(c, seed);
     const float scale = float(1.0 / std::sqrt(double(c.head_dim)));
-    AttentionMask mask;
-    if (!c.key_padding.empty()) mask.key_padding = on_device(c.key_padding, {B, Tk});
-    mask.causal = c.causal;
-    mask.past = c.past;
-    if (c.position_bias) mask.position_bias = on_device(bias, {H, Tq, Tk});
-    RefVec bias_per_row;  // the (H, Tq, Tk) bias repeated for each batch row
-    for (int64_t b = 0; b < B && c.position_bias; ++b)
-      bias_per_row.insert(bias_per_row.end(), bias.begin(), bias.end());
+    const AttentionMask mask = mask_of(c, bias);
+    const RefVec bias_per_row = bias_per_row_of(c, bias);
 
     Tensor qt = on_device(q, {B, Tq, d}), kt = on_device(k, {B, Tk, d}), vt = on_device(v, {B, Tk, d});
-    Tensor out = filled({B, Tq, d}), probs = filled({B, H, Tq, Tk});
+    Tensor out = filled({B, Tq, d}, 5.0f), probs = inference ? Tensor{} : filled({B, H, Tq, Tk});
     attention_forward(qt, kt, vt, H, scale, mask, out, probs, c.dropout);
     const RefVec qd = to_double(q), kd = to_double(k), vd = to_double(v), g = to_double(G);
     expect_near_reference(to_host(out), attention_reference(c, qd, kd, vd, scale, bias_per_row),
-                          "forward");
+                          inference ? "inference forward" : "forward");
+    if (inference) return;
     // probs are the softmax before dropout: every row sums to one.
     std::vector<float> p = to_host(probs);
     for (int64_t r = 0; r < B * H * Tq; ++r) {
@@ -117,28 +131,6 @@ class AttentionKernel : public KernelTest {
           to_host(d_scores),
           finite_difference_gradient([&](const RefVec& x) { return loss(qd, kd, vd, x); }, bias_per_row),
           "d_scores (=)");
-  }
-
-  // The forward as inference calls it: nothing saved for a backward.
-  void check_inference(const AttentionCase& c, uint32_t seed) {
-    const int64_t d = c.heads * c.head_dim, B = c.batch, H = c.heads, Tq = c.q_len, Tk = c.k_len;
-    const auto [q, k, v, G, bias] = AttentionInputs(c, seed);
-    const float scale = float(1.0 / std::sqrt(double(c.head_dim)));
-    AttentionMask mask;
-    if (!c.key_padding.empty()) mask.key_padding = on_device(c.key_padding, {B, Tk});
-    mask.causal = c.causal;
-    mask.past = c.past;
-    if (c.position_bias) mask.position_bias = on_device(bias, {H, Tq, Tk});
-    RefVec bias_per_row;
-    for (int64_t b = 0; b < B && c.position_bias; ++b)
-      bias_per_row.insert(bias_per_row.end(), bias.begin(), bias.end());
-    Tensor out = filled({B, Tq, d}, 5.0f);
-    attention_forward(on_device(q, {B, Tq, d}), on_device(k, {B, Tk, d}), on_device(v, {B, Tk, d}),
-                      H, scale, mask, out, Tensor{});
-    expect_near_reference(to_host(out),
-                          attention_reference(c, to_double(q), to_double(k), to_double(v), scale,
-                                              bias_per_row),
-                          "inference forward");
   }
 };
 
@@ -197,18 +189,18 @@ TEST_P(AttentionKernel, SeveralTilesOfQueriesAndKeys) {
 // double reference for 1, 4, 8 and 9 queries, heads of 64 (a whole number of vectors) and of
 // 70 and 5 (not), with every kind of mask.
 TEST_P(AttentionKernel, InferenceForwardOfFewQueries) {
-  check_inference({.batch = 3, .heads = 2, .q_len = 1, .k_len = 9, .head_dim = 64, .causal = true,
+  check({.batch = 3, .heads = 2, .q_len = 1, .k_len = 9, .head_dim = 64, .causal = true,
                    .past = 8},
-                  30);
-  check_inference({.batch = 2, .heads = 3, .q_len = 4, .k_len = 13, .head_dim = 70,
+                  30, /*inference=*/true);
+  check({.batch = 2, .heads = 3, .q_len = 4, .k_len = 13, .head_dim = 70,
                    .key_padding = keys_visible_except(26, {3, 12, 25})},
-                  31);
-  check_inference({.batch = 1, .heads = 2, .q_len = 8, .k_len = 11, .head_dim = 5, .causal = true,
+                  31, /*inference=*/true);
+  check({.batch = 1, .heads = 2, .q_len = 8, .k_len = 11, .head_dim = 5, .causal = true,
                    .past = 3, .position_bias = true},
-                  32);
-  check_inference({.batch = 2, .heads = 1, .q_len = 9, .k_len = 12, .head_dim = 16,
+                  32, /*inference=*/true);
+  check({.batch = 2, .heads = 1, .q_len = 9, .k_len = 12, .head_dim = 16,
                    .key_padding = keys_visible_except(24, {0, 23}), .causal = true, .past = 3},
-                  33);
+                  33, /*inference=*/true);
 }
 
 TEST_P(AttentionKernel, ProbsKeepTheSoftmaxBeforeDropout) {
