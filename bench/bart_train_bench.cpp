@@ -70,9 +70,7 @@ int main(int argc, char** argv) {
       op_profile_phase("backward");
       bart_backward(c, model.params, batch, acts, dropout, 0.0f, float(1.0 / double(ce.counted)), grads.params, scratch);
       op_profile_phase("optimizer");
-      train::clip_grad_norm(c, grads.params, 1.0);
-      optimizer.step(model.params, grads.params, 1e-5);
-      train::zero_grads(c, grads.params);
+      optimizer.clipped_step(model.params, grads.params, 1e-5, 1.0);  // as the trainer steps
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (i > 0) seconds.push_back(s);
       if (i == 0) op_profile_reset();  // the warm-up step is not timed

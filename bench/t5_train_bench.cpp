@@ -104,9 +104,7 @@ int main(int argc, char** argv) {
                   grads.params, scratch);
       const double forward_backward = seconds_since(start);
       auto update = Clock::now();
-      train::clip_grad_norm(c, grads.params, 1.0);
-      optimizer.step(model.params, grads.params, 1e-5);
-      train::zero_grads(c, grads.params);
+      optimizer.clipped_step(model.params, grads.params, 1e-5, 1.0);  // as the trainer steps
       const double optimizer_s = seconds_since(update);
       nlohmann::json out = {{"seconds", seconds_since(start)},
                             {"forward_backward_s", forward_backward},

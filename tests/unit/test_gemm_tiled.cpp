@@ -25,10 +25,10 @@ struct Product {
 // Large products (every thread count's tiles on the blocked path), odd edges among them, and
 // small ones (the fixed grid): 77 x 9 corner tiles, k under 32, one row.
 const Product kProducts[] = {
-    {false, true, 333, 777, 555, 0.0f},  {true, false, 333, 777, 555, 1.0f},
-    {false, false, 333, 777, 555, 0.0f}, {true, true, 200, 1000, 130, 1.0f},
-    {false, true, 1000, 64, 300, 0.0f},  {false, false, 130, 130, 130, 0.0f},
-    {true, false, 333, 777, 20, 1.0f},   {false, true, 1, 3000, 700, 0.0f},
+    {false, true, 333, 777, 555, 0.0f},   {true, false, 333, 777, 555, 1.0f},
+    {false, false, 333, 777, 555, 0.0f},  {true, true, 200, 1000, 130, 1.0f},
+    {false, true, 1000, 64, 300, 0.0f},   {false, false, 130, 130, 130, 0.0f},
+    {true, false, 333, 777, 20, 1.0f},    {false, true, 1, 3000, 700, 0.0f},
     {false, false, 300, 1100, 100, 0.0f},
 };
 
@@ -52,8 +52,8 @@ std::vector<float> product_at(const Product& p, const Operands& o, int threads) 
   const int before = omp_get_max_threads();
   omp_set_num_threads(threads);
   std::vector<float> c = o.c;
-  precis::cpu::gemm_tiled(p.trans_a, p.trans_b, p.m, p.n, p.k, 1.0f, o.a.data(), o.lda,
-                          o.b.data(), o.ldb, p.beta, c.data(), p.n);
+  precis::cpu::gemm_tiled(p.trans_a, p.trans_b, p.m, p.n, p.k, 1.0f, o.a.data(), o.lda, o.b.data(),
+                          o.ldb, p.beta, c.data(), p.n);
   omp_set_num_threads(before);
   return c;
 }
@@ -63,9 +63,9 @@ TEST(GemmTiled, SameBitsForAnyThreadCount) {
     Operands o(p, uint32_t(p.m * 7 + p.n));
     const std::vector<float> one = product_at(p, o, 1);
     for (int threads : {2, 3, 4, 5, 8, 16, 32, 64}) {
-      SCOPED_TRACE(testing::Message() << p.m << "x" << p.n << "x" << p.k << " trans " << p.trans_a
-                                      << p.trans_b << " beta " << p.beta << ", " << threads
-                                      << " threads");
+      SCOPED_TRACE(testing::Message()
+                   << p.m << "x" << p.n << "x" << p.k << " trans " << p.trans_a << p.trans_b
+                   << " beta " << p.beta << ", " << threads << " threads");
       EXPECT_TRUE(product_at(p, o, threads) == one);
     }
   }

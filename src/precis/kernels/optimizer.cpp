@@ -55,8 +55,8 @@ void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_a
 
 void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
                          const Tensor& exp_avg_sq, const Tensor& decay_mask, double lr,
-                         double beta1, double beta2, double eps, double weight_decay,
-                         int64_t step, const GradientRead& read) {
+                         double beta1, double beta2, double eps, double weight_decay, int64_t step,
+                         const GradientRead& read) {
   check_same_count(params, grads, exp_avg, exp_avg_sq);
   const int64_t n = params.numel();
   check(decay_mask.numel() == (n + 31) / 32, "adamw: decay mask " + decay_mask.describe() +
@@ -72,7 +72,8 @@ void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor
                                       reinterpret_cast<const uint32_t*>(decay_mask.i32()), n,
                                       scalars, read.zero_after);
     case DeviceKind::CUDA:
-      cuda::twin(&cuda::Kernels::adamw_update, "adamw", d)(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(),
+      cuda::twin(&cuda::Kernels::adamw_update, "adamw", d)(
+          params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(),
           reinterpret_cast<const uint32_t*>(decay_mask.i32()), n, scalars, op_stream(d));
       if (read.zero_after) zero(grads);  // on the GPU the update is not memory-bound enough to fuse
       return;

@@ -51,6 +51,19 @@ void AdamW<Config>::step(Params& params, Params& grads, double lr, const Gradien
 }
 
 template <class Config>
+double AdamW<Config>::clipped_step(Params& params, Params& grads, double lr, double max_norm,
+                                   bool skip_if_not_finite) {
+  const double norm = global_grad_norm(config_, grads);
+  if (skip_if_not_finite && !std::isfinite(norm)) {
+    zero_grads(config_, grads);
+    return norm;
+  }
+  step(params, grads, lr, {clip_scale(norm, max_norm), /*zero_after=*/true});
+  zero_buffer_grads(config_, grads);
+  return norm;
+}
+
+template <class Config>
 void AdamW<Config>::save(const std::filesystem::path& file) const {
   Params m = exp_avg_, v = exp_avg_sq_;
   save_adamw_state(file, config_, m, v, step_);
@@ -125,15 +138,15 @@ void zero_grads(const Config& c, ParamsOf<Config>& grads) {
   zero_buffer_grads(c, grads);
 }
 
-#define PRECIS_INSTANTIATE(Config)                                                                    \
-  template class AdamW<Config>;                                                                     \
-  template void save_adamw_state<Config>(const std::filesystem::path&, const Config&, ParamsOf<Config>&, \
-                                         ParamsOf<Config>&, int64_t);                               \
-  template int64_t load_adamw_state<Config>(const std::filesystem::path&, const Config&, ParamsOf<Config>&, \
-                                            ParamsOf<Config>&);                                     \
-  template double clip_grad_norm<Config>(const Config&, ParamsOf<Config>&, double);                 \
-  template double global_grad_norm<Config>(const Config&, ParamsOf<Config>&);               \
-  template void zero_grads<Config>(const Config&, ParamsOf<Config>&);                         \
+#define PRECIS_INSTANTIATE(Config)                                                       \
+  template class AdamW<Config>;                                                          \
+  template void save_adamw_state<Config>(const std::filesystem::path&, const Config&,    \
+                                         ParamsOf<Config>&, ParamsOf<Config>&, int64_t); \
+  template int64_t load_adamw_state<Config>(const std::filesystem::path&, const Config&, \
+                                            ParamsOf<Config>&, ParamsOf<Config>&);       \
+  template double clip_grad_norm<Config>(const Config&, ParamsOf<Config>&, double);      \
+  template double global_grad_norm<Config>(const Config&, ParamsOf<Config>&);            \
+  template void zero_grads<Config>(const Config&, ParamsOf<Config>&);                    \
   template void zero_buffer_grads<Config>(const Config&, ParamsOf<Config>&);
 PRECIS_INSTANTIATE(BartConfig)
 PRECIS_INSTANTIATE(T5Config)

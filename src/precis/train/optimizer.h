@@ -25,6 +25,13 @@ class AdamW {
   // One update with learning rate `lr` (the schedule's value for this step), reading the
   // gradient as `read` says (clipped on the way in, zeroed after: kernels/optimizer.h).
   void step(Params& params, Params& grads, double lr, const GradientRead& read = {});
+
+  // clip_grad_norm_(max_norm), step() and zero_grad() as Seq2SeqTrainer runs them, in two
+  // passes over the gradient: its norm, then the update reading it scaled by clipping and
+  // leaving it zero. Returns the norm before clipping. With skip_if_not_finite (fp16's
+  // GradScaler) an inf or NaN norm skips the update; the gradient is zeroed either way.
+  double clipped_step(Params& params, Params& grads, double lr, double max_norm,
+                      bool skip_if_not_finite = false);
   int64_t steps_taken() const { return step_; }
   size_t state_bytes() const { return arena_.capacity(); }
 

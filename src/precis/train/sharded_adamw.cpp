@@ -37,9 +37,9 @@ double ShardedAdamW<Config>::step(Params& params, Params& grads, double lr, doub
   comm_.all_reduce(std::span<double>(&sum, 1), dist::ReduceOp::Sum);
   const double norm = std::sqrt(sum);
   // Clipping's scale applied as AdamW reads the segment (the same float product).
-  adamw_update_masked(p_segment, g_segment, exp_avg_, exp_avg_sq_, decay_mask_, lr,
-                      settings_.beta1, settings_.beta2, settings_.epsilon, settings_.weight_decay,
-                      step_, {clip_scale(norm, max_grad_norm)});
+  adamw_update_masked(p_segment, g_segment, exp_avg_, exp_avg_sq_, decay_mask_, lr, settings_.beta1,
+                      settings_.beta2, settings_.epsilon, settings_.weight_decay, step_,
+                      {clip_scale(norm, max_grad_norm)});
   comm_.all_gather(p, segments_, current_stream());
   return norm;
 }

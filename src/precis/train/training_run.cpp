@@ -114,18 +114,9 @@ OptimizerStepResult TrainingRun<Model>::optimizer_step(double lr,
     if (grad_sync) result.exposed_allreduce_s = grad_sync->finish();
     // GradScaler.unscale_ before clipping; the norm then tells an inf or NaN anywhere.
     if (scaler) scale_in_place(dist::flat_tensor(model.config, grads), scaler->inverse_scale());
-    // clip_grad_norm_, the step and zero_grad in two passes over the gradient: the norm, then
-    // AdamW reading it scaled and leaving it zero.
-    result.grad_norm = global_grad_norm(model.config, grads);
-    const bool finite = std::isfinite(result.grad_norm);
-    if (finite || !scaler) {
-      optimizer->step(model.params, grads, lr,
-                      {clip_scale(result.grad_norm, args.max_grad_norm), /*zero_after=*/true});
-      zero_buffer_grads(model.config, grads);
-    } else {
-      zero_grads(model.config, grads);
-    }
-    if (scaler) scaler->update(finite);
+    result.grad_norm = optimizer->clipped_step(model.params, grads, lr, args.max_grad_norm,
+                                               /*skip_if_not_finite=*/scaler.has_value());
+    if (scaler) scaler->update(std::isfinite(result.grad_norm));
   }
   refresh_compute();
   return result;

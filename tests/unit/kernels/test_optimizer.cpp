@@ -6,11 +6,10 @@
 #include <random>
 #include <vector>
 
+#include "kernel_test.h"
 #include "precis/dist/flat_parameters.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/optimizer.h"
-
-#include "kernel_test.h"
 
 using namespace precis;
 using namespace precis::testing;

@@ -58,7 +58,8 @@ TilePlan blocked_grid(int64_t m, int64_t n, int64_t k, int threads) {
       const int64_t last_rows = m - (m - 1) / plan.row_edge * plan.row_edge;
       const int64_t last_cols = n - (n - 1) / plan.col_edge * plan.col_edge;
       if (!on_blocked_path(last_rows, last_cols, k)) continue;
-      if (std::min(plan.row_edge, plan.col_edge) > std::min(best.row_edge, best.col_edge)) best = plan;
+      if (std::min(plan.row_edge, plan.col_edge) > std::min(best.row_edge, best.col_edge))
+        best = plan;
     }
     if (best.row_edge) return best;
   }
@@ -74,8 +75,8 @@ TilePlan blocked_grid(int64_t m, int64_t n, int64_t k, int threads) {
 void gemm_tiled(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
                 const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                 int64_t ldc) {
-  const TilePlan plan = on_blocked_path(m, n, k) ? blocked_grid(m, n, k, omp_get_max_threads())
-                                                 : fixed_grid(m, n);
+  const TilePlan plan =
+      on_blocked_path(m, n, k) ? blocked_grid(m, n, k, omp_get_max_threads()) : fixed_grid(m, n);
   const int64_t row_tiles = (m + plan.row_edge - 1) / plan.row_edge;
   const int64_t col_tiles = (n + plan.col_edge - 1) / plan.col_edge;
 #pragma omp parallel for collapse(2) schedule(static)
