@@ -16,7 +16,7 @@
 
 namespace {
 
-struct Product {
+struct TiledProduct {
   bool trans_a, trans_b;
   int64_t m, n, k;
   float beta;
@@ -24,7 +24,7 @@ struct Product {
 
 // Large products (every thread count's tiles on the blocked path), odd edges among them, and
 // small ones (the fixed grid): 77 x 9 corner tiles, k under 32, one row.
-const Product kProducts[] = {
+const TiledProduct kProducts[] = {
     {false, true, 333, 777, 555, 0.0f},   {true, false, 333, 777, 555, 1.0f},
     {false, false, 333, 777, 555, 0.0f},  {true, true, 200, 1000, 130, 1.0f},
     {false, true, 1000, 64, 300, 0.0f},   {false, false, 130, 130, 130, 0.0f},
@@ -32,10 +32,10 @@ const Product kProducts[] = {
     {false, false, 300, 1100, 100, 0.0f},
 };
 
-struct Operands {
+struct TiledOperands {
   std::vector<float> a, b, c;
   int64_t lda, ldb;
-  Operands(const Product& p, uint32_t seed) {
+  TiledOperands(const TiledProduct& p, uint32_t seed) {
     std::mt19937 gen(seed);
     std::normal_distribution<float> normal;
     a.resize(size_t(p.m * p.k));
@@ -48,7 +48,7 @@ struct Operands {
   }
 };
 
-std::vector<float> product_at(const Product& p, const Operands& o, int threads) {
+std::vector<float> product_at(const TiledProduct& p, const TiledOperands& o, int threads) {
   const int before = omp_get_max_threads();
   omp_set_num_threads(threads);
   std::vector<float> c = o.c;
@@ -59,8 +59,8 @@ std::vector<float> product_at(const Product& p, const Operands& o, int threads) 
 }
 
 TEST(GemmTiled, SameBitsForAnyThreadCount) {
-  for (const Product& p : kProducts) {
-    Operands o(p, uint32_t(p.m * 7 + p.n));
+  for (const TiledProduct& p : kProducts) {
+    TiledOperands o(p, uint32_t(p.m * 7 + p.n));
     const std::vector<float> one = product_at(p, o, 1);
     for (int threads : {2, 3, 4, 5, 8, 16, 32, 64}) {
       SCOPED_TRACE(testing::Message()
@@ -72,8 +72,8 @@ TEST(GemmTiled, SameBitsForAnyThreadCount) {
 }
 
 TEST(GemmTiled, EqualsTheProductInDouble) {
-  for (const Product& p : kProducts) {
-    Operands o(p, 11);
+  for (const TiledProduct& p : kProducts) {
+    TiledOperands o(p, 11);
     const std::vector<float> c = product_at(p, o, 3);
     for (int64_t i = 0; i < p.m; i += 7)
       for (int64_t j = 0; j < p.n; j += 5) {
