@@ -1,5 +1,10 @@
 #include "precis/serve/server.h"
 
+// cpp-httplib listens with a backlog of 5 unless told otherwise: a burst of new connections
+// past that (64 clients, each reconnecting after httplib's 5 requests per keep-alive
+// connection) can be reset before the server accepts it. This file is the only one
+// that includes httplib.h, so the setting holds in unity builds too.
+#define CPPHTTPLIB_LISTEN_BACKLOG 1024
 #include <httplib.h>
 
 #include <chrono>
