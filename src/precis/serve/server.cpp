@@ -72,6 +72,9 @@ InferenceServer::InferenceServer(const Summarizer& summarizer, PageContent page,
   http_->set_read_timeout(options_.read_timeout_s, 0);
   http_->set_write_timeout(options_.read_timeout_s, 0);
   http_->set_keep_alive_timeout(options_.keep_alive_timeout_s);
+  // httplib closes a keep-alive connection after 5 requests by default; clients would reconnect
+  // every 5 requests (nginx keeps 1000).
+  http_->set_keep_alive_max_count(1000);
   routes();
 }
 
