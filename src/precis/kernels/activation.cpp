@@ -2,9 +2,7 @@
 
 #include "precis/core/enum_names.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 
 namespace precis {
 
@@ -40,32 +38,25 @@ std::string activation_name(Activation a) {
 void activation_forward(Activation kind, const Tensor& x, const Tensor& y) {
   check(x.shape == y.shape && x.dtype == y.dtype,
         "activation: input " + x.describe() + " vs output " + y.describe());
-  OpTimer op_timer("activation");
-  const Device d = op_device("activation", {&x, &y});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::activation_forward(kind, x.f32(), y.f32(), x.numel());
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::activation_forward, "activation", d)(
-          x.dtype, kind, x.ptr, y.ptr, x.numel(), op_stream(d));
-  }
-  no_backend("activation", d);
+  return dispatch_op(
+      "activation", {&x, &y},
+      [&] { return cpu::activation_forward(kind, x.f32(), y.f32(), x.numel()); },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::activation_forward, x.dtype, kind, x.ptr, y.ptr, x.numel());
+      });
 }
 
 void activation_backward(Activation kind, const Tensor& x, const Tensor& dy, const Tensor& dx) {
   check(x.shape == dy.shape && dx.shape == x.shape && dy.dtype == x.dtype && dx.dtype == x.dtype,
         "activation backward: input " + x.describe() + ", dy " + dy.describe() + ", dx " +
             dx.describe());
-  OpTimer op_timer("activation backward");
-  const Device d = op_device("activation backward", {&x, &dy, &dx});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::activation_backward(kind, x.f32(), dy.f32(), dx.f32(), x.numel());
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::activation_backward, "activation backward", d)(
-          x.dtype, kind, x.ptr, dy.ptr, dx.ptr, x.numel(), op_stream(d));
-  }
-  no_backend("activation backward", d);
+  return dispatch_op(
+      "activation backward", {&x, &dy, &dx},
+      [&] { return cpu::activation_backward(kind, x.f32(), dy.f32(), dx.f32(), x.numel()); },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::activation_backward, x.dtype, kind, x.ptr, dy.ptr, dx.ptr,
+                       x.numel());
+      });
 }
 
 }  // namespace precis

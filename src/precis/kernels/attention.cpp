@@ -3,9 +3,7 @@
 #include <string>
 
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 
 namespace precis {
 
@@ -62,7 +60,8 @@ void check_mask(const AttentionMask& mask, const AttentionShape& s, const Tensor
   if (mask.position_bias.ptr)
     check(mask.position_bias.shape == Shape({s.heads, s.q_len, s.k_len}),
           "attention: position bias " + mask.position_bias.describe() + " for " +
-              std::to_string(s.heads) + " heads, queries " + q.describe() + ", keys " + k.describe());
+              std::to_string(s.heads) + " heads, queries " + q.describe() + ", keys " +
+              k.describe());
 }
 
 void check_saved(const AttentionSaved& saved, const AttentionShape& s, const char* op) {
@@ -90,22 +89,21 @@ void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_
   check_mask(mask, s, q, k, "attention");
   if (q.numel() == 0) return;
   // Q K^T and P V over every (query, key) pair: causal masking skips work the count includes.
-  OpTimer op_timer("attention", 4.0 * double(s.batch * s.heads) * double(s.q_len) *
-                                    double(s.k_len) * double(s.head_dim));
-  const Device d = op_device("attention", {&q, &k, &v, &mask.key_padding, &mask.position_bias,
-                                           &out, &saved.probs, &saved.log_sum_exp});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::attention_forward(s, q.f32(), k.f32(), v.f32(), mask_view(mask), scale, out.f32(),
-                                    f32_or_null(saved.probs), f32_or_null(saved.log_sum_exp),
-                                    dropout_range(dropout, s));
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::attention_forward, "attention", d)(
-          q.dtype, s, q.ptr, k.ptr, v.ptr, i32_or_null(mask.key_padding), mask.causal, mask.past,
-          f32_or_null(mask.position_bias), scale, out.ptr, f32_or_null(saved.probs),
-          f32_or_null(saved.log_sum_exp), dropout_range(dropout, s), op_stream(d));
-  }
-  no_backend("attention", d);
+  return dispatch_op(
+      {"attention",
+       4.0 * double(s.batch * s.heads) * double(s.q_len) * double(s.k_len) * double(s.head_dim)},
+      {&q, &k, &v, &mask.key_padding, &mask.position_bias, &out, &saved.probs, &saved.log_sum_exp},
+      [&] {
+        return cpu::attention_forward(s, q.f32(), k.f32(), v.f32(), mask_view(mask), scale,
+                                      out.f32(), f32_or_null(saved.probs),
+                                      f32_or_null(saved.log_sum_exp), dropout_range(dropout, s));
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::attention_forward, q.dtype, s, q.ptr, k.ptr, v.ptr,
+                       i32_or_null(mask.key_padding), mask.causal, mask.past,
+                       f32_or_null(mask.position_bias), scale, out.ptr, f32_or_null(saved.probs),
+                       f32_or_null(saved.log_sum_exp), dropout_range(dropout, s));
+      });
 }
 
 void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v,
@@ -126,25 +124,24 @@ void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, co
           "attention backward: d_scores " + d_scores.describe());
   if (q.numel() == 0) return;
   // dV = P^T dO, dP = dO V^T, dQ = dS K, dK = dS^T Q.
-  OpTimer op_timer("attention backward", 8.0 * double(s.batch * s.heads) * double(s.q_len) *
-                                             double(s.k_len) * double(s.head_dim));
-  const Device d = op_device("attention backward",
-                             {&dout, &q, &k, &v, &saved.probs, &saved.log_sum_exp,
-                              &mask.key_padding, &mask.position_bias, &dq, &dk, &dv, &d_scores});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::attention_backward(s, dout.f32(), q.f32(), k.f32(), v.f32(),
-                                     f32_or_null(saved.probs), f32_or_null(saved.log_sum_exp),
-                                     mask_view(mask), scale, dropout_range(dropout, s), dq.f32(),
-                                     dk.f32(), dv.f32(), f32_or_null(d_scores));
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::attention_backward, "attention backward", d)(
-          q.dtype, s, dout.ptr, q.ptr, k.ptr, v.ptr, f32_or_null(saved.probs),
-          f32_or_null(saved.log_sum_exp), i32_or_null(mask.key_padding), mask.causal, mask.past,
-          f32_or_null(mask.position_bias), scale, dropout_range(dropout, s), dq.ptr, dk.ptr, dv.ptr,
-          f32_or_null(d_scores), op_stream(d));
-  }
-  no_backend("attention backward", d);
+  return dispatch_op(
+      {"attention backward",
+       8.0 * double(s.batch * s.heads) * double(s.q_len) * double(s.k_len) * double(s.head_dim)},
+      {&dout, &q, &k, &v, &saved.probs, &saved.log_sum_exp, &mask.key_padding, &mask.position_bias,
+       &dq, &dk, &dv, &d_scores},
+      [&] {
+        return cpu::attention_backward(s, dout.f32(), q.f32(), k.f32(), v.f32(),
+                                       f32_or_null(saved.probs), f32_or_null(saved.log_sum_exp),
+                                       mask_view(mask), scale, dropout_range(dropout, s), dq.f32(),
+                                       dk.f32(), dv.f32(), f32_or_null(d_scores));
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::attention_backward, q.dtype, s, dout.ptr, q.ptr, k.ptr,
+                       v.ptr, f32_or_null(saved.probs), f32_or_null(saved.log_sum_exp),
+                       i32_or_null(mask.key_padding), mask.causal, mask.past,
+                       f32_or_null(mask.position_bias), scale, dropout_range(dropout, s), dq.ptr,
+                       dk.ptr, dv.ptr, f32_or_null(d_scores));
+      });
 }
 
 }  // namespace precis

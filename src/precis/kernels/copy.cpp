@@ -3,9 +3,7 @@
 #include <string>
 
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 
 namespace precis {
 
@@ -18,8 +16,8 @@ void copy(const Tensor& src, const Tensor& dst) {
   // Host <-> GPU and GPU <-> GPU: in the order of the GPU side's stream (the source's when
   // both are GPUs); a copy to the host returns once the host holds the data.
   const Device gpu = src.device.is_cpu() ? dst.device : src.device;
-  return cuda::twin(&cuda::Kernels::copy, "copy", gpu)(src.ptr, dst.ptr, src.nbytes(),
-                                                       dst.device.is_cpu(), op_stream(gpu));
+  CudaOp{"copy", gpu}.run(&cuda::Kernels::copy, src.ptr, dst.ptr, src.nbytes(),
+                          dst.device.is_cpu());
 }
 
 void gather_rows(const Tensor& src, std::span<const int32_t> rows, const Tensor& dst) {
@@ -31,21 +29,18 @@ void gather_rows(const Tensor& src, std::span<const int32_t> rows, const Tensor&
   for (int32_t r : rows)
     check(r >= 0 && r < src.size(0),
           "gather_rows: source row " + std::to_string(r) + " outside " + src.describe());
-  OpTimer op_timer("gather_rows");
-  const Device d = op_device("gather_rows", {&src, &dst});
   const size_t element = dtype_size(src.dtype);
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::gather_rows(static_cast<const char*>(src.ptr),
-                              rows.empty() ? nullptr : rows.data(), static_cast<char*>(dst.ptr),
-                              dst.size(0), size_t(src.size(1) * src.size(2)) * element,
-                              size_t(dst.size(1) * dst.size(2)) * element);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::gather_rows, "gather_rows", d)(static_cast<const char*>(src.ptr), rows.empty() ? nullptr : rows.data(),
-          static_cast<char*>(dst.ptr), dst.size(0), size_t(src.size(1) * src.size(2)) * element,
-          size_t(dst.size(1) * dst.size(2)) * element, op_stream(d));
-  }
-  no_backend("gather_rows", d);
+  const auto* from = static_cast<const char*>(src.ptr);
+  const int32_t* order = rows.empty() ? nullptr : rows.data();
+  auto* to = static_cast<char*>(dst.ptr);
+  const size_t src_row = size_t(src.size(1) * src.size(2)) * element;
+  const size_t dst_row = size_t(dst.size(1) * dst.size(2)) * element;
+  dispatch_op(
+      "gather_rows", {&src, &dst},
+      [&] { cpu::gather_rows(from, order, to, dst.size(0), src_row, dst_row); },
+      [&](const CudaOp& gpu) {
+        gpu.run(&cuda::Kernels::gather_rows, from, order, to, dst.size(0), src_row, dst_row);
+      });
 }
 
 void append_rows(const Tensor& values, int64_t position, const Tensor& cache) {
@@ -54,20 +49,16 @@ void append_rows(const Tensor& values, int64_t position, const Tensor& cache) {
             position < cache.size(1),
         "append_rows: " + values.describe() + " at position " + std::to_string(position) + " of " +
             cache.describe());
-  OpTimer op_timer("append_rows");
-  const Device d = op_device("append_rows", {&values, &cache});
-  const size_t element = dtype_size(values.dtype);
-  const size_t row = size_t(values.size(1)) * element;
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::append_rows(static_cast<const char*>(values.ptr), static_cast<char*>(cache.ptr),
-                              cache.size(0), row, size_t(cache.size(1)) * row,
-                              size_t(position) * row);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::append_rows, "append_rows", d)(static_cast<const char*>(values.ptr), static_cast<char*>(cache.ptr), cache.size(0),
-          row, size_t(cache.size(1)) * row, size_t(position) * row, op_stream(d));
-  }
-  no_backend("append_rows", d);
+  const size_t row = size_t(values.size(1)) * dtype_size(values.dtype);
+  const auto* from = static_cast<const char*>(values.ptr);
+  auto* to = static_cast<char*>(cache.ptr);
+  const size_t stride = size_t(cache.size(1)) * row, offset = size_t(position) * row;
+  dispatch_op(
+      "append_rows", {&values, &cache},
+      [&] { cpu::append_rows(from, to, cache.size(0), row, stride, offset); },
+      [&](const CudaOp& gpu) {
+        gpu.run(&cuda::Kernels::append_rows, from, to, cache.size(0), row, stride, offset);
+      });
 }
 
 }  // namespace precis

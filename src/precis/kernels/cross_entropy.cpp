@@ -1,9 +1,7 @@
 #include "precis/kernels/cross_entropy.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 #include "precis/kernels/token_ids.h"
 
 namespace precis {
@@ -31,52 +29,43 @@ CrossEntropyResult cross_entropy_forward(const Tensor& logits, const Tensor& lab
         "cross entropy: logits " + logits.describe() + ", labels " + labels.describe());
   check_losses(logits, losses);
   check_labels(labels, vocab);
-  OpTimer op_timer("cross entropy");
-  const Device d = op_device("cross entropy", {&logits, &labels, &losses});
-  switch (d.kind) {
-    case DeviceKind::CPU: {
-      CrossEntropyResult r;
-      r.loss_sum = cpu::cross_entropy_forward(logits.f32(), labels.i32(), losses.f32(), n, vocab,
-                                              label_smoothing, &r.counted);
-      return r;
-    }
-    case DeviceKind::CUDA: {
-      CrossEntropyResult r;
-      r.loss_sum = cuda::twin(&cuda::Kernels::cross_entropy_forward, "cross entropy", d)(
-          logits.dtype, logits.ptr, labels.i32(), losses.f32(), n, vocab, label_smoothing,
-          &r.counted, op_stream(d));
-      return r;
-    }
-  }
-  no_backend("cross entropy", d);
+  CrossEntropyResult r;
+  r.loss_sum = dispatch_op(
+      "cross entropy", {&logits, &labels, &losses},
+      [&] {
+        return cpu::cross_entropy_forward(logits.f32(), labels.i32(), losses.f32(), n, vocab,
+                                          label_smoothing, &r.counted);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::cross_entropy_forward, logits.dtype, logits.ptr,
+                       labels.i32(), losses.f32(), n, vocab, label_smoothing, &r.counted);
+      });
+  return r;
 }
 
 void cross_entropy_forward_into(const Tensor& logits, const Tensor& labels, const Tensor& losses,
                                 float label_smoothing, double global_tokens,
                                 double accumulation_steps, const Tensor& total) {
   int64_t vocab = logits.shape[-1], n = logits.numel() / vocab;
-  check(labels.numel() == n && losses.numel() == n && total.numel() == 1 &&
-            total.dtype == DType::F64,
-        "cross entropy: logits " + logits.describe() + ", labels " + labels.describe() +
-            ", total " + total.describe() + " (one F64)");
+  check(
+      labels.numel() == n && losses.numel() == n && total.numel() == 1 && total.dtype == DType::F64,
+      "cross entropy: logits " + logits.describe() + ", labels " + labels.describe() + ", total " +
+          total.describe() + " (one F64)");
   check_losses(logits, losses);
   check_labels(labels, vocab);
-  OpTimer op_timer("cross entropy");
-  const Device d = op_device("cross entropy", {&logits, &labels, &losses, &total});
-  switch (d.kind) {
-    case DeviceKind::CPU: {
-      int64_t counted = 0;
-      const double sum = cpu::cross_entropy_forward(logits.f32(), labels.i32(), losses.f32(), n,
-                                                    vocab, label_smoothing, &counted);
-      total.data<double>()[0] += sum / global_tokens / accumulation_steps;
-      return;
-    }
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::cross_entropy_forward_into, "cross entropy", d)(
-          logits.dtype, logits.ptr, labels.i32(), losses.f32(), n, vocab, label_smoothing,
-          global_tokens, accumulation_steps, total.data<double>(), op_stream(d));
-  }
-  no_backend("cross entropy", d);
+  dispatch_op(
+      "cross entropy", {&logits, &labels, &losses, &total},
+      [&] {
+        int64_t counted = 0;
+        const double sum = cpu::cross_entropy_forward(logits.f32(), labels.i32(), losses.f32(), n,
+                                                      vocab, label_smoothing, &counted);
+        total.data<double>()[0] += sum / global_tokens / accumulation_steps;
+      },
+      [&](const CudaOp& gpu) {
+        gpu.run(&cuda::Kernels::cross_entropy_forward_into, logits.dtype, logits.ptr, labels.i32(),
+                losses.f32(), n, vocab, label_smoothing, global_tokens, accumulation_steps,
+                total.data<double>());
+      });
 }
 
 void cross_entropy_backward(const Tensor& logits, const Tensor& labels, float label_smoothing,
@@ -86,18 +75,16 @@ void cross_entropy_backward(const Tensor& logits, const Tensor& labels, float la
         "cross entropy backward: logits " + logits.describe() + ", labels " + labels.describe() +
             ", dlogits " + dlogits.describe());
   check_labels(labels, vocab);
-  OpTimer op_timer("cross entropy backward");
-  const Device d = op_device("cross entropy backward", {&logits, &labels, &dlogits});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::cross_entropy_backward(logits.f32(), labels.i32(), dlogits.f32(), n, vocab,
-                                         label_smoothing, loss_scale);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::cross_entropy_backward, "cross entropy backward", d)(
-          logits.dtype, logits.ptr, labels.i32(), dlogits.ptr, n, vocab, label_smoothing,
-          loss_scale, op_stream(d));
-  }
-  no_backend("cross entropy backward", d);
+  return dispatch_op(
+      "cross entropy backward", {&logits, &labels, &dlogits},
+      [&] {
+        return cpu::cross_entropy_backward(logits.f32(), labels.i32(), dlogits.f32(), n, vocab,
+                                           label_smoothing, loss_scale);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::cross_entropy_backward, logits.dtype, logits.ptr,
+                       labels.i32(), dlogits.ptr, n, vocab, label_smoothing, loss_scale);
+      });
 }
 
 }  // namespace precis

@@ -3,9 +3,7 @@
 #include <string>
 
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 
 namespace precis {
 
@@ -28,20 +26,18 @@ void next_token_scores(const Tensor& scores, const Tensor& history, int64_t leng
   const bool beam = beam_scores.ptr != nullptr;
   check(!beam || (beam_scores.dtype == DType::F32 && beam_scores.numel() == scores.size(0)),
         "next_token_scores: beam scores " + beam_scores.describe() + " for " + scores.describe());
-  OpTimer op_timer("next_token_scores");
-  const Device d = beam ? op_device("next_token_scores", {&scores, &history, &beam_scores})
-                        : op_device("next_token_scores", {&scores, &history});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::next_token_scores(scores.f32(), scores.size(0), scores.size(1), history.i32(),
-                                    history.size(1), length, processing,
-                                    beam ? beam_scores.f32() : nullptr);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::next_token_scores, "next_token_scores", d)(
-          scores.f32(), scores.size(0), scores.size(1), history.i32(), history.size(1), length,
-          processing, beam ? beam_scores.f32() : nullptr, op_stream(d));
-  }
-  no_backend("next_token_scores", d);
+  float* beams = beam ? beam_scores.f32() : nullptr;
+  // Without beams, beam_scores has no memory and does not count toward the device.
+  dispatch_op(
+      "next_token_scores", {&scores, &history, &beam_scores},
+      [&] {
+        cpu::next_token_scores(scores.f32(), scores.size(0), scores.size(1), history.i32(),
+                               history.size(1), length, processing, beams);
+      },
+      [&](const CudaOp& gpu) {
+        gpu.run(&cuda::Kernels::next_token_scores, scores.f32(), scores.size(0), scores.size(1),
+                history.i32(), history.size(1), length, processing, beams);
+      });
 }
 
 void choose_tokens(const Tensor& scores, const LogitsWarping* sampling,
@@ -49,19 +45,16 @@ void choose_tokens(const Tensor& scores, const LogitsWarping* sampling,
   check_scores("choose_tokens", scores);
   check(tokens.dtype == DType::I32 && tokens.numel() == scores.size(0),
         "choose_tokens: tokens " + tokens.describe() + " for scores " + scores.describe());
-  OpTimer op_timer("choose_tokens");
-  const Device d = op_device("choose_tokens", {&scores, &tokens});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::choose_tokens(scores.f32(), scores.size(0), scores.size(1), sampling,
-                                generator, tokens.i32());
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::choose_tokens, "choose_tokens", d)(
-          scores.f32(), scores.size(0), scores.size(1), sampling, generator.seed(), counter,
-          tokens.i32(),
-          op_stream(d));
-  }
-  no_backend("choose_tokens", d);
+  return dispatch_op(
+      "choose_tokens", {&scores, &tokens},
+      [&] {
+        return cpu::choose_tokens(scores.f32(), scores.size(0), scores.size(1), sampling, generator,
+                                  tokens.i32());
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::choose_tokens, scores.f32(), scores.size(0), scores.size(1),
+                       sampling, generator.seed(), counter, tokens.i32());
+      });
 }
 
 void top_candidates(const Tensor& scores, int64_t group, int64_t n, const Tensor& values,
@@ -75,18 +68,16 @@ void top_candidates(const Tensor& scores, int64_t group, int64_t n, const Tensor
             indices.numel() == inputs * n,
         "top_candidates: values " + values.describe() + " and indices " + indices.describe() +
             " for " + std::to_string(inputs) + " x " + std::to_string(n));
-  OpTimer op_timer("top_candidates");
-  const Device d = op_device("top_candidates", {&scores, &values, &indices});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::top_candidates(scores.f32(), inputs, group * scores.size(1), n, values.f32(),
-                                 indices.i32());
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::top_candidates, "top_candidates", d)(
-          scores.f32(), inputs, group * scores.size(1), n, values.f32(), indices.i32(),
-          op_stream(d));
-  }
-  no_backend("top_candidates", d);
+  return dispatch_op(
+      "top_candidates", {&scores, &values, &indices},
+      [&] {
+        return cpu::top_candidates(scores.f32(), inputs, group * scores.size(1), n, values.f32(),
+                                   indices.i32());
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::top_candidates, scores.f32(), inputs, group * scores.size(1),
+                       n, values.f32(), indices.i32());
+      });
 }
 
 }  // namespace precis

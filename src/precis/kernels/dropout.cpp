@@ -4,9 +4,7 @@
 
 #include "precis/kernels/copy.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 
 namespace precis {
 
@@ -23,18 +21,14 @@ void apply_dropout(const Tensor& x, const DropoutSpec& d, const Tensor& y, const
   }
   float scale = d.p >= 1 ? 0.0f : 1.0f / float(1.0 - double(d.p));
   const uint64_t first = d.rows ? d.first_row * (uint64_t(x.numel()) / d.rows) : 0;
-  OpTimer op_timer(what);
-  const Device device = op_device(what, {&x, &y});
-  switch (device.kind) {
-    case DeviceKind::CPU:
-      return cpu::dropout(x.f32(), y.f32(), x.numel(), dropout_threshold(d.p), scale, d.seed,
-                          d.stream, first);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::dropout, what, device)(
-          x.dtype, x.ptr, y.ptr, x.numel(), dropout_threshold(d.p), scale, d.seed, d.stream, first,
-          op_stream(device));
-  }
-  no_backend(what, device);
+  const uint64_t threshold = dropout_threshold(d.p);
+  dispatch_op(
+      what, {&x, &y},
+      [&] { cpu::dropout(x.f32(), y.f32(), x.numel(), threshold, scale, d.seed, d.stream, first); },
+      [&](const CudaOp& gpu) {
+        gpu.run(&cuda::Kernels::dropout, x.dtype, x.ptr, y.ptr, x.numel(), threshold, scale, d.seed,
+                d.stream, first);
+      });
 }
 
 }  // namespace

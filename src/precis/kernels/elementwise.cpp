@@ -1,9 +1,7 @@
 #include "precis/kernels/elementwise.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 
 namespace precis {
 
@@ -18,16 +16,9 @@ void binary_elementwise(const char* op, const char* symbol,
             out.dtype == a.dtype,
         std::string(op) + ": " + a.describe() + " " + symbol + " " + b.describe() + " -> " +
             out.describe());
-  OpTimer op_timer(op);
-  const Device d = op_device(op, {&a, &b, &out});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu_kernel(a.f32(), b.f32(), out.f32(), a.numel());
-    case DeviceKind::CUDA:
-      return cuda::twin(cuda_kernel, op, d)(a.dtype, a.ptr, b.ptr, out.ptr, a.numel(),
-                                            op_stream(d));
-  }
-  no_backend(op, d);
+  dispatch_op(
+      op, {&a, &b, &out}, [&] { cpu_kernel(a.f32(), b.f32(), out.f32(), a.numel()); },
+      [&](const CudaOp& gpu) { gpu.run(cuda_kernel, a.dtype, a.ptr, b.ptr, out.ptr, a.numel()); });
 }
 
 }  // namespace
@@ -39,29 +30,19 @@ void add(const Tensor& a, const Tensor& b, const Tensor& out) {
 void add_into(const Tensor& x, const Tensor& out) {
   check(x.numel() == out.numel() && x.dtype == out.dtype,
         "add_into: " + x.describe() + " into " + out.describe());
-  OpTimer op_timer("add_into");
-  const Device d = op_device("add_into", {&x, &out});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::add_into(x.f32(), out.f32(), x.numel());
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::add_into, "add_into", d)(x.dtype, x.ptr, out.ptr, x.numel(),
-                                                                 op_stream(d));
-  }
-  no_backend("add_into", d);
+  return dispatch_op(
+      "add_into", {&x, &out}, [&] { return cpu::add_into(x.f32(), out.f32(), x.numel()); },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::add_into, x.dtype, x.ptr, out.ptr, x.numel());
+      });
 }
 
 void scale_in_place(const Tensor& x, float s) {
-  OpTimer op_timer("scale_in_place");
-  const Device d = op_device("scale_in_place", {&x});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::scale_in_place(x.f32(), s, x.numel());
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::scale_in_place, "scale_in_place", d)(
-          x.dtype, x.ptr, s, x.numel(), op_stream(d));
-  }
-  no_backend("scale_in_place", d);
+  return dispatch_op(
+      "scale_in_place", {&x}, [&] { return cpu::scale_in_place(x.f32(), s, x.numel()); },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::scale_in_place, x.dtype, x.ptr, s, x.numel());
+      });
 }
 
 void multiply(const Tensor& a, const Tensor& b, const Tensor& out) {

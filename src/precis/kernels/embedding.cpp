@@ -1,9 +1,7 @@
 #include "precis/kernels/embedding.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 #include "precis/kernels/token_ids.h"
 
 namespace precis {
@@ -31,17 +29,16 @@ void embedding_forward(const Tensor& ids, const Tensor& table, float scale, cons
         "embedding: table " + table.describe() + ", out " + out.describe() +
             " (the table is F32, out F32, BF16 or F16)");
   check_token_ids(ids, vocab);
-  OpTimer op_timer("embedding");
-  const Device d = op_device("embedding", {&ids, &table, &out});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::embedding_forward(ids.i32(), table.f32(), out.f32(), ids.numel(), dim, vocab,
-                                    scale);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::embedding_forward, "embedding", d)(
-          out.dtype, ids.i32(), table.f32(), out.ptr, ids.numel(), dim, vocab, scale, op_stream(d));
-  }
-  no_backend("embedding", d);
+  return dispatch_op(
+      "embedding", {&ids, &table, &out},
+      [&] {
+        return cpu::embedding_forward(ids.i32(), table.f32(), out.f32(), ids.numel(), dim, vocab,
+                                      scale);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::embedding_forward, out.dtype, ids.i32(), table.f32(),
+                       out.ptr, ids.numel(), dim, vocab, scale);
+      });
 }
 
 void add_position_embeddings(const Tensor& x, const Tensor& positions, int64_t first_row) {
@@ -53,18 +50,16 @@ void add_position_embeddings(const Tensor& x, const Tensor& positions, int64_t f
   check(first_row + x.size(1) <= positions.size(0),
         "sequence of " + std::to_string(x.size(1)) + " tokens is longer than the " +
             std::to_string(positions.size(0) - first_row) + " positions the model has");
-  OpTimer op_timer("position embeddings");
-  const Device d = op_device("position embeddings", {&x, &positions});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::add_position_embeddings(x.f32(), positions.f32(), x.size(0), x.size(1), x.size(2),
-                                          first_row);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::add_position_embeddings, "position embeddings", d)(
-          x.dtype, x.ptr, positions.f32(), x.size(0), x.size(1), x.size(2), first_row,
-          op_stream(d));
-  }
-  no_backend("position embeddings", d);
+  return dispatch_op(
+      "position embeddings", {&x, &positions},
+      [&] {
+        return cpu::add_position_embeddings(x.f32(), positions.f32(), x.size(0), x.size(1),
+                                            x.size(2), first_row);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::add_position_embeddings, x.dtype, x.ptr, positions.f32(),
+                       x.size(0), x.size(1), x.size(2), first_row);
+      });
 }
 
 void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int64_t padding_idx,
@@ -77,18 +72,16 @@ void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int6
         "embedding backward: dout " + dout.describe() + ", dtable " + dtable.describe() +
             " (dtable is F32, dout F32, BF16 or F16)");
   check_token_ids(ids, vocab);
-  OpTimer op_timer("embedding backward");
-  const Device d = op_device("embedding backward", {&dout, &ids, &dtable});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::embedding_backward(dout.f32(), ids.i32(), dtable.f32(), ids.numel(), dim, scale,
-                                     padding_idx);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::embedding_backward, "embedding backward", d)(
-          dout.dtype, dout.ptr, ids.i32(), dtable.f32(), ids.numel(), dim, scale, padding_idx,
-          op_stream(d));
-  }
-  no_backend("embedding backward", d);
+  return dispatch_op(
+      "embedding backward", {&dout, &ids, &dtable},
+      [&] {
+        return cpu::embedding_backward(dout.f32(), ids.i32(), dtable.f32(), ids.numel(), dim, scale,
+                                       padding_idx);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::embedding_backward, dout.dtype, dout.ptr, ids.i32(),
+                       dtable.f32(), ids.numel(), dim, scale, padding_idx);
+      });
 }
 
 void position_embeddings_backward(const Tensor& dx, int64_t first_row, const Tensor& dpositions) {
@@ -100,19 +93,16 @@ void position_embeddings_backward(const Tensor& dx, int64_t first_row, const Ten
   check(first_row >= 0 && first_row + dx.size(1) <= dpositions.size(0),
         "positions backward: rows " + std::to_string(first_row) + ".." +
             std::to_string(first_row + dx.size(1)) + " outside the table " + dpositions.describe());
-  OpTimer op_timer("position embeddings backward");
-  const Device d = op_device("position embeddings backward", {&dx, &dpositions});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::position_embeddings_backward(dx.f32(), dpositions.f32(), dx.size(0), dx.size(1),
-                                               dx.size(2), first_row);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::position_embeddings_backward,
-                        "position embeddings backward", d)(
-          dx.dtype, dx.ptr, dpositions.f32(), dx.size(0), dx.size(1), dx.size(2), first_row,
-          op_stream(d));
-  }
-  no_backend("position embeddings backward", d);
+  return dispatch_op(
+      "position embeddings backward", {&dx, &dpositions},
+      [&] {
+        return cpu::position_embeddings_backward(dx.f32(), dpositions.f32(), dx.size(0), dx.size(1),
+                                                 dx.size(2), first_row);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::position_embeddings_backward, dx.dtype, dx.ptr,
+                       dpositions.f32(), dx.size(0), dx.size(1), dx.size(2), first_row);
+      });
 }
 
 }  // namespace precis

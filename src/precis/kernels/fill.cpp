@@ -1,48 +1,31 @@
 #include "precis/kernels/fill.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 
 namespace precis {
 
 void zero(const Tensor& x) {
-  OpTimer op_timer("zero");
-  const Device d = op_device("zero", {&x});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::zero(x.ptr, x.nbytes());
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::zero, "zero", d)(x.ptr, x.nbytes(), op_stream(d));
-  }
-  no_backend("zero", d);
+  return dispatch_op(
+      "zero", {&x}, [&] { return cpu::zero(x.ptr, x.nbytes()); },
+      [&](const CudaOp& gpu) { return gpu.run(&cuda::Kernels::zero, x.ptr, x.nbytes()); });
 }
 
 void fill(const Tensor& x, float value) {
-  OpTimer op_timer("fill");
-  const Device d = op_device("fill", {&x});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::fill(x.f32(), x.numel(), value);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::fill, "fill", d)(x.f32(), x.numel(), value, op_stream(d));
-  }
-  no_backend("fill", d);
+  return dispatch_op(
+      "fill", {&x}, [&] { return cpu::fill(x.f32(), x.numel(), value); },
+      [&](const CudaOp& gpu) { return gpu.run(&cuda::Kernels::fill, x.f32(), x.numel(), value); });
 }
 
 void fill_normal(const Tensor& x, double std, uint64_t seed, uint64_t stream, int64_t first) {
   check(first >= 0 && first <= x.numel(),
         "fill_normal: first element " + std::to_string(first) + " outside " + x.describe());
-  OpTimer op_timer("fill_normal");
-  const Device d = op_device("fill_normal", {&x});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::fill_normal(x.f32(), first, x.numel(), std, seed, stream);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::fill_normal, "fill_normal", d)(x.f32(), first, x.numel(), std, seed, stream, op_stream(d));
-  }
-  no_backend("fill_normal", d);
+  return dispatch_op(
+      "fill_normal", {&x},
+      [&] { return cpu::fill_normal(x.f32(), first, x.numel(), std, seed, stream); },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::fill_normal, x.f32(), first, x.numel(), std, seed, stream);
+      });
 }
 
 }  // namespace precis

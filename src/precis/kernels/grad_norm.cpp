@@ -1,22 +1,16 @@
 #include "precis/kernels/grad_norm.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 
 namespace precis {
 
 double sum_of_squares(const Tensor& x) {
-  OpTimer op_timer("sum_of_squares");
-  const Device d = op_device("sum_of_squares", {&x});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::sum_of_squares(x.f32(), x.numel());
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::sum_of_squares, "sum_of_squares", d)(x.f32(), x.numel(), op_stream(d));
-  }
-  no_backend("sum_of_squares", d);
+  return dispatch_op(
+      "sum_of_squares", {&x}, [&] { return cpu::sum_of_squares(x.f32(), x.numel()); },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::sum_of_squares, x.f32(), x.numel());
+      });
 }
 
 }  // namespace precis

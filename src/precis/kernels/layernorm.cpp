@@ -1,9 +1,7 @@
 #include "precis/kernels/layernorm.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 
 namespace precis {
 
@@ -18,18 +16,16 @@ void layernorm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias
         "layernorm: x and y of one dtype, the parameters and statistics F32: x " + x.describe() +
             ", y " + y.describe() + ", weight " + weight.describe() + ", bias " + bias.describe() +
             ", mean " + mean.describe() + ", rstd " + rstd.describe());
-  OpTimer op_timer("layernorm");
-  const Device d = op_device("layernorm", {&x, &weight, &bias, &y, &mean, &rstd});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::layernorm_forward(x.f32(), weight.f32(), bias.f32(), y.f32(), mean.f32(),
-                                    rstd.f32(), rows, cols, eps);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::layernorm_forward, "layernorm", d)(
-          x.dtype, x.ptr, weight.f32(), bias.f32(), y.ptr, mean.f32(), rstd.f32(), rows, cols, eps,
-          op_stream(d));
-  }
-  no_backend("layernorm", d);
+  return dispatch_op(
+      "layernorm", {&x, &weight, &bias, &y, &mean, &rstd},
+      [&] {
+        return cpu::layernorm_forward(x.f32(), weight.f32(), bias.f32(), y.f32(), mean.f32(),
+                                      rstd.f32(), rows, cols, eps);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::layernorm_forward, x.dtype, x.ptr, weight.f32(), bias.f32(),
+                       y.ptr, mean.f32(), rstd.f32(), rows, cols, eps);
+      });
 }
 
 void layernorm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& mean,
@@ -48,19 +44,16 @@ void layernorm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight,
             ", x " + x.describe() + ", dx " + dx.describe() + ", weight " + weight.describe() +
             ", mean " + mean.describe() + ", rstd " + rstd.describe() + ", dweight " +
             dweight.describe() + ", dbias " + dbias.describe());
-  OpTimer op_timer("layernorm backward");
-  const Device d =
-      op_device("layernorm backward", {&dy, &x, &weight, &mean, &rstd, &dx, &dweight, &dbias});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::layernorm_backward(dy.f32(), x.f32(), weight.f32(), mean.f32(), rstd.f32(),
-                                     dx.f32(), dweight.f32(), dbias.f32(), rows, cols);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::layernorm_backward, "layernorm backward", d)(
-          x.dtype, dy.ptr, x.ptr, weight.f32(), mean.f32(), rstd.f32(), dx.ptr, dweight.f32(),
-          dbias.f32(), rows, cols, op_stream(d));
-  }
-  no_backend("layernorm backward", d);
+  return dispatch_op(
+      "layernorm backward", {&dy, &x, &weight, &mean, &rstd, &dx, &dweight, &dbias},
+      [&] {
+        return cpu::layernorm_backward(dy.f32(), x.f32(), weight.f32(), mean.f32(), rstd.f32(),
+                                       dx.f32(), dweight.f32(), dbias.f32(), rows, cols);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::layernorm_backward, x.dtype, dy.ptr, x.ptr, weight.f32(),
+                       mean.f32(), rstd.f32(), dx.ptr, dweight.f32(), dbias.f32(), rows, cols);
+      });
 }
 
 }  // namespace precis

@@ -1,9 +1,7 @@
 #include "precis/kernels/linear.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 
 namespace precis {
 
@@ -17,18 +15,16 @@ void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, c
             (bias.ptr == nullptr || bias.dtype == DType::F32),
         "linear: x " + x.describe() + ", weight " + weight.describe() + ", bias " +
             bias.describe() + ", y " + y.describe() + " (x, weight and y of one dtype, bias F32)");
-  OpTimer op_timer("linear", 2.0 * double(x.numel() / in) * double(in) * double(out));
-  const Device d = op_device("linear", {&x, &weight, &bias, &y});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::linear_forward(x.f32(), weight.f32(), bias.ptr ? bias.f32() : nullptr, y.f32(),
-                                 x.numel() / in, in, out);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::linear_forward, "linear", d)(
-          x.dtype, x.ptr, weight.ptr, bias.ptr ? bias.f32() : nullptr, y.ptr, x.numel() / in, in,
-          out, op_stream(d));
-  }
-  no_backend("linear", d);
+  return dispatch_op(
+      {"linear", 2.0 * double(x.numel() / in) * double(in) * double(out)}, {&x, &weight, &bias, &y},
+      [&] {
+        return cpu::linear_forward(x.f32(), weight.f32(), bias.ptr ? bias.f32() : nullptr, y.f32(),
+                                   x.numel() / in, in, out);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::linear_forward, x.dtype, x.ptr, weight.ptr,
+                       bias.ptr ? bias.f32() : nullptr, y.ptr, x.numel() / in, in, out);
+      });
 }
 
 void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& dx,
@@ -54,20 +50,20 @@ void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, co
             " (dy, x, weight and dx of one dtype, dweight and dbias F32)");
   if (rows == 0) return;
   // dx = dy W and dW = dy^T x: one GEMM of 2 rows in out FLOP each that is asked for.
-  OpTimer op_timer("linear backward", 2.0 * double(rows) * double(in) * double(out) *
-                                          double((dx.ptr ? 1 : 0) + (dweight.ptr ? 1 : 0)));
-  const Device d = op_device("linear backward", {&dy, &x, &weight, &dx, &dweight, &dbias});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::linear_backward(dy.f32(), x.f32(), weight.f32(), dx.ptr ? dx.f32() : nullptr,
-                                  dweight.ptr ? dweight.f32() : nullptr,
-                                  dbias.ptr ? dbias.f32() : nullptr, rows, in, out);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::linear_backward, "linear backward", d)(
-          dy.dtype, dy.ptr, x.ptr, weight.ptr, dx.ptr, dweight.ptr ? dweight.f32() : nullptr,
-          dbias.ptr ? dbias.f32() : nullptr, rows, in, out, op_stream(d));
-  }
-  no_backend("linear backward", d);
+  return dispatch_op(
+      {"linear backward", 2.0 * double(rows) * double(in) * double(out) *
+                              double((dx.ptr ? 1 : 0) + (dweight.ptr ? 1 : 0))},
+      {&dy, &x, &weight, &dx, &dweight, &dbias},
+      [&] {
+        return cpu::linear_backward(dy.f32(), x.f32(), weight.f32(), dx.ptr ? dx.f32() : nullptr,
+                                    dweight.ptr ? dweight.f32() : nullptr,
+                                    dbias.ptr ? dbias.f32() : nullptr, rows, in, out);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::linear_backward, dy.dtype, dy.ptr, x.ptr, weight.ptr, dx.ptr,
+                       dweight.ptr ? dweight.f32() : nullptr, dbias.ptr ? dbias.f32() : nullptr,
+                       rows, in, out);
+      });
 }
 
 }  // namespace precis

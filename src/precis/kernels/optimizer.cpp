@@ -4,10 +4,8 @@
 #include <string>
 
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
 #include "precis/kernels/fill.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 
 namespace precis {
 
@@ -21,8 +19,14 @@ AdamWScalars adamw_scalars(double lr, double beta1, double beta2, double eps, do
   double bias_correction1 = 1.0 - std::pow(beta1, double(step));
   double bias_correction2 = 1.0 - std::pow(beta2, double(step));
   double step_size = lr / bias_correction1;
-  return {float(1.0 - lr * weight_decay), float(beta1), float(1.0 - beta1), float(beta2),
-          float(1.0 - beta2), float(-step_size), float(std::sqrt(bias_correction2)), float(eps)};
+  return {float(1.0 - lr * weight_decay),
+          float(beta1),
+          float(1.0 - beta1),
+          float(beta2),
+          float(1.0 - beta2),
+          float(-step_size),
+          float(std::sqrt(bias_correction2)),
+          float(eps)};
 }
 
 void check_same_count(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
@@ -40,17 +44,16 @@ void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_a
                   double weight_decay, int64_t step) {
   check_same_count(params, grads, exp_avg, exp_avg_sq);
   const AdamWScalars scalars = adamw_scalars(lr, beta1, beta2, eps, weight_decay, step);
-  OpTimer op_timer("adamw");
-  const Device d = op_device("adamw", {&params, &grads, &exp_avg, &exp_avg_sq});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::adamw_update(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(),
-                               params.numel(), scalars);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::adamw_update, "adamw", d)(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(), nullptr,
-          params.numel(), scalars, op_stream(d));
-  }
-  no_backend("adamw", d);
+  return dispatch_op(
+      "adamw", {&params, &grads, &exp_avg, &exp_avg_sq},
+      [&] {
+        return cpu::adamw_update(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(),
+                                 params.numel(), scalars);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::adamw_update, params.f32(), grads.f32(), exp_avg.f32(),
+                       exp_avg_sq.f32(), nullptr, params.numel(), scalars);
+      });
 }
 
 void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
@@ -59,26 +62,24 @@ void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor
                          const GradientRead& read) {
   check_same_count(params, grads, exp_avg, exp_avg_sq);
   const int64_t n = params.numel();
-  check(decay_mask.numel() == (n + 31) / 32, "adamw: decay mask " + decay_mask.describe() +
-                                                 " for " + std::to_string(n) + " elements (" +
-                                                 std::to_string((n + 31) / 32) + " words expected)");
+  check(decay_mask.numel() == (n + 31) / 32,
+        "adamw: decay mask " + decay_mask.describe() + " for " + std::to_string(n) + " elements (" +
+            std::to_string((n + 31) / 32) + " words expected)");
   AdamWScalars scalars = adamw_scalars(lr, beta1, beta2, eps, weight_decay, step);
   scalars.grad_scale = read.clip_scale;
-  OpTimer op_timer("adamw");
-  const Device d = op_device("adamw", {&params, &grads, &exp_avg, &exp_avg_sq, &decay_mask});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::adamw_update_masked(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(),
-                                      reinterpret_cast<const uint32_t*>(decay_mask.i32()), n,
-                                      scalars, read.zero_after);
-    case DeviceKind::CUDA:
-      cuda::twin(&cuda::Kernels::adamw_update, "adamw", d)(
-          params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(),
-          reinterpret_cast<const uint32_t*>(decay_mask.i32()), n, scalars, op_stream(d));
-      if (read.zero_after) zero(grads);  // on the GPU the update is not memory-bound enough to fuse
-      return;
-  }
-  no_backend("adamw", d);
+  const auto* mask = reinterpret_cast<const uint32_t*>(decay_mask.i32());
+  dispatch_op(
+      "adamw", {&params, &grads, &exp_avg, &exp_avg_sq, &decay_mask},
+      [&] {
+        cpu::adamw_update_masked(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(), mask,
+                                 n, scalars, read.zero_after);
+      },
+      [&](const CudaOp& gpu) {
+        gpu.run(&cuda::Kernels::adamw_update, params.f32(), grads.f32(), exp_avg.f32(),
+                exp_avg_sq.f32(), mask, n, scalars);
+        if (read.zero_after)
+          zero(grads);  // on the GPU the update is not memory-bound enough to fuse
+      });
 }
 
 }  // namespace precis

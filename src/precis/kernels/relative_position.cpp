@@ -1,9 +1,7 @@
 #include "precis/kernels/relative_position.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 #include "precis/kernels/relative_position_math.h"
 
 namespace precis {
@@ -19,18 +17,16 @@ void relative_position_bias_forward(const Tensor& table, const RelativePositionB
             bias.size(0) == table.size(1),
         "relative position bias: table " + table.describe() + " (expected [" +
             std::to_string(b.num_buckets) + ", heads]), bias " + bias.describe());
-  OpTimer op_timer("relative position bias");
-  const Device d = op_device("relative position bias", {&table, &bias});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::relative_position_bias_forward(table.f32(), b, first_query, bias.f32(),
-                                                 bias.size(0), bias.size(1), bias.size(2));
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::relative_position_bias_forward, "relative position bias",
-                        d)(table.f32(), b, first_query, bias.f32(), bias.size(0), bias.size(1),
-                           bias.size(2), op_stream(d));
-  }
-  no_backend("relative position bias", d);
+  return dispatch_op(
+      "relative position bias", {&table, &bias},
+      [&] {
+        return cpu::relative_position_bias_forward(table.f32(), b, first_query, bias.f32(),
+                                                   bias.size(0), bias.size(1), bias.size(2));
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::relative_position_bias_forward, table.f32(), b, first_query,
+                       bias.f32(), bias.size(0), bias.size(1), bias.size(2));
+      });
 }
 
 void relative_position_bias_backward(const Tensor& d_scores, const RelativePositionBuckets& b,
@@ -39,20 +35,18 @@ void relative_position_bias_backward(const Tensor& d_scores, const RelativePosit
             dtable.size(1) == d_scores.size(1),
         "relative position bias backward: d_scores " + d_scores.describe() + ", dtable " +
             dtable.describe());
-  OpTimer op_timer("relative position bias backward");
-  const Device d = op_device("relative position bias backward", {&d_scores, &dtable});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::relative_position_bias_backward(d_scores.f32(), b, first_query, dtable.f32(),
-                                                  d_scores.size(0), d_scores.size(1),
-                                                  d_scores.size(2), d_scores.size(3));
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::relative_position_bias_backward,
-                        "relative position bias backward", d)(
-          d_scores.f32(), b, first_query, dtable.f32(), d_scores.size(0), d_scores.size(1),
-          d_scores.size(2), d_scores.size(3), op_stream(d));
-  }
-  no_backend("relative position bias backward", d);
+  return dispatch_op(
+      "relative position bias backward", {&d_scores, &dtable},
+      [&] {
+        return cpu::relative_position_bias_backward(d_scores.f32(), b, first_query, dtable.f32(),
+                                                    d_scores.size(0), d_scores.size(1),
+                                                    d_scores.size(2), d_scores.size(3));
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::relative_position_bias_backward, d_scores.f32(), b,
+                       first_query, dtable.f32(), d_scores.size(0), d_scores.size(1),
+                       d_scores.size(2), d_scores.size(3));
+      });
 }
 
 }  // namespace precis

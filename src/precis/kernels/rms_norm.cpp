@@ -1,9 +1,7 @@
 #include "precis/kernels/rms_norm.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
-#include "precis/kernels/dispatch.h"
-#include "precis/kernels/op_profile.h"
+#include "precis/kernels/op_dispatch.h"
 
 namespace precis {
 
@@ -16,16 +14,15 @@ void rms_norm_forward(const Tensor& x, const Tensor& weight, float eps, const Te
   check(y.dtype == x.dtype && weight.dtype == DType::F32 && rstd.dtype == DType::F32,
         "rms_norm: x and y of one dtype, the weight and rstd F32: x " + x.describe() + ", y " +
             y.describe() + ", weight " + weight.describe() + ", rstd " + rstd.describe());
-  OpTimer op_timer("rms_norm");
-  const Device d = op_device("rms_norm", {&x, &weight, &y, &rstd});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::rms_norm_forward(x.f32(), weight.f32(), y.f32(), rstd.f32(), rows, cols, eps);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::rms_norm_forward, "rms_norm", d)(
-          x.dtype, x.ptr, weight.f32(), y.ptr, rstd.f32(), rows, cols, eps, op_stream(d));
-  }
-  no_backend("rms_norm", d);
+  return dispatch_op(
+      "rms_norm", {&x, &weight, &y, &rstd},
+      [&] {
+        return cpu::rms_norm_forward(x.f32(), weight.f32(), y.f32(), rstd.f32(), rows, cols, eps);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::rms_norm_forward, x.dtype, x.ptr, weight.f32(), y.ptr,
+                       rstd.f32(), rows, cols, eps);
+      });
 }
 
 void rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& rstd,
@@ -40,18 +37,16 @@ void rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, 
         "rms_norm backward: dy, x and dx of one dtype, the others F32: dy " + dy.describe() +
             ", x " + x.describe() + ", dx " + dx.describe() + ", weight " + weight.describe() +
             ", rstd " + rstd.describe() + ", dweight " + dweight.describe());
-  OpTimer op_timer("rms_norm backward");
-  const Device d = op_device("rms_norm backward", {&dy, &x, &weight, &rstd, &dx, &dweight});
-  switch (d.kind) {
-    case DeviceKind::CPU:
-      return cpu::rms_norm_backward(dy.f32(), x.f32(), weight.f32(), rstd.f32(), dx.f32(),
-                                    dweight.f32(), rows, cols);
-    case DeviceKind::CUDA:
-      return cuda::twin(&cuda::Kernels::rms_norm_backward, "rms_norm backward", d)(
-          x.dtype, dy.ptr, x.ptr, weight.f32(), rstd.f32(), dx.ptr, dweight.f32(), rows, cols,
-          op_stream(d));
-  }
-  no_backend("rms_norm backward", d);
+  return dispatch_op(
+      "rms_norm backward", {&dy, &x, &weight, &rstd, &dx, &dweight},
+      [&] {
+        return cpu::rms_norm_backward(dy.f32(), x.f32(), weight.f32(), rstd.f32(), dx.f32(),
+                                      dweight.f32(), rows, cols);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::rms_norm_backward, x.dtype, dy.ptr, x.ptr, weight.f32(),
+                       rstd.f32(), dx.ptr, dweight.f32(), rows, cols);
+      });
 }
 
 }  // namespace precis
