@@ -16,7 +16,14 @@ void check_token_ids(const Tensor& ids, int64_t vocab) {
 
 // The tables and their gradients are fp32 (the master weights); the activations are fp32, or
 // bf16/fp16 on CUDA (mixed precision).
-bool is_activation_type(DType t) { return t == DType::F32 || is_16_bit(t); }
+void check_dtypes(const char* op, const char* table_name, const Tensor& table,
+                  const char* activation_name, const Tensor& activation) {
+  const DType t = activation.dtype;
+  check(table.dtype == DType::F32 && (t == DType::F32 || is_16_bit(t)),
+        std::string(op) + ": " + table_name + " " + table.describe() + ", " + activation_name +
+            " " + activation.describe() + " (" + table_name + " is F32, " + activation_name +
+            " F32, BF16 or F16)");
+}
 
 }  // namespace
 
@@ -25,9 +32,7 @@ void embedding_forward(const Tensor& ids, const Tensor& table, float scale, cons
   check(out.numel() == ids.numel() * dim && out.shape[-1] == dim,
         "embedding: ids " + ids.describe() + ", table " + table.describe() + ", out " +
             out.describe());
-  check(table.dtype == DType::F32 && is_activation_type(out.dtype),
-        "embedding: table " + table.describe() + ", out " + out.describe() +
-            " (the table is F32, out F32, BF16 or F16)");
+  check_dtypes("embedding", "table", table, "out", out);
   check_token_ids(ids, vocab);
   return dispatch_op(
       "embedding", {&ids, &table, &out},
@@ -44,9 +49,7 @@ void embedding_forward(const Tensor& ids, const Tensor& table, float scale, cons
 void add_position_embeddings(const Tensor& x, const Tensor& positions, int64_t first_row) {
   check(x.rank() == 3 && x.size(2) == positions.size(1),
         "positions: x " + x.describe() + ", table " + positions.describe());
-  check(positions.dtype == DType::F32 && is_activation_type(x.dtype),
-        "positions: x " + x.describe() + ", table " + positions.describe() +
-            " (the table is F32, x F32, BF16 or F16)");
+  check_dtypes("positions", "table", positions, "x", x);
   check(first_row + x.size(1) <= positions.size(0),
         "sequence of " + std::to_string(x.size(1)) + " tokens is longer than the " +
             std::to_string(positions.size(0) - first_row) + " positions the model has");
@@ -68,9 +71,7 @@ void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int6
   check(dtable.rank() == 2 && dout.numel() == ids.numel() * dim && dout.shape[-1] == dim,
         "embedding backward: dout " + dout.describe() + ", ids " + ids.describe() + ", dtable " +
             dtable.describe());
-  check(dtable.dtype == DType::F32 && is_activation_type(dout.dtype),
-        "embedding backward: dout " + dout.describe() + ", dtable " + dtable.describe() +
-            " (dtable is F32, dout F32, BF16 or F16)");
+  check_dtypes("embedding backward", "dtable", dtable, "dout", dout);
   check_token_ids(ids, vocab);
   return dispatch_op(
       "embedding backward", {&dout, &ids, &dtable},
@@ -87,9 +88,7 @@ void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int6
 void position_embeddings_backward(const Tensor& dx, int64_t first_row, const Tensor& dpositions) {
   check(dx.rank() == 3 && dpositions.rank() == 2 && dx.size(2) == dpositions.size(1),
         "positions backward: dx " + dx.describe() + ", table " + dpositions.describe());
-  check(dpositions.dtype == DType::F32 && is_activation_type(dx.dtype),
-        "positions backward: dx " + dx.describe() + ", table " + dpositions.describe() +
-            " (the table is F32, dx F32, BF16 or F16)");
+  check_dtypes("positions backward", "table", dpositions, "dx", dx);
   check(first_row >= 0 && first_row + dx.size(1) <= dpositions.size(0),
         "positions backward: rows " + std::to_string(first_row) + ".." +
             std::to_string(first_row + dx.size(1)) + " outside the table " + dpositions.describe());

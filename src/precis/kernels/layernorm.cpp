@@ -1,6 +1,7 @@
 #include "precis/kernels/layernorm.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/mixed_precision_check.h"
 #include "precis/kernels/op_dispatch.h"
 
 namespace precis {
@@ -11,11 +12,8 @@ void layernorm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias
   check(x.shape[-1] == cols && bias.numel() == cols && y.shape == x.shape && mean.numel() == rows &&
             rstd.numel() == rows,
         "layernorm: x " + x.describe() + ", weight " + weight.describe() + ", y " + y.describe());
-  check(y.dtype == x.dtype && weight.dtype == DType::F32 && bias.dtype == DType::F32 &&
-            mean.dtype == DType::F32 && rstd.dtype == DType::F32,
-        "layernorm: x and y of one dtype, the parameters and statistics F32: x " + x.describe() +
-            ", y " + y.describe() + ", weight " + weight.describe() + ", bias " + bias.describe() +
-            ", mean " + mean.describe() + ", rstd " + rstd.describe());
+  check_mixed_precision("layernorm", {{"x", x}, {"y", y}},
+                        {{"weight", weight}, {"bias", bias}, {"mean", mean}, {"rstd", rstd}});
   return dispatch_op(
       "layernorm", {&x, &weight, &bias, &y, &mean, &rstd},
       [&] {
@@ -37,13 +35,9 @@ void layernorm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight,
             rstd.numel() == rows,
         "layernorm backward: dy " + dy.describe() + ", x " + x.describe() + ", weight " +
             weight.describe() + ", dx " + dx.describe());
-  check(dy.dtype == x.dtype && dx.dtype == x.dtype && weight.dtype == DType::F32 &&
-            mean.dtype == DType::F32 && rstd.dtype == DType::F32 && dweight.dtype == DType::F32 &&
-            dbias.dtype == DType::F32,
-        "layernorm backward: dy, x and dx of one dtype, the others F32: dy " + dy.describe() +
-            ", x " + x.describe() + ", dx " + dx.describe() + ", weight " + weight.describe() +
-            ", mean " + mean.describe() + ", rstd " + rstd.describe() + ", dweight " +
-            dweight.describe() + ", dbias " + dbias.describe());
+  check_mixed_precision(
+      "layernorm backward", {{"dy", dy}, {"x", x}, {"dx", dx}},
+      {{"weight", weight}, {"mean", mean}, {"rstd", rstd}, {"dweight", dweight}, {"dbias", dbias}});
   return dispatch_op(
       "layernorm backward", {&dy, &x, &weight, &mean, &rstd, &dx, &dweight, &dbias},
       [&] {

@@ -1,6 +1,7 @@
 #include "precis/kernels/linear.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/mixed_precision_check.h"
 #include "precis/kernels/op_dispatch.h"
 
 namespace precis {
@@ -11,10 +12,7 @@ void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, c
         "linear: x " + x.describe() + ", weight " + weight.describe() + ", y " + y.describe());
   check(bias.ptr == nullptr || bias.numel() == out, "linear: bias " + bias.describe());
   // Mixed precision: x, the weight's compute copy and y of one type, the bias an fp32 parameter.
-  check(weight.dtype == x.dtype && y.dtype == x.dtype &&
-            (bias.ptr == nullptr || bias.dtype == DType::F32),
-        "linear: x " + x.describe() + ", weight " + weight.describe() + ", bias " +
-            bias.describe() + ", y " + y.describe() + " (x, weight and y of one dtype, bias F32)");
+  check_mixed_precision("linear", {{"x", x}, {"weight", weight}, {"y", y}}, {{"bias", bias}});
   return dispatch_op(
       {"linear", 2.0 * double(x.numel() / in) * double(in) * double(out)}, {&x, &weight, &bias, &y},
       [&] {
@@ -40,14 +38,8 @@ void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, co
   check(dbias.ptr == nullptr || dbias.numel() == out, "linear backward: dbias " + dbias.describe());
   // Mixed precision: the activations and the weight's compute copy of one type, the parameter
   // gradients fp32 (master gradients).
-  check(x.dtype == dy.dtype && weight.dtype == dy.dtype &&
-            (dx.ptr == nullptr || dx.dtype == dy.dtype) &&
-            (dweight.ptr == nullptr || dweight.dtype == DType::F32) &&
-            (dbias.ptr == nullptr || dbias.dtype == DType::F32),
-        "linear backward: dy " + dy.describe() + ", x " + x.describe() + ", weight " +
-            weight.describe() + ", dx " + dx.describe() + ", dweight " + dweight.describe() +
-            ", dbias " + dbias.describe() +
-            " (dy, x, weight and dx of one dtype, dweight and dbias F32)");
+  check_mixed_precision("linear backward", {{"dy", dy}, {"x", x}, {"weight", weight}, {"dx", dx}},
+                        {{"dweight", dweight}, {"dbias", dbias}});
   if (rows == 0) return;
   // dx = dy W and dW = dy^T x: one GEMM of 2 rows in out FLOP each that is asked for.
   return dispatch_op(

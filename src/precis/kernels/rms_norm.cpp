@@ -1,6 +1,7 @@
 #include "precis/kernels/rms_norm.h"
 
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/mixed_precision_check.h"
 #include "precis/kernels/op_dispatch.h"
 
 namespace precis {
@@ -11,9 +12,7 @@ void rms_norm_forward(const Tensor& x, const Tensor& weight, float eps, const Te
   check(x.shape[-1] == cols && y.shape == x.shape && rstd.numel() == rows,
         "rms_norm: x " + x.describe() + ", weight " + weight.describe() + ", y " + y.describe() +
             ", rstd " + rstd.describe());
-  check(y.dtype == x.dtype && weight.dtype == DType::F32 && rstd.dtype == DType::F32,
-        "rms_norm: x and y of one dtype, the weight and rstd F32: x " + x.describe() + ", y " +
-            y.describe() + ", weight " + weight.describe() + ", rstd " + rstd.describe());
+  check_mixed_precision("rms_norm", {{"x", x}, {"y", y}}, {{"weight", weight}, {"rstd", rstd}});
   return dispatch_op(
       "rms_norm", {&x, &weight, &y, &rstd},
       [&] {
@@ -32,11 +31,8 @@ void rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, 
             dweight.numel() == cols && rstd.numel() == rows,
         "rms_norm backward: dy " + dy.describe() + ", x " + x.describe() + ", weight " +
             weight.describe() + ", dx " + dx.describe());
-  check(dy.dtype == x.dtype && dx.dtype == x.dtype && weight.dtype == DType::F32 &&
-            rstd.dtype == DType::F32 && dweight.dtype == DType::F32,
-        "rms_norm backward: dy, x and dx of one dtype, the others F32: dy " + dy.describe() +
-            ", x " + x.describe() + ", dx " + dx.describe() + ", weight " + weight.describe() +
-            ", rstd " + rstd.describe() + ", dweight " + dweight.describe());
+  check_mixed_precision("rms_norm backward", {{"dy", dy}, {"x", x}, {"dx", dx}},
+                        {{"weight", weight}, {"rstd", rstd}, {"dweight", dweight}});
   return dispatch_op(
       "rms_norm backward", {&dy, &x, &weight, &rstd, &dx, &dweight},
       [&] {
