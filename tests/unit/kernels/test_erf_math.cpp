@@ -13,16 +13,8 @@
 #include "ulps.h"
 
 using precis::testing::float_from_bits;
-
-namespace {
-
-float our_erf(float x) { return precis::erf_math::erf(x); }
-
-double erf_ulp_error(float x, float got) {
-  return precis::testing::ulps_from(std::erf(double(x)), got);
-}
-
-}  // namespace
+using precis::testing::ulps_from;
+namespace erf_math = precis::erf_math;
 
 TEST(ErfMath, WithinOneAndAQuarterUlpAndOdd) {
   precis::testing::WorstUlps sweep;
@@ -30,25 +22,25 @@ TEST(ErfMath, WithinOneAndAQuarterUlpAndOdd) {
   for (uint32_t bits = 0x00800000u;; bits += 1021) {
     const float x = float_from_bits(bits);
     if (x > 4.5f) break;
-    const float got = our_erf(x);
-    ASSERT_EQ(our_erf(-x), -got) << "erf is odd, at x = " << x;
-    sweep.add(x, erf_ulp_error(x, got));
+    const float got = erf_math::erf(x);
+    ASSERT_EQ(erf_math::erf(-x), -got) << "erf is odd, at x = " << x;
+    sweep.add(x, ulps_from(std::erf(double(x)), got));
   }
   EXPECT_GT(sweep.checked, 1000000);
   EXPECT_LE(sweep.worst, 1.25) << "at x = " << sweep.at;
   // Around the split between the polynomial in x² and the scaled complement.
-  for (float x = precis::erf_math::kSplit * 0.999f; x < precis::erf_math::kSplit * 1.001f;
+  for (float x = erf_math::kSplit * 0.999f; x < erf_math::kSplit * 1.001f;
        x = std::nextafter(x, 2.0f))
-    EXPECT_LE(erf_ulp_error(x, our_erf(x)), 1.25) << "at x = " << x;
+    EXPECT_LE(ulps_from(std::erf(double(x)), erf_math::erf(x)), 1.25) << "at x = " << x;
 }
 
 TEST(ErfMath, Edges) {
-  EXPECT_EQ(our_erf(0.0f), 0.0f);
-  EXPECT_TRUE(std::signbit(our_erf(-0.0f)));
-  EXPECT_EQ(our_erf(4.0f), 1.0f);
-  EXPECT_EQ(our_erf(-7.5f), -1.0f);
-  EXPECT_EQ(our_erf(std::numeric_limits<float>::infinity()), 1.0f);
-  EXPECT_EQ(our_erf(-std::numeric_limits<float>::infinity()), -1.0f);
-  EXPECT_TRUE(std::isnan(our_erf(std::numeric_limits<float>::quiet_NaN())));
-  EXPECT_FLOAT_EQ(our_erf(1e-30f), 1.1283791671e-30f);  // 2x/√π near 0
+  EXPECT_EQ(erf_math::erf(0.0f), 0.0f);
+  EXPECT_TRUE(std::signbit(erf_math::erf(-0.0f)));
+  EXPECT_EQ(erf_math::erf(4.0f), 1.0f);
+  EXPECT_EQ(erf_math::erf(-7.5f), -1.0f);
+  EXPECT_EQ(erf_math::erf(std::numeric_limits<float>::infinity()), 1.0f);
+  EXPECT_EQ(erf_math::erf(-std::numeric_limits<float>::infinity()), -1.0f);
+  EXPECT_TRUE(std::isnan(erf_math::erf(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_FLOAT_EQ(erf_math::erf(1e-30f), 1.1283791671e-30f);  // 2x/√π near 0
 }

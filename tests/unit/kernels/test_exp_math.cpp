@@ -13,16 +13,8 @@
 #include "ulps.h"
 
 using precis::testing::float_from_bits;
-
-namespace {
-
-float our_exp(float x) { return precis::exp_math::exp(x); }
-
-double exp_ulp_error(float x, float got) {
-  return precis::testing::ulps_from(std::exp(double(x)), got);
-}
-
-}  // namespace
+using precis::testing::ulps_from;
+namespace exp_math = precis::exp_math;
 
 TEST(ExpMath, WithinOneAndAQuarterUlpAcrossItsRange) {
   precis::testing::WorstUlps sweep;
@@ -32,8 +24,8 @@ TEST(ExpMath, WithinOneAndAQuarterUlpAcrossItsRange) {
   for (uint32_t sign : {0x80000000u, 0u}) {
     for (uint32_t magnitude = 0; magnitude < 0x7f800000u; magnitude += 4099) {
       const float x = float_from_bits(sign | magnitude);
-      if (x < precis::exp_math::kLowest || x > precis::exp_math::kHighest) break;
-      sweep.add(x, exp_ulp_error(x, our_exp(x)));
+      if (x < exp_math::kLowest || x > exp_math::kHighest) break;
+      sweep.add(x, ulps_from(std::exp(double(x)), exp_math::exp(x)));
     }
   }
   EXPECT_GT(sweep.checked, 500000);
@@ -41,16 +33,18 @@ TEST(ExpMath, WithinOneAndAQuarterUlpAcrossItsRange) {
 }
 
 TEST(ExpMath, Edges) {
-  EXPECT_EQ(our_exp(0.0f), 1.0f);
-  EXPECT_EQ(our_exp(-0.0f), 1.0f);
-  EXPECT_EQ(our_exp(std::nextafter(precis::exp_math::kLowest, -200.0f)), 0.0f);
-  EXPECT_EQ(our_exp(-1000.0f), 0.0f);
-  EXPECT_EQ(our_exp(-std::numeric_limits<float>::infinity()), 0.0f);
-  EXPECT_GE(our_exp(precis::exp_math::kLowest), std::numeric_limits<float>::min());
-  EXPECT_TRUE(std::isfinite(our_exp(precis::exp_math::kHighest)));
-  EXPECT_LE(exp_ulp_error(precis::exp_math::kHighest, our_exp(precis::exp_math::kHighest)), 1.25);
-  EXPECT_EQ(our_exp(std::nextafter(precis::exp_math::kHighest, 200.0f)),
+  EXPECT_EQ(exp_math::exp(0.0f), 1.0f);
+  EXPECT_EQ(exp_math::exp(-0.0f), 1.0f);
+  EXPECT_EQ(exp_math::exp(std::nextafter(exp_math::kLowest, -200.0f)), 0.0f);
+  EXPECT_EQ(exp_math::exp(-1000.0f), 0.0f);
+  EXPECT_EQ(exp_math::exp(-std::numeric_limits<float>::infinity()), 0.0f);
+  EXPECT_GE(exp_math::exp(exp_math::kLowest), std::numeric_limits<float>::min());
+  EXPECT_TRUE(std::isfinite(exp_math::exp(exp_math::kHighest)));
+  EXPECT_LE(ulps_from(std::exp(double(exp_math::kHighest)), exp_math::exp(exp_math::kHighest)),
+            1.25);
+  EXPECT_EQ(exp_math::exp(std::nextafter(exp_math::kHighest, 200.0f)),
             std::numeric_limits<float>::infinity());
-  EXPECT_EQ(our_exp(std::numeric_limits<float>::infinity()), std::numeric_limits<float>::infinity());
-  EXPECT_TRUE(std::isnan(our_exp(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_EQ(exp_math::exp(std::numeric_limits<float>::infinity()),
+            std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(exp_math::exp(std::numeric_limits<float>::quiet_NaN())));
 }

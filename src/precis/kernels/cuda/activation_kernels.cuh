@@ -15,59 +15,37 @@
 
 namespace precis::cuda {
 
-// act(v) for the kind; the branch is the same for every thread of a launch.
-PRECIS_HOST_DEVICE inline float activate(Activation kind, float v) {
+// act(v) for the kind, or with kSlope its derivative act'(v), side by side; the branch is the
+// same for every thread of a launch.
+template <bool kSlope>
+PRECIS_HOST_DEVICE inline float activation_at(Activation kind, float v) {
   using namespace activation_math;
   switch (kind) {
     case Activation::GeluExact:
-      return gelu_exact(v);
+      return kSlope ? gelu_exact_derivative(v) : gelu_exact(v);
     case Activation::GeluTanh:
-      return gelu_tanh(v);
+      return kSlope ? tanh_gelu_derivative(v, kSqrt2OverPi, kGeluCubic) : gelu_tanh(v);
     case Activation::GeluFast:
-      return gelu_fast(v);
+      return kSlope ? tanh_gelu_derivative(v, kGeluFastK, kGeluCubic) : gelu_fast(v);
     case Activation::QuickGelu:
-      return sigmoid_gate(v, kQuickGeluA);
+      return kSlope ? sigmoid_gate_derivative(v, kQuickGeluA) : sigmoid_gate(v, kQuickGeluA);
     case Activation::Relu:
-      return relu(v);
+      return kSlope ? relu_derivative(v) : relu(v);
     case Activation::Silu:
-      return sigmoid_gate(v, 1.0f);
+      return kSlope ? sigmoid_gate_derivative(v, 1.0f) : sigmoid_gate(v, 1.0f);
     case Activation::Tanh:
-      return std::tanh(v);
+      return kSlope ? tanh_derivative(v) : std::tanh(v);
     case Activation::Linear:
-      return v;
+      return kSlope ? 1.0f : v;
   }
-  return v;
-}
-
-// act'(v) for the kind.
-PRECIS_HOST_DEVICE inline float activation_slope(Activation kind, float v) {
-  using namespace activation_math;
-  switch (kind) {
-    case Activation::GeluExact:
-      return gelu_exact_derivative(v);
-    case Activation::GeluTanh:
-      return tanh_gelu_derivative(v, kSqrt2OverPi, kGeluCubic);
-    case Activation::GeluFast:
-      return tanh_gelu_derivative(v, kGeluFastK, kGeluCubic);
-    case Activation::QuickGelu:
-      return sigmoid_gate_derivative(v, kQuickGeluA);
-    case Activation::Relu:
-      return relu_derivative(v);
-    case Activation::Silu:
-      return sigmoid_gate_derivative(v, 1.0f);
-    case Activation::Tanh:
-      return tanh_derivative(v);
-    case Activation::Linear:
-      return 1.0f;
-  }
-  return 1.0f;
+  return kSlope ? 1.0f : v;
 }
 
 // y = act(x); y may alias x.
 template <class T>
 PRECIS_KERNEL void activation_forward_kernel(Activation kind, const T* x, T* y, int64_t n) {
   for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride)
-    store(y[i], activate(kind, load(x[i])));
+    store(y[i], activation_at<false>(kind, load(x[i])));
 }
 
 // dx = dy · act'(x); dx may alias dy.
@@ -75,7 +53,7 @@ template <class T>
 PRECIS_KERNEL void activation_backward_kernel(Activation kind, const T* x, const T* dy, T* dx,
                                               int64_t n) {
   for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride)
-    store(dx[i], load(dy[i]) * activation_slope(kind, load(x[i])));
+    store(dx[i], load(dy[i]) * activation_at<true>(kind, load(x[i])));
 }
 
 }  // namespace precis::cuda
