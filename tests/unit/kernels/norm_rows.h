@@ -21,6 +21,14 @@ struct NormRows {
         x(random_floats(rows * cols, rng)),
         dy(random_floats(rows * cols, rng)),
         weight(random_floats(cols, rng)) {}
+
+  // Host tensors over the rows' vectors, and a vector of one value per row (the statistics).
+  Tensor x_on_cpu() { return on_cpu(x, {rows, cols}); }
+  Tensor dy_on_cpu() { return on_cpu(dy, {rows, cols}); }
+  Tensor weight_on_cpu() { return on_cpu(weight, {cols}); }
+  std::vector<float> per_row() const { return std::vector<float>(size_t(rows)); }
+  std::vector<float> like_x() const { return std::vector<float>(x.size()); }
+  std::vector<float> like_weight() const { return std::vector<float>(weight.size()); }
 };
 
 }  // namespace precis::testing

@@ -132,18 +132,15 @@ TEST(LayerNormCpu, SameBitsForAnyThreadCount) {
   std::mt19937 rng(31);
   // Named, not a structured binding: clang 14 (the sanitizers' compiler) lets no lambda
   // capture one.
-  NormRows rows(1517, 300, rng);
-  const int64_t n = rows.rows, cols = rows.cols;
-  std::vector<float>&x = rows.x, &G = rows.dy, &w = rows.weight;
-  std::vector<float> b(static_cast<size_t>(cols)), mean(static_cast<size_t>(n)),
-      rstd(static_cast<size_t>(n)), y(size_t(n * cols));
-  layernorm_forward(on_cpu(x, {n, cols}), on_cpu(w, {cols}), on_cpu(b, {cols}), 1e-5f,
-                    on_cpu(y, {n, cols}), on_cpu(mean, {n}), on_cpu(rstd, {n}));
+  NormRows r(1517, 300, rng);
+  std::vector<float> b = r.like_weight(), mean = r.per_row(), rstd = r.per_row(), y = r.like_x();
+  layernorm_forward(r.x_on_cpu(), r.weight_on_cpu(), on_cpu(b, {r.cols}), 1e-5f,
+                    on_cpu(y, {r.rows, r.cols}), on_cpu(mean, {r.rows}), on_cpu(rstd, {r.rows}));
   auto run = [&] {
-    std::vector<float> dx(size_t(n * cols)), dw(static_cast<size_t>(cols)), db(static_cast<size_t>(cols));
-    layernorm_backward(on_cpu(G, {n, cols}), on_cpu(x, {n, cols}), on_cpu(w, {cols}),
-                       on_cpu(mean, {n}), on_cpu(rstd, {n}), on_cpu(dx, {n, cols}),
-                       on_cpu(dw, {cols}), on_cpu(db, {cols}));
+    std::vector<float> dx = r.like_x(), dw = r.like_weight(), db = r.like_weight();
+    layernorm_backward(r.dy_on_cpu(), r.x_on_cpu(), r.weight_on_cpu(), on_cpu(mean, {r.rows}),
+                       on_cpu(rstd, {r.rows}), on_cpu(dx, {r.rows, r.cols}), on_cpu(dw, {r.cols}),
+                       on_cpu(db, {r.cols}));
     return std::vector<std::vector<float>>{dx, dw, db};
   };
   expect_same_for_thread_counts(run, {2, 3, 7});

@@ -117,18 +117,14 @@ INSTANTIATE_KERNEL_TEST(RmsNormKernel);
 
 TEST(RmsNormCpu, SameBitsForAnyThreadCount) {
   std::mt19937 rng(32);
-  // Named, not a structured binding: clang 14 (the sanitizers' compiler) lets no lambda
-  // capture one.
-  NormRows rows(1517, 300, rng);
-  const int64_t n = rows.rows, cols = rows.cols;
-  std::vector<float>&x = rows.x, &G = rows.dy, &w = rows.weight;
-  std::vector<float> rstd(static_cast<size_t>(n)), y(size_t(n * cols));
-  rms_norm_forward(on_cpu(x, {n, cols}), on_cpu(w, {cols}), 1e-6f, on_cpu(y, {n, cols}),
-                   on_cpu(rstd, {n}));
+  NormRows r(1517, 300, rng);  // named, as in LayerNormCpu's twin of this test
+  std::vector<float> rstd = r.per_row(), y = r.like_x();
+  rms_norm_forward(r.x_on_cpu(), r.weight_on_cpu(), 1e-6f, on_cpu(y, {r.rows, r.cols}),
+                   on_cpu(rstd, {r.rows}));
   auto run = [&] {
-    std::vector<float> dx(size_t(n * cols)), dw(static_cast<size_t>(cols));
-    rms_norm_backward(on_cpu(G, {n, cols}), on_cpu(x, {n, cols}), on_cpu(w, {cols}),
-                      on_cpu(rstd, {n}), on_cpu(dx, {n, cols}), on_cpu(dw, {cols}));
+    std::vector<float> dx = r.like_x(), dw = r.like_weight();
+    rms_norm_backward(r.dy_on_cpu(), r.x_on_cpu(), r.weight_on_cpu(), on_cpu(rstd, {r.rows}),
+                      on_cpu(dx, {r.rows, r.cols}), on_cpu(dw, {r.cols}));
     return std::vector<std::vector<float>>{dx, dw};
   };
   expect_same_for_thread_counts(run, {2, 3, 7});
