@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "precis/core/host_device.h"
+#include "precis/kernels/exp_math.h"
 
 namespace precis::attention_math {
 
@@ -29,32 +30,67 @@ PRECIS_HOST_DEVICE inline bool key_visible(const int32_t* key_mask, int64_t j,
 // exp(s - lse) on a visible key, 0 on the others, 1/n over all n keys of a row with none visible.
 PRECIS_HOST_DEVICE inline float probability_from_lse(float score, bool visible, bool row_sees_a_key,
                                                      int64_t n, float log_sum_exp) {
-  return !row_sees_a_key ? 1.0f / float(n) : visible ? std::exp(score - log_sum_exp) : 0.0f;
+  return !row_sees_a_key ? 1.0f / float(n) : visible ? exp_math::exp(score - log_sum_exp) : 0.0f;
+}
+
+// The row loops' lanes: element j goes to lane j % kRowLanes, and the lanes combine in one fixed
+// order at the end, so the bits do not depend on the vector width and the loops vectorise (a
+// single running max or sum cannot: each step would wait for the one before).
+constexpr int kRowLanes = 8;
+
+// max of row[0..n) (n >= 1); exact in any order.
+PRECIS_HOST_DEVICE inline float row_max(const float* row, int64_t n) {
+  float lane[kRowLanes];
+  for (int l = 0; l < kRowLanes; ++l) lane[l] = row[0];
+  int64_t j = 0;
+  for (; j + kRowLanes <= n; j += kRowLanes)
+    for (int l = 0; l < kRowLanes; ++l) lane[l] = row[j + l] > lane[l] ? row[j + l] : lane[l];
+  for (int l = 0; j + l < n; ++l) lane[l] = row[j + l] > lane[l] ? row[j + l] : lane[l];
+  float max = lane[0];
+  for (int l = 1; l < kRowLanes; ++l) max = lane[l] > max ? lane[l] : max;
+  return max;
+}
+
+// Σ row[0..n) in double, lane by lane.
+PRECIS_HOST_DEVICE inline double row_sum(const float* row, int64_t n) {
+  double lane[kRowLanes] = {};
+  int64_t j = 0;
+  for (; j + kRowLanes <= n; j += kRowLanes)
+    for (int l = 0; l < kRowLanes; ++l) lane[l] += double(row[j + l]);
+  for (int l = 0; j + l < n; ++l) lane[l] += double(row[j + l]);
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
+// Σ a[j]·b[j] over [0, n) in double, lane by lane: the softmax backward's row dot P·dP.
+PRECIS_HOST_DEVICE inline double row_dot(const float* a, const float* b, int64_t n) {
+  double lane[kRowLanes] = {};
+  int64_t j = 0;
+  for (; j + kRowLanes <= n; j += kRowLanes)
+    for (int l = 0; l < kRowLanes; ++l) lane[l] += double(a[j + l]) * double(b[j + l]);
+  for (int l = 0; j + l < n; ++l) lane[l] += double(a[j + l]) * double(b[j + l]);
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
 // Softmax of row[0..n) in place over the keys j with key_mask[j] != 0 (no mask: all) and
-// j <= causal_limit. The max, the exps and their sum in float, in key order. Returns the row's
-// log Σ exp over its visible keys (max + log sum, in float), what a recomputing backward
-// rebuilds the row from; 0 for a row with none visible.
+// j <= causal_limit: the max, exp_math's exp of each score minus it (a masked key's -inf gives
+// exactly 0), their sum in double (row_sum), each exp times the sum's reciprocal. Returns the
+// row's log Σ exp over its visible keys (max + log sum, in float), what a recomputing backward
+// rebuilds the row from; 0 for a row with none visible, which becomes uniform.
 PRECIS_HOST_DEVICE inline float masked_softmax_row_lse(float* row, int64_t n,
                                                        const int32_t* key_mask,
                                                        int64_t causal_limit) {
   const float minus_inf = -INFINITY;
-  float max = minus_inf;
-  for (int64_t j = 0; j < n; ++j) {
-    if (!key_visible(key_mask, j, causal_limit)) row[j] = minus_inf;
-    if (row[j] > max) max = row[j];
-  }
+  if (n == 0) return 0.0f;
+  for (int64_t j = 0; j < n; ++j)
+    row[j] = key_visible(key_mask, j, causal_limit) ? row[j] : minus_inf;
+  const float max = row_max(row, n);
   if (max == minus_inf) {
     for (int64_t j = 0; j < n; ++j) row[j] = 1.0f / float(n);
     return 0.0f;
   }
-  float sum = 0.0f;
-  for (int64_t j = 0; j < n; ++j) {
-    row[j] = std::exp(row[j] - max);
-    sum += row[j];
-  }
-  float inv = 1.0f / sum;
+  for (int64_t j = 0; j < n; ++j) row[j] = exp_math::exp(row[j] - max);
+  const float sum = float(row_sum(row, n));
+  const float inv = 1.0f / sum;
   for (int64_t j = 0; j < n; ++j) row[j] *= inv;
   return max + std::log(sum);
 }

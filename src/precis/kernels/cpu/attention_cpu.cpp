@@ -133,9 +133,7 @@ void attention_backward(const AttentionShape& s, const float* dout, const float*
       for (int64_t i = 0; i < s.q_len; ++i) {
         const float* pr = pb + i * s.k_len;
         float* dr = dP + i * s.k_len;
-        double dot = 0.0;
-        for (int64_t j = 0; j < s.k_len; ++j) dot += double(pr[j]) * dr[j];
-        float fdot = float(dot);
+        const float fdot = float(attention_math::row_dot(pr, dr, s.k_len));
 #pragma omp simd
         for (int64_t j = 0; j < s.k_len; ++j) dr[j] = pr[j] * (dr[j] - fdot);
       }

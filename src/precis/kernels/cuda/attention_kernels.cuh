@@ -222,12 +222,12 @@ PRECIS_ATTENTION_DEVICE float saved_probability(const AttentionArgs<T>& a, int64
 
 // The online softmax's factor for what was summed under the old max; 0 before any visible key.
 PRECIS_ATTENTION_DEVICE float rescale_factor(float old_max, float new_max) {
-  return old_max == -INFINITY ? 0.0f : std::exp(old_max - new_max);
+  return old_max == -INFINITY ? 0.0f : exp_math::exp(old_max - new_max);
 }
 
 // exp(s - max) under the running max; 0 while the row has seen no visible key.
 PRECIS_ATTENTION_DEVICE float online_exp(float s, float max) {
-  return max == -INFINITY ? 0.0f : std::exp(s - max);
+  return max == -INFINITY ? 0.0f : exp_math::exp(s - max);
 }
 
 // The pieces of one (batch, head) pair a block works on.
