@@ -1,0 +1,112 @@
+// The decoding step's linear kernel (kernels/cpu/linear_few_rows.h): the product it computes is
+// the product (against one in double), at 8 to 32 rows and output widths off its tiles of 12
+// and 3 columns; its AVX2 and AVX-512 forms give the same bits, as does every thread count;
+// and linear_forward takes it for those rows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernel_test.h"
+#include "precis/kernels/cpu/linear_few_rows.h"
+#include "precis/kernels/linear.h"
+
+namespace precis {
+namespace {
+
+using cpu::FewRowsIsa;
+
+struct FewRowsProduct {
+  int64_t rows, in, out;
+};
+
+// Rows at both ends of the range and between; `in` of 1, odd and long; `out` under one tile, on
+// a tile's edge and past it.
+const FewRowsProduct kFewRowsProducts[] = {{8, 64, 12}, {13, 129, 25},  {32, 768, 100}, {31, 1, 7},
+                                           {9, 300, 1}, {32, 3072, 37}, {20, 17, 36}};
+
+struct FewRowsOperands {
+  std::vector<float> x, w, b;
+  FewRowsOperands(const FewRowsProduct& p, uint32_t seed) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<float> normal;
+    x.resize(size_t(p.rows * p.in));
+    w.resize(size_t(p.out * p.in));
+    b.resize(size_t(p.out));
+    for (std::vector<float>* v : {&x, &w, &b})
+      for (float& e : *v) e = normal(gen);
+  }
+  std::vector<float> product(FewRowsIsa isa, const FewRowsProduct& p, bool bias) const {
+    std::vector<float> y(size_t(p.rows * p.out), -1.0f);
+    cpu::linear_few_rows(isa, x.data(), w.data(), bias ? b.data() : nullptr, y.data(), p.rows, p.in,
+                         p.out);
+    return y;
+  }
+};
+
+std::string describe(const FewRowsProduct& p) {
+  return std::to_string(p.rows) + " rows, in " + std::to_string(p.in) + ", out " +
+         std::to_string(p.out);
+}
+
+TEST(LinearFewRows, EqualsTheProductInDouble) {
+  const FewRowsIsa isa = cpu::few_rows_isa();
+  if (isa == FewRowsIsa::kNone) GTEST_SKIP() << "this CPU has neither AVX2 + FMA nor AVX-512";
+  for (const FewRowsProduct& p : kFewRowsProducts) {
+    SCOPED_TRACE(describe(p));
+    FewRowsOperands o(p, uint32_t(p.rows * 31 + p.out));
+    const std::vector<float> y = o.product(isa, p, true);
+    for (int64_t r = 0; r < p.rows; ++r)
+      for (int64_t j = 0; j < p.out; ++j) {
+        double sum = o.b[size_t(j)], magnitude = std::fabs(o.b[size_t(j)]);
+        for (int64_t c = 0; c < p.in; ++c) {
+          const double term = double(o.x[size_t(r * p.in + c)]) * o.w[size_t(j * p.in + c)];
+          sum += term;
+          magnitude += std::fabs(term);
+        }
+        // fp32 sums of in + 1 terms: within that many units of 2^-24 of the sum of magnitudes.
+        ASSERT_NEAR(y[size_t(r * p.out + j)], sum, magnitude * double(p.in + 1) * 0x1p-24)
+            << "y[" << r << "][" << j << "]";
+      }
+  }
+}
+
+// The AVX2 kernel on a machine with AVX-512 too: the same fused multiply-adds in the same order
+// per element, so the same bits as the AVX-512 kernel, and the bias is added after the sum.
+TEST(LinearFewRows, AvxTwoAndAvxFiveTwelveGiveTheSameBits) {
+  if (cpu::few_rows_isa() != FewRowsIsa::kAvx512)
+    GTEST_SKIP() << "needs a build and CPU with AVX-512 (this one runs "
+                 << (cpu::few_rows_isa() == FewRowsIsa::kAvx2 ? "AVX2" : "no") << " kernel)";
+  for (const FewRowsProduct& p : kFewRowsProducts)
+    for (bool bias : {false, true}) {
+      SCOPED_TRACE(describe(p) + (bias ? ", bias" : ""));
+      FewRowsOperands o(p, 7);
+      EXPECT_EQ(o.product(FewRowsIsa::kAvx2, p, bias), o.product(FewRowsIsa::kAvx512, p, bias));
+    }
+}
+
+TEST(LinearFewRows, SameBitsForAnyThreadCount) {
+  const FewRowsIsa isa = cpu::few_rows_isa();
+  if (isa == FewRowsIsa::kNone) GTEST_SKIP() << "this CPU has neither AVX2 + FMA nor AVX-512";
+  const FewRowsProduct p{32, 300, 1000};
+  FewRowsOperands o(p, 3);
+  testing::expect_same_for_thread_counts([&] { return o.product(isa, p, true); }, {2, 3, 7});
+}
+
+// linear_forward runs the kernel for 8 to 32 rows, and sgemm outside them.
+TEST(LinearFewRows, LinearForwardTakesItForFewRows) {
+  const FewRowsIsa isa = cpu::few_rows_isa();
+  if (isa == FewRowsIsa::kNone) GTEST_SKIP() << "this CPU has neither AVX2 + FMA nor AVX-512";
+  for (const FewRowsProduct& p : {FewRowsProduct{8, 200, 50}, FewRowsProduct{32, 200, 50}}) {
+    SCOPED_TRACE(describe(p));
+    FewRowsOperands o(p, 5);
+    std::vector<float> y(size_t(p.rows * p.out));
+    linear_forward(testing::on_cpu(o.x, {p.rows, p.in}), testing::on_cpu(o.w, {p.out, p.in}),
+                   testing::on_cpu(o.b, {p.out}), testing::on_cpu(y, {p.rows, p.out}));
+    EXPECT_EQ(y, o.product(isa, p, true));
+  }
+}
+
+}  // namespace
+}  // namespace precis
