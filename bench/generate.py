@@ -68,8 +68,15 @@ def main():
     ap.add_argument("--build", default=str(ROOT / "build"))
     ap.add_argument("--profile", action="store_true",
                     help="print precis's per-op profile of a run against this machine's sgemm rate")
+    ap.add_argument("--isa", choices=["native", "avx2"], default="native",
+                    help="avx2: hold every side to AVX2 on an AVX-512 machine (give --build a build made "
+                         "with -DPRECIS_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3)")
     args = ap.parse_args()
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    if args.isa == "avx2":  # before torch and CTranslate2 load: OpenBLAS's Haswell kernels; ATen,
+        # oneDNN and MKL at AVX2; CTranslate2's AVX2 kernels
+        os.environ.update(OPENBLAS_CORETYPE="Haswell", ATEN_CPU_CAPABILITY="avx2", ONEDNN_MAX_CPU_ISA="AVX2",
+                          MKL_ENABLE_INSTRUCTIONS="AVX2", CT2_FORCE_CPU_ISA="AVX2")
 
     import torch
     from transformers import BartConfig, BartForConditionalGeneration, BartTokenizerFast
@@ -120,6 +127,7 @@ def main():
         pad = config.pad_token_id
         print(f"machine: {os.cpu_count()} cores, threads {args.threads}; torch {torch.__version__}; "
               f"bart-base shape, random weights, bart-large-cnn generation settings; batch {len(inputs)}, "
+              f"{'AVX2 only; ' if args.isa == 'avx2' else ''}"
               f"source lengths {min(source_lengths)}-{max(source_lengths)} tokens; best of {args.iterations}")
         hf_tokens = generated_tokens(hf_rows, pad)
         our_tokens = generated_tokens(ours["sequences"], pad)

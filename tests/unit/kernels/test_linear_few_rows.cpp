@@ -1,7 +1,6 @@
 // The decoding step's linear kernel (kernels/cpu/linear_few_rows.h): the product it computes is
 // the product (against one in double), at 8 to 32 rows and output widths off its tiles of 12
-// and 3 columns; its AVX2 and AVX-512 forms give the same bits, as does every thread count;
-// and linear_forward takes it for those rows.
+// columns; every thread count gives the same bits; and linear_forward takes it for those rows.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,8 +13,6 @@
 
 namespace precis {
 namespace {
-
-using cpu::FewRowsIsa;
 
 struct FewRowsProduct {
   int64_t rows, in, out;
@@ -37,9 +34,9 @@ struct FewRowsOperands {
     for (std::vector<float>* v : {&x, &w, &b})
       for (float& e : *v) e = normal(gen);
   }
-  std::vector<float> product(FewRowsIsa isa, const FewRowsProduct& p, bool bias) const {
+  std::vector<float> product(const FewRowsProduct& p, bool bias) const {
     std::vector<float> y(size_t(p.rows * p.out), -1.0f);
-    cpu::linear_few_rows(isa, x.data(), w.data(), bias ? b.data() : nullptr, y.data(), p.rows, p.in,
+    cpu::linear_few_rows(x.data(), w.data(), bias ? b.data() : nullptr, y.data(), p.rows, p.in,
                          p.out);
     return y;
   }
@@ -51,12 +48,12 @@ std::string describe(const FewRowsProduct& p) {
 }
 
 TEST(LinearFewRows, EqualsTheProductInDouble) {
-  const FewRowsIsa isa = cpu::few_rows_isa();
-  if (isa == FewRowsIsa::kNone) GTEST_SKIP() << "this CPU has neither AVX2 + FMA nor AVX-512";
+  if (!cpu::few_rows_kernel_usable())
+    GTEST_SKIP() << "the kernel is AVX-512 only; this build or CPU has no AVX-512 (sgemm runs)";
   for (const FewRowsProduct& p : kFewRowsProducts) {
     SCOPED_TRACE(describe(p));
     FewRowsOperands o(p, uint32_t(p.rows * 31 + p.out));
-    const std::vector<float> y = o.product(isa, p, true);
+    const std::vector<float> y = o.product(p, true);
     for (int64_t r = 0; r < p.rows; ++r)
       for (int64_t j = 0; j < p.out; ++j) {
         double sum = o.b[size_t(j)], magnitude = std::fabs(o.b[size_t(j)]);
@@ -72,39 +69,25 @@ TEST(LinearFewRows, EqualsTheProductInDouble) {
   }
 }
 
-// The AVX2 kernel on a machine with AVX-512 too: the same fused multiply-adds in the same order
-// per element, so the same bits as the AVX-512 kernel, and the bias is added after the sum.
-TEST(LinearFewRows, AvxTwoAndAvxFiveTwelveGiveTheSameBits) {
-  if (cpu::few_rows_isa() != FewRowsIsa::kAvx512)
-    GTEST_SKIP() << "needs a build and CPU with AVX-512 (this one runs "
-                 << (cpu::few_rows_isa() == FewRowsIsa::kAvx2 ? "AVX2" : "no") << " kernel)";
-  for (const FewRowsProduct& p : kFewRowsProducts)
-    for (bool bias : {false, true}) {
-      SCOPED_TRACE(describe(p) + (bias ? ", bias" : ""));
-      FewRowsOperands o(p, 7);
-      EXPECT_EQ(o.product(FewRowsIsa::kAvx2, p, bias), o.product(FewRowsIsa::kAvx512, p, bias));
-    }
-}
-
 TEST(LinearFewRows, SameBitsForAnyThreadCount) {
-  const FewRowsIsa isa = cpu::few_rows_isa();
-  if (isa == FewRowsIsa::kNone) GTEST_SKIP() << "this CPU has neither AVX2 + FMA nor AVX-512";
+  if (!cpu::few_rows_kernel_usable())
+    GTEST_SKIP() << "the kernel is AVX-512 only; this build or CPU has no AVX-512 (sgemm runs)";
   const FewRowsProduct p{32, 300, 1000};
   FewRowsOperands o(p, 3);
-  testing::expect_same_for_thread_counts([&] { return o.product(isa, p, true); }, {2, 3, 7});
+  testing::expect_same_for_thread_counts([&] { return o.product(p, true); }, {2, 3, 7});
 }
 
 // linear_forward runs the kernel for 8 to 32 rows, and sgemm outside them.
 TEST(LinearFewRows, LinearForwardTakesItForFewRows) {
-  const FewRowsIsa isa = cpu::few_rows_isa();
-  if (isa == FewRowsIsa::kNone) GTEST_SKIP() << "this CPU has neither AVX2 + FMA nor AVX-512";
+  if (!cpu::few_rows_kernel_usable())
+    GTEST_SKIP() << "the kernel is AVX-512 only; this build or CPU has no AVX-512 (sgemm runs)";
   for (const FewRowsProduct& p : {FewRowsProduct{8, 200, 50}, FewRowsProduct{32, 200, 50}}) {
     SCOPED_TRACE(describe(p));
     FewRowsOperands o(p, 5);
     std::vector<float> y(size_t(p.rows * p.out));
     linear_forward(testing::on_cpu(o.x, {p.rows, p.in}), testing::on_cpu(o.w, {p.out, p.in}),
                    testing::on_cpu(o.b, {p.out}), testing::on_cpu(y, {p.rows, p.out}));
-    EXPECT_EQ(y, o.product(isa, p, true));
+    EXPECT_EQ(y, o.product(p, true));
   }
 }
 

@@ -56,32 +56,6 @@ __attribute__((target("avx512f"))) void tile_avx512(const float* xt, const float
   }
 }
 
-// The same sums with 8-lane vectors: 3 weight rows by 32 rows in 12 of the 16 registers.
-constexpr int kTile256 = 3;
-__attribute__((target("avx2,fma"))) void tile_avx2(const float* xt, const float* w, int64_t in,
-                                                   int64_t out, int64_t n0,
-                                                   float (&acc)[kTile256][kRows]) {
-  const float* wr[kTile256];
-  tile_rows(w, in, out, n0, wr);
-  __m256 a[kTile256][4];
-  for (int i = 0; i < kTile256; ++i)
-    for (int v = 0; v < 4; ++v) a[i][v] = _mm256_setzero_ps();
-  for (int64_t c = 0; c < in; ++c) {
-    const float* xc = xt + c * kRows;
-    const __m256 x0 = _mm256_loadu_ps(xc), x1 = _mm256_loadu_ps(xc + 8),
-                 x2 = _mm256_loadu_ps(xc + 16), x3 = _mm256_loadu_ps(xc + 24);
-    for (int i = 0; i < kTile256; ++i) {
-      const __m256 wv = _mm256_broadcast_ss(wr[i] + c);
-      a[i][0] = _mm256_fmadd_ps(wv, x0, a[i][0]);
-      a[i][1] = _mm256_fmadd_ps(wv, x1, a[i][1]);
-      a[i][2] = _mm256_fmadd_ps(wv, x2, a[i][2]);
-      a[i][3] = _mm256_fmadd_ps(wv, x3, a[i][3]);
-    }
-  }
-  for (int i = 0; i < kTile256; ++i)
-    for (int v = 0; v < 4; ++v) _mm256_storeu_ps(acc[i] + 8 * v, a[i][v]);
-}
-
 #endif
 
 // y's columns tile by tile, the tiles split among the threads (each element is one thread's).
@@ -103,36 +77,23 @@ void run_tiles(Tile tile, const std::vector<float>& xt, const float* w, const fl
 
 }  // namespace
 
-FewRowsIsa few_rows_isa() {
-#if defined(__x86_64__)
-  static const FewRowsIsa isa = [] {
-#if defined(__AVX512F__)  // an AVX2 build (the AVX2 benchmarks) keeps to AVX2 on any CPU
-    if (__builtin_cpu_supports("avx512f")) return FewRowsIsa::kAvx512;
-#endif
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return FewRowsIsa::kAvx2;
-    return FewRowsIsa::kNone;
-  }();
-  return isa;
+bool few_rows_kernel_usable() {
+#if defined(__x86_64__) && defined(__AVX512F__)
+  static const bool usable = __builtin_cpu_supports("avx512f");
+  return usable;
 #else
-  return FewRowsIsa::kNone;
+  return false;
 #endif
 }
 
-void linear_few_rows(FewRowsIsa isa, const float* x, const float* w, const float* b, float* y,
-                     int64_t rows, int64_t in, int64_t out) {
+void linear_few_rows(const float* x, const float* w, const float* b, float* y, int64_t rows,
+                     int64_t in, int64_t out) {
+  check(few_rows_kernel_usable(), "linear_few_rows: this build or CPU has no AVX-512");
+#if defined(__x86_64__)
   thread_local std::vector<float> xt;
   transpose_rows(x, rows, in, xt);
-  switch (isa) {
-#if defined(__x86_64__)
-    case FewRowsIsa::kAvx512:
-      return run_tiles<kTile512>(tile_avx512, xt, w, b, y, rows, in, out);
-    case FewRowsIsa::kAvx2:
-      return run_tiles<kTile256>(tile_avx2, xt, w, b, y, rows, in, out);
+  run_tiles<kTile512>(tile_avx512, xt, w, b, y, rows, in, out);
 #endif
-    default:
-      break;
-  }
-  throw Error("linear_few_rows: no kernel for this CPU");
 }
 
 }  // namespace precis::cpu

@@ -5,8 +5,9 @@
 // once per call, 32 rows to the registers' lanes).
 //
 // Each output element is one chain of fused multiply-adds over `in`, in order, from 0, then the
-// bias added: the same operations whatever the vector width, so the AVX-512 and AVX2 kernels
-// give the same bits, and the thread count (which splits the output columns) cannot change one.
+// bias added, by one thread: the thread count (which splits the output columns) cannot change a
+// bit. AVX-512 only: an AVX2 form of it (3 weight rows by 32 rows, or 6 by 16, in 16 registers)
+// ran at 0.7-0.9x OpenBLAS's Haswell sgemm on the same products, so AVX2 builds keep sgemm.
 #pragma once
 
 #include <cstdint>
@@ -15,14 +16,11 @@ namespace precis::cpu {
 
 constexpr int64_t kFewRowsMin = 8, kFewRowsMax = 32;
 
-enum class FewRowsIsa { kNone, kAvx2, kAvx512 };
+// Whether this build targets AVX-512 and the CPU has it.
+bool few_rows_kernel_usable();
 
-// The kernel this build and CPU run: AVX-512 where the build targets it and the CPU has it,
-// else AVX2 + FMA where the CPU has them, else none (linear_forward keeps sgemm).
-FewRowsIsa few_rows_isa();
-
-// y = x · wᵀ + b (b may be null) with the given kernel; rows in [kFewRowsMin, kFewRowsMax].
-void linear_few_rows(FewRowsIsa isa, const float* x, const float* w, const float* b, float* y,
-                     int64_t rows, int64_t in, int64_t out);
+// y = x · wᵀ + b (b may be null); rows in [kFewRowsMin, kFewRowsMax].
+void linear_few_rows(const float* x, const float* w, const float* b, float* y, int64_t rows,
+                     int64_t in, int64_t out);
 
 }  // namespace precis::cpu
