@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "precis/kernels/attention_math.h"
+#include "precis/kernels/cpu/attention_few_queries.h"
 #include "precis/kernels/cpu/gemm.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/matmul_precision.h"
@@ -61,6 +62,8 @@ const float* dropped_weights(const float* probs, float* dropped, int64_t plane, 
 void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v,
                        const AttentionMaskView& m, float scale, float* out, float* probs,
                        float* log_sum_exp, const DropoutRange& dropout) {
+  if (attention_few_queries_usable(s, probs || log_sum_exp, dropout.active))
+    return attention_few_queries(s, q, k, v, m, scale, out);
   const int64_t pairs = s.batch * s.heads, plane = s.q_len * s.k_len;
   // One (batch, head) pair per task; inside a parallel region OpenBLAS runs single-threaded.
 #pragma omp parallel
