@@ -9,6 +9,7 @@
 
 #include "precis/core/host_device.h"
 #include "precis/kernels/exp_math.h"
+#include "precis/kernels/row_math.h"
 
 namespace precis::attention_math {
 
@@ -33,44 +34,6 @@ PRECIS_HOST_DEVICE inline float probability_from_lse(float score, bool visible, 
   return !row_sees_a_key ? 1.0f / float(n) : visible ? exp_math::exp(score - log_sum_exp) : 0.0f;
 }
 
-// The row loops' lanes: element j goes to lane j % kRowLanes, and the lanes combine in one fixed
-// order at the end, so the bits do not depend on the vector width and the loops vectorise (a
-// single running max or sum cannot: each step would wait for the one before).
-constexpr int kRowLanes = 8;
-
-// max of row[0..n) (n >= 1); exact in any order.
-PRECIS_HOST_DEVICE inline float row_max(const float* row, int64_t n) {
-  float lane[kRowLanes];
-  for (int l = 0; l < kRowLanes; ++l) lane[l] = row[0];
-  int64_t j = 0;
-  for (; j + kRowLanes <= n; j += kRowLanes)
-    for (int l = 0; l < kRowLanes; ++l) lane[l] = row[j + l] > lane[l] ? row[j + l] : lane[l];
-  for (int l = 0; j + l < n; ++l) lane[l] = row[j + l] > lane[l] ? row[j + l] : lane[l];
-  float max = lane[0];
-  for (int l = 1; l < kRowLanes; ++l) max = lane[l] > max ? lane[l] : max;
-  return max;
-}
-
-// Σ row[0..n) in double, lane by lane.
-PRECIS_HOST_DEVICE inline double row_sum(const float* row, int64_t n) {
-  double lane[kRowLanes] = {};
-  int64_t j = 0;
-  for (; j + kRowLanes <= n; j += kRowLanes)
-    for (int l = 0; l < kRowLanes; ++l) lane[l] += double(row[j + l]);
-  for (int l = 0; j + l < n; ++l) lane[l] += double(row[j + l]);
-  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-}
-
-// Σ a[j]·b[j] over [0, n) in double, lane by lane: the softmax backward's row dot P·dP.
-PRECIS_HOST_DEVICE inline double row_dot(const float* a, const float* b, int64_t n) {
-  double lane[kRowLanes] = {};
-  int64_t j = 0;
-  for (; j + kRowLanes <= n; j += kRowLanes)
-    for (int l = 0; l < kRowLanes; ++l) lane[l] += double(a[j + l]) * double(b[j + l]);
-  for (int l = 0; j + l < n; ++l) lane[l] += double(a[j + l]) * double(b[j + l]);
-  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-}
-
 // Softmax of row[0..n) in place over the keys j with key_mask[j] != 0 (no mask: all) and
 // j <= causal_limit: the max, exp_math's exp of each score minus it (a masked key's -inf gives
 // exactly 0), their sum in double (row_sum), each exp times the sum's reciprocal. Returns the
@@ -83,13 +46,13 @@ PRECIS_HOST_DEVICE inline float masked_softmax_row_lse(float* row, int64_t n,
   if (n == 0) return 0.0f;
   for (int64_t j = 0; j < n; ++j)
     row[j] = key_visible(key_mask, j, causal_limit) ? row[j] : minus_inf;
-  const float max = row_max(row, n);
+  const float max = row_math::row_max(row, n);
   if (max == minus_inf) {
     for (int64_t j = 0; j < n; ++j) row[j] = 1.0f / float(n);
     return 0.0f;
   }
   for (int64_t j = 0; j < n; ++j) row[j] = exp_math::exp(row[j] - max);
-  const float sum = float(row_sum(row, n));
+  const float sum = float(row_math::row_sum(row, n));
   const float inv = 1.0f / sum;
   for (int64_t j = 0; j < n; ++j) row[j] *= inv;
   return max + std::log(sum);

@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "precis/core/host_device.h"
+#include "precis/kernels/exp_math.h"
 
 namespace precis::decoding_math {
 
@@ -33,9 +34,10 @@ PRECIS_HOST_DEVICE inline float repetition_penalized(float x, float penalty) {
   return x < 0 ? x * penalty : x / penalty;
 }
 
-// log_softmax of a row with max `max` (finite): the terms summed in double, then each score.
+// log_softmax of a row with max `max` (finite): the terms exp(x - max), exp_math's in float (as
+// torch's log_softmax takes them in float), summed in double, then each score.
 PRECIS_HOST_DEVICE inline double log_softmax_term(float x, float max) {
-  return std::exp(double(x - max));
+  return double(exp_math::exp(x - max));
 }
 PRECIS_HOST_DEVICE inline float log_softmax_log_sum(double sum) { return float(std::log(sum)); }
 PRECIS_HOST_DEVICE inline float log_softmax_value(float x, float max, float log_sum) {

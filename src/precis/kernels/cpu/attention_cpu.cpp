@@ -10,6 +10,7 @@
 #include "precis/kernels/cpu/gemm.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/matmul_precision.h"
+#include "precis/kernels/row_math.h"
 
 namespace precis::cpu {
 
@@ -136,7 +137,7 @@ void attention_backward(const AttentionShape& s, const float* dout, const float*
       for (int64_t i = 0; i < s.q_len; ++i) {
         const float* pr = pb + i * s.k_len;
         float* dr = dP + i * s.k_len;
-        const float fdot = float(attention_math::row_dot(pr, dr, s.k_len));
+        const float fdot = float(row_math::row_dot(pr, dr, s.k_len));
 #pragma omp simd
         for (int64_t j = 0; j < s.k_len; ++j) dr[j] = pr[j] * (dr[j] - fdot);
       }

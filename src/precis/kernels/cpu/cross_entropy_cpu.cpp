@@ -4,62 +4,9 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cross_entropy.h"
 #include "precis/kernels/cross_entropy_math.h"
-#include "precis/kernels/exp_math.h"
+#include "precis/kernels/row_math.h"
 
 namespace precis::cpu {
-
-namespace {
-
-// A row's sums in double, in kLanes partial sums (element j to lane j % kLanes) added in one
-// fixed order at the end: the order of every addition is the same at any vector width, so the
-// bits do not depend on -march, and the loop vectorises (a single running sum cannot).
-constexpr int64_t kLanes = 8;
-
-struct LaneSums {
-  double lane[kLanes] = {};
-  // Adds v[0..n) as elements first..first+n of the row; `first` a multiple of kLanes.
-  void add(const float* v, int64_t n) {
-    int64_t j = 0;
-    for (; j + kLanes <= n; j += kLanes)
-      for (int64_t l = 0; l < kLanes; ++l) lane[l] += double(v[j + l]);
-    for (int64_t l = 0; j + l < n; ++l) lane[l] += double(v[j + l]);
-  }
-  double total() const {
-    return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-  }
-};
-
-// The max is exact in any order.
-float row_max(const float* row, int64_t vocab) {
-  float max = row[0];
-#pragma omp simd reduction(max : max)
-  for (int64_t j = 1; j < vocab; ++j) max = row[j] > max ? row[j] : max;
-  return max;
-}
-
-// Σ_j exp(row[j] - max) in double, each exponential in float as torch's softmax takes it, a
-// chunk at a time. Writes the exponentials to `out` when given (`out` may be `row`).
-constexpr int64_t kChunk = 512;  // a multiple of kLanes
-double exp_sum(const float* row, float max, int64_t vocab, float* out) {
-  LaneSums sums;
-  float buffer[kChunk];
-  for (int64_t start = 0; start < vocab; start += kChunk) {
-    const int64_t n = std::min(kChunk, vocab - start);
-    float* e = out ? out + start : buffer;
-#pragma omp simd
-    for (int64_t j = 0; j < n; ++j) e[j] = exp_math::exp(row[start + j] - max);
-    sums.add(e, n);
-  }
-  return sums.total();
-}
-
-double row_sum(const float* row, int64_t vocab) {
-  LaneSums sums;
-  sums.add(row, vocab);
-  return sums.total();
-}
-
-}  // namespace
 
 double cross_entropy_forward(const float* logits, const int32_t* labels, float* losses, int64_t n,
                              int64_t vocab, float label_smoothing, int64_t* counted) {
@@ -72,10 +19,10 @@ double cross_entropy_forward(const float* logits, const int32_t* labels, float* 
       continue;
     }
     const float* row = logits + i * vocab;
-    const float max = row_max(row, vocab);
-    const double log_z = std::log(exp_sum(row, max, vocab, nullptr)) + max;
-    const double loss = cross_entropy_math::smoothed_loss(log_z, row[labels[i]], row_sum(row, vocab),
-                                                          double(vocab), label_smoothing);
+    const float max = row_math::row_max(row, vocab);
+    const double log_z = std::log(row_math::row_exp_sum(row, vocab, max, nullptr)) + max;
+    const double loss = cross_entropy_math::smoothed_loss(
+        log_z, row[labels[i]], row_math::row_sum(row, vocab), double(vocab), label_smoothing);
     losses[i] = float(loss);
     total += loss;
     count += 1;
@@ -94,10 +41,10 @@ void cross_entropy_backward(const float* logits, const int32_t* labels, float* d
       std::fill(drow, drow + vocab, 0.0f);
       continue;
     }
-    const float max = row_max(row, vocab);
+    const float max = row_math::row_max(row, vocab);
     // drow holds exp(l_j - max) after this; p_j = exp(l_j - max) / sum, scaled by loss_scale in
     // the same multiplication.
-    const float p_scale = float(double(loss_scale) / exp_sum(row, max, vocab, drow));
+    const float p_scale = float(double(loss_scale) / row_math::row_exp_sum(row, vocab, max, drow));
     // loss = (1-ε)·(log Z - l_y) + ε·(log Z - mean_v l_v)
     //   d/dl_j = p_j                  (log Z, weight (1-ε) + ε = 1)
     //          - (1-ε)·[j == y]       (the label's logit)

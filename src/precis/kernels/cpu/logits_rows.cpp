@@ -8,6 +8,7 @@
 
 #include "precis/core/torch_cpu_generator.h"
 #include "precis/kernels/decoding_math.h"
+#include "precis/kernels/row_math.h"
 
 namespace precis::cpu {
 
@@ -88,11 +89,11 @@ void keep_top_p(double top_p, int64_t min_keep, std::span<float> s) {
 }
 
 void log_softmax(std::span<float> s) {
-  float max = kMinusInf;
-  for (float x : s) max = std::max(max, x);
+  if (s.empty()) return;
+  const float max = row_math::row_max(s.data(), int64_t(s.size()));
   if (max == kMinusInf) return;
-  double sum = 0;
-  for (float x : s) sum += decoding_math::log_softmax_term(x, max);
+  // Σ decoding_math::log_softmax_term, in row_math's lanes.
+  const double sum = row_math::row_exp_sum(s.data(), int64_t(s.size()), max, nullptr);
   const float log_sum = decoding_math::log_softmax_log_sum(sum);
   for (float& x : s) x = decoding_math::log_softmax_value(x, max, log_sum);
 }
@@ -102,14 +103,16 @@ void process_row(const LogitsProcessing& p, std::span<const int32_t> history, st
   if (p.repetition_penalty != 1.0f) apply_repetition_penalty(history, p.repetition_penalty, s);
   if (p.no_repeat_ngram_size > 0) ban_repeated_ngrams(history, p.no_repeat_ngram_size, s);
   if (!p.bad_words.empty()) ban_bad_words(history, p.bad_words, s);
-  if (p.min_length > 0 && !p.eos_token_ids.empty()) ban_eos_below(len, p.min_length, p.eos_token_ids, s);
+  if (p.min_length > 0 && !p.eos_token_ids.empty())
+    ban_eos_below(len, p.min_length, p.eos_token_ids, s);
   if (p.min_new_tokens > 0 && !p.eos_token_ids.empty())
     ban_eos_below(len - p.prompt_length, p.min_new_tokens, p.eos_token_ids, s);
   if (p.forced_bos_token_id && len == 1) {
     int32_t bos = *p.forced_bos_token_id;
     force_tokens(std::span<const int32_t>(&bos, 1), s);
   }
-  if (!p.forced_eos_token_ids.empty() && len == p.max_length - 1) force_tokens(p.forced_eos_token_ids, s);
+  if (!p.forced_eos_token_ids.empty() && len == p.max_length - 1)
+    force_tokens(p.forced_eos_token_ids, s);
 }
 
 void warp_row(const LogitsWarping& w, std::span<float> s) {
