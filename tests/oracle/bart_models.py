@@ -23,6 +23,11 @@ CONFIGS = {
     "silu-positions": dict(d_model=16, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
                            decoder_attention_heads=2, encoder_ffn_dim=24, decoder_ffn_dim=24,
                            activation_function="silu", max_position_embeddings=40),
+    # Heads 16 wide: the CPU's decoding kernels take these (AVX-512: the attention of a few
+    # queries, the self-attention cache read in place through its key rows).
+    "heads-of-16": dict(d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=2,
+                        decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64,
+                        activation_function="gelu", scale_embedding=False),
 }
 
 

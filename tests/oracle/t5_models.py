@@ -17,6 +17,12 @@ CONFIGS = {
                                    num_heads=2, relative_attention_num_buckets=10,
                                    relative_attention_max_distance=20, feed_forward_proj="gated-gelu",
                                    tie_word_embeddings=False),
+    # Heads 16 wide: the CPU's decoding kernels take these (AVX-512), the position bias of the
+    # cached self-attention included.
+    "kv-16-gated-gelu": dict(d_model=32, d_kv=16, d_ff=48, num_layers=2, num_decoder_layers=2,
+                             num_heads=2, relative_attention_num_buckets=8,
+                             relative_attention_max_distance=12, feed_forward_proj="gated-gelu",
+                             tie_word_embeddings=False),
 }
 
 # Texts with T5's sentinels and special tokens typed in (<extra_id_100> is past the 100

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "precis/kernels/cpu/attention_few_queries.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/op_dispatch.h"
 
@@ -46,8 +47,33 @@ void check_f32(const Tensor& t, const std::string& op, const char* name) {
           op + ": " + name + " " + t.describe() + " must be F32, as with 16-bit activations");
 }
 
-cpu::AttentionMaskView mask_view(const AttentionMask& m) {
-  return {i32_or_null(m.key_padding), m.causal, m.past, f32_or_null(m.position_bias)};
+cpu::AttentionMaskView mask_view(const AttentionMask& m, int64_t capacity) {
+  return {i32_or_null(m.key_padding), m.causal, m.past, f32_or_null(m.position_bias),
+          i32_or_null(m.key_rows),    capacity};
+}
+
+// A cache read in place (AttentionMask::key_rows): checks it, and returns the shape with its
+// live keys. Only the CPU's decoding kernel reads one.
+AttentionShape with_live_keys(AttentionShape s, const AttentionMask& m, const Tensor& k,
+                              Device device, bool saves, bool dropout) {
+  const Tensor& rows = m.key_rows;
+  check(rows.dtype == DType::I32 && rows.device.is_cpu() &&
+            rows.shape == Shape({s.batch, s.k_len}) && m.live_keys >= 1 && m.live_keys <= s.k_len,
+        "attention: key rows " + rows.describe() + " with " + std::to_string(m.live_keys) +
+            " live keys for keys " + k.describe() +
+            " (expected I32 [batch, capacity] on the host)");
+  const int32_t* row = rows.i32();
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t j = 0; j < m.live_keys; ++j)
+      check(row[b * s.k_len + j] >= 0 && row[b * s.k_len + j] < s.batch,
+            "attention: key row " + std::to_string(row[b * s.k_len + j]) + " of batch row " +
+                std::to_string(b) + ", position " + std::to_string(j) + " outside " + k.describe());
+  check(device.is_cpu() && cpu::attention_few_queries_usable(s, saves, dropout),
+        "attention: a cache read in place (key_rows) needs the CPU's decoding kernel "
+        "(attention_reads_in_place), at most " +
+            std::to_string(cpu::kFewQueriesMax) + " queries, nothing saved and no dropout");
+  s.k_len = m.live_keys;
+  return s;
 }
 
 void check_mask(const AttentionMask& mask, const AttentionShape& s, const Tensor& q,
@@ -81,10 +107,17 @@ void check_saved(const AttentionSaved& saved, const AttentionShape& s, const cha
 // log-sum-exp, rebuilding P tile by tile in the backward.
 bool attention_saves_probs(Device device) { return device.is_cpu(); }
 
+bool attention_reads_in_place(Device device, int64_t head_dim) {
+  return device.is_cpu() && cpu::attention_few_queries_kernel(head_dim);
+}
+
 void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_t heads,
                        float scale, const AttentionMask& mask, const Tensor& out,
                        const AttentionSaved& saved, const DropoutSpec& dropout) {
   AttentionShape s = attention_shape(q, k, v, heads, out, "attention", "out");
+  const int64_t capacity = s.k_len;  // positions per row of k and v
+  if (mask.key_rows.ptr)
+    s = with_live_keys(s, mask, k, q.device, saved.defined(), dropout.active());
   check_saved(saved, s, "attention");
   check_mask(mask, s, q, k, "attention");
   if (q.numel() == 0) return;
@@ -94,8 +127,8 @@ void attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, int64_
        4.0 * double(s.batch * s.heads) * double(s.q_len) * double(s.k_len) * double(s.head_dim)},
       {&q, &k, &v, &mask.key_padding, &mask.position_bias, &out, &saved.probs, &saved.log_sum_exp},
       [&] {
-        return cpu::attention_forward(s, q.f32(), k.f32(), v.f32(), mask_view(mask), scale,
-                                      out.f32(), f32_or_null(saved.probs),
+        return cpu::attention_forward(s, q.f32(), k.f32(), v.f32(), mask_view(mask, capacity),
+                                      scale, out.f32(), f32_or_null(saved.probs),
                                       f32_or_null(saved.log_sum_exp), dropout_range(dropout, s));
       },
       [&](const CudaOp& gpu) {
@@ -111,6 +144,7 @@ void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, co
                         const DropoutSpec& dropout, const Tensor& dq, const Tensor& dk,
                         const Tensor& dv, const Tensor& d_scores, const AttentionMask& mask) {
   AttentionShape s = attention_shape(q, k, v, heads, dout, "attention backward", "dout");
+  check(!mask.key_rows.ptr, "attention backward: a cache read in place (key_rows) has no backward");
   check(saved.defined(), "attention backward: the forward kept neither probs nor log_sum_exp");
   check_saved(saved, s, "attention backward");
   check_mask(mask, s, q, k, "attention backward");
@@ -132,8 +166,8 @@ void attention_backward(const Tensor& dout, const Tensor& q, const Tensor& k, co
       [&] {
         return cpu::attention_backward(s, dout.f32(), q.f32(), k.f32(), v.f32(),
                                        f32_or_null(saved.probs), f32_or_null(saved.log_sum_exp),
-                                       mask_view(mask), scale, dropout_range(dropout, s), dq.f32(),
-                                       dk.f32(), dv.f32(), f32_or_null(d_scores));
+                                       mask_view(mask, s.k_len), scale, dropout_range(dropout, s),
+                                       dq.f32(), dk.f32(), dv.f32(), f32_or_null(d_scores));
       },
       [&](const CudaOp& gpu) {
         return gpu.run(&cuda::Kernels::attention_backward, q.dtype, s, dout.ptr, q.ptr, k.ptr,

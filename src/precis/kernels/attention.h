@@ -21,12 +21,18 @@ struct AttentionShape {
 };
 
 struct AttentionMask {
-  Tensor key_padding;  // (B, Tk) I32, 1 = attend, 0 = padding; undefined = attend to all
-  bool causal = false;  // query i sees keys j <= i + past
+  Tensor key_padding = {};  // (B, Tk) I32, 1 = attend, 0 = padding; undefined = attend to all
+  bool causal = false;      // query i sees keys j <= i + past
   int64_t past = 0;
   // (H, Tq, Tk) added to the scaled scores before masking, the same for every batch row:
   // T5's relative position bias. Undefined: none.
-  Tensor position_bias;
+  Tensor position_bias = {};
+  // A beam-search cache read in place, never reordered (attention_reads_in_place): k and v are
+  // laid out (B, capacity, W), and batch row b's keys are its positions 0 .. live_keys - 1, the
+  // key and value of position j in row key_rows[b, j] of k and v (beams share the rows their
+  // prefixes were written in). Undefined: each batch row's keys are its own, all of them.
+  Tensor key_rows = {};  // (B, capacity) I32, on the host
+  int64_t live_keys = 0;
 };
 
 // What the forward keeps for the backward; neither in inference. A backend keeps one of them
@@ -48,6 +54,10 @@ struct AttentionSaved {
   }
   bool defined() const { return probs.ptr || log_sum_exp.ptr; }
 };
+
+// Whether attention on `device` reads a cache in place through AttentionMask::key_rows for
+// heads `head_dim` wide (inference, a few queries per head): the CPU's decoding kernel does.
+bool attention_reads_in_place(Device device, int64_t head_dim);
 
 // Whether attention on `device` keeps the probabilities (else the rows' log-sum-exp).
 bool attention_saves_probs(Device device);

@@ -40,6 +40,12 @@ __attribute__((target("avx512f"))) inline float score(const float* query, const 
   return scale * lane_sum(acc);
 }
 
+// The row of k and v (as (B · capacity) rows) holding key j of batch row b.
+inline int64_t key_row(const AttentionMaskView& m, const AttentionShape& s, int64_t b, int64_t j) {
+  if (!m.key_rows) return b * s.k_len + j;
+  return int64_t(m.key_rows[b * m.key_capacity + j]) * m.key_capacity + j;
+}
+
 // out_row += p · v_row over one head's slices, in memory (the row stays in L1).
 __attribute__((target("avx512f"))) inline void add_weighted(float p, const float* v_row, int slices,
                                                             float* out_row) {
@@ -72,7 +78,7 @@ __attribute__((target("avx512f"))) void run_rows(const AttentionShape& s, const 
       // whatever it held, and its probability is exactly 0, so it adds nothing to the outputs.
       for (int64_t j = 0; j < s.k_len; ++j) {
         if (key_mask && !key_mask[j]) continue;
-        const float* key = k + (b * s.k_len + j) * s.k_stride;
+        const float* key = k + key_row(m, s, b, j) * s.k_stride;
         for (int64_t i = 0; i < s.q_len; ++i)
           for (int64_t h = 0; h < s.heads; ++h)
             scores[size_t((i * s.heads + h) * s.k_len + j)] =
@@ -92,7 +98,7 @@ __attribute__((target("avx512f"))) void run_rows(const AttentionShape& s, const 
         }
       for (int64_t j = 0; j < s.k_len; ++j) {
         if (key_mask && !key_mask[j]) continue;
-        const float* value = v + (b * s.k_len + j) * s.v_stride;
+        const float* value = v + key_row(m, s, b, j) * s.v_stride;
         for (int64_t i = 0; i < s.q_len; ++i)
           for (int64_t h = 0; h < s.heads; ++h)
             add_weighted(scores[size_t((i * s.heads + h) * s.k_len + j)], value + h * s.head_dim,
@@ -106,15 +112,20 @@ __attribute__((target("avx512f"))) void run_rows(const AttentionShape& s, const 
 
 }  // namespace
 
-bool attention_few_queries_usable(const AttentionShape& s, bool saves, bool dropout) {
+bool attention_few_queries_kernel(int64_t head_dim) {
 #if defined(__x86_64__) && defined(__AVX512F__)
   static const bool cpu_has_it = __builtin_cpu_supports("avx512f");
-  return cpu_has_it && !saves && !dropout && s.q_len <= kFewQueriesMax && s.head_dim > 0 &&
-         s.head_dim % 16 == 0 && cpu_matmul_precision() == MatmulPrecision::kFp32;
+  return cpu_has_it && head_dim > 0 && head_dim % 16 == 0 &&
+         cpu_matmul_precision() == MatmulPrecision::kFp32;
 #else
-  (void)s, (void)saves, (void)dropout;
+  (void)head_dim;
   return false;
 #endif
+}
+
+bool attention_few_queries_usable(const AttentionShape& s, bool saves, bool dropout) {
+  return !saves && !dropout && s.q_len <= kFewQueriesMax &&
+         attention_few_queries_kernel(s.head_dim);
 }
 
 void attention_few_queries(const AttentionShape& s, const float* q, const float* k, const float* v,

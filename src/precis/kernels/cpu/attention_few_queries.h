@@ -19,8 +19,12 @@ namespace precis::cpu {
 
 constexpr int64_t kFewQueriesMax = 8;  // queries per (batch, head) pair
 
-// Whether the kernel runs this product: an AVX-512 build and CPU, fp32 products, at most
-// kFewQueriesMax queries, heads a multiple of 16 wide, inference (nothing saved, no dropout).
+// Whether the kernel runs heads `head_dim` wide: an AVX-512 build and CPU, fp32 products, a
+// multiple of 16.
+bool attention_few_queries_kernel(int64_t head_dim);
+
+// Whether it runs this product: the kernel, at most kFewQueriesMax queries, inference (nothing
+// saved, no dropout). It alone reads a cache in place (AttentionMaskView::key_rows).
 bool attention_few_queries_usable(const AttentionShape& s, bool saves, bool dropout);
 
 void attention_few_queries(const AttentionShape& s, const float* q, const float* k, const float* v,

@@ -70,6 +70,8 @@ struct AttentionMaskView {
   bool causal;
   int64_t past;
   const float* bias;
+  const int32_t* key_rows = nullptr;  // AttentionMask::key_rows, or null
+  int64_t key_capacity = 0;           // positions per row of k and v with key_rows
 };
 // Saved state: probs (B, H, Tq, Tk) or log_sum_exp (B, H, Tq), either may be null.
 void attention_forward(const AttentionShape& s, const float* q, const float* k, const float* v,

@@ -47,8 +47,7 @@ void decoder_layer_forward(const BartConfig& c, const BartDecoderLayerParams& lp
                            const DropoutContext& ctx, uint32_t id,
                            BartDecoderLayerActivations& la) {
   const int64_t heads = c.decoder_attention_heads;
-  self_attention_sublayer_forward(c, lp, la, x, heads, AttentionMask{Tensor{}, true, 0, {}}, ctx,
-                                  id);
+  self_attention_sublayer_forward(c, lp, la, x, heads, AttentionMask{.causal = true}, ctx, id);
   const Tensor& ln1 = la.self_attn_layer_norm.out;
   attention_block_forward(lp.encoder_attn, ln1, encoder_out, heads, source_mask,
                           bart_dropout::attention(c, ctx, id, true), la.encoder_attn);
@@ -88,7 +87,7 @@ void bart_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& 
                      p.encoder_layernorm_embedding,
                      drop::embedding(c, ctx, drop::kEncoderEmbedding), a.encoder_embedded,
                      a.encoder_layernorm_embedding);
-  AttentionMask source_mask{batch.attention_mask, false, 0, {}};
+  AttentionMask source_mask{.key_padding = batch.attention_mask};
   const Tensor* h = &a.encoder_layernorm_embedding.out;
   for (size_t i = 0; i < a.encoder_layers.size(); ++i) {
     bart_encoder_layer_forward(c, p.encoder_layers[i], *h, source_mask, ctx, uint32_t(i),

@@ -40,7 +40,7 @@ void encoder_forward(const BartConfig& c, const BartParams& p, const Tensor& inp
   add_position_embeddings(e.embedded, p.encoder_positions, BartConfig::kPositionOffset);
   layer_norm_forward(p.encoder_layernorm_embedding, e.embedded, BartConfig::kLayerNormEps,
                      e.layernorm_embedding);
-  AttentionMask source_mask{attention_mask, false, 0, {}};
+  AttentionMask source_mask{.key_padding = attention_mask};
   const Tensor* h = &e.layernorm_embedding.out;
   for (size_t i = 0; i < p.encoder_layers.size(); ++i) {
     BartEncoderLayerActivations& la = e.layers[i % 2];
@@ -62,7 +62,7 @@ BartIncrementalDecoder::BartIncrementalDecoder(const BartConfig& config, const B
             " exceeds the model's max_position_embeddings (" +
             std::to_string(config.max_position_embeddings) + ")");
   const int64_t d = config.d_model, R = rows_;
-  lay_out(config.decoder_layers, d, d, [&](Arena& a) {
+  lay_out(config.decoder_layers, d, d, config.decoder_attention_heads, [&](Arena& a) {
     hidden_ = a.alloc({R, 1, d});
     residual_ = a.alloc({R, 1, d});
     mean_ = a.alloc({R});
@@ -94,8 +94,8 @@ const Tensor& BartIncrementalDecoder::decode(int64_t t) {
 
   const int64_t heads = c.decoder_attention_heads;
   const float scale = float(1.0 / std::sqrt(double(d / heads)));
-  const AttentionMask all_keys{Tensor{}, false, 0, {}};  // every cached key precedes the query
-  const AttentionMask source_keys{source_mask_, false, 0, {}};
+  const AttentionMask all_keys{};  // every cached key precedes the query
+  const AttentionMask source_keys{.key_padding = source_mask_};
   for (size_t i = 0; i < cross_.size(); ++i) {
     const BartDecoderLayerParams& lp = p.decoder_layers[i];
 

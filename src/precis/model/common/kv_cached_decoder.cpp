@@ -21,7 +21,7 @@ KvCachedDecoder::KvCachedDecoder(int64_t batch, int64_t source_len, int64_t rows
 }
 
 void KvCachedDecoder::lay_out(int64_t layers, int64_t d_model, int64_t attention_width,
-                              const std::function<void(Arena&)>& lay_out_step) {
+                              int64_t heads, const std::function<void(Arena&)>& lay_out_step) {
   auto lay_out_all = [&](Arena& a) {
     source_ids_ = a.alloc({batch_, source_len_}, DType::I32);
     source_mask_ = a.alloc({batch_, source_len_}, DType::I32);
@@ -31,7 +31,8 @@ void KvCachedDecoder::lay_out(int64_t layers, int64_t d_model, int64_t attention
       l.k = a.alloc({batch_, source_len_, attention_width});
       l.v = a.alloc({batch_, source_len_, attention_width});
     }
-    self_cache_.lay_out(a, layers, rows_, max_target_len_, attention_width);
+    self_cache_.lay_out(a, layers, rows_, max_target_len_, attention_width,
+                        attention_reads_in_place(a.device(), attention_width / heads));
     tokens_ = a.alloc({rows_, 1}, DType::I32);
     attn_.q = a.alloc({rows_, 1, attention_width});
     attn_.k_new = a.alloc({rows_, 1, attention_width});
@@ -71,8 +72,8 @@ void KvCachedDecoder::cached_self_attention(size_t layer, const AttentionParams&
   linear_forward(x, p.k_proj.weight, p.k_proj.bias, attn_.k_new);
   linear_forward(x, p.v_proj.weight, p.v_proj.bias, attn_.v_new);
   self_cache_.append(layer, attn_.k_new, attn_.v_new, t);
-  attention_forward(attn_.q, self_cache_.keys(layer), self_cache_.values(layer), heads, scale, mask,
-                    attn_.context, Tensor{});
+  attention_forward(attn_.q, self_cache_.keys(layer), self_cache_.values(layer), heads, scale,
+                    self_cache_.reading(mask), attn_.context, Tensor{});
   linear_forward(attn_.context, p.out_proj.weight, p.out_proj.bias, attn_.out);
 }
 

@@ -46,9 +46,9 @@ class KvCachedDecoder : public Seq2SeqDecoder {
                   int64_t max_target_len);
 
   // Sizes arena_ and lays out in it the shared state for `layers` decoder layers (encoder
-  // output of width d_model; keys and values of width attention_width), then what
-  // `lay_out_step` allocates: the model's per-step activations.
-  void lay_out(int64_t layers, int64_t d_model, int64_t attention_width,
+  // output of width d_model; keys and values of width attention_width, in `heads` heads), then
+  // what `lay_out_step` allocates: the model's per-step activations.
+  void lay_out(int64_t layers, int64_t d_model, int64_t attention_width, int64_t heads,
                const std::function<void(Arena&)>& lay_out_step);
 
   // Self-attention of x (R, 1, d), the step's tokens at position t, over decoder layer
@@ -74,7 +74,7 @@ class KvCachedDecoder : public Seq2SeqDecoder {
   Arena arena_;
 
   Tensor source_ids_, source_mask_;  // (B, S) I32, copied from the inputs to the model's device
-  Tensor encoder_out_;  // (B, S, d)
+  Tensor encoder_out_;               // (B, S, d)
   struct CrossCache {
     Tensor k, v;  // (B, S, attention width)
   };

@@ -1,5 +1,6 @@
 #include "precis/model/common/self_attention_cache.h"
 
+#include <algorithm>
 #include <string>
 
 #include "precis/kernels/copy.h"
@@ -7,17 +8,28 @@
 namespace precis {
 
 void SelfAttentionCache::lay_out(Arena& a, int64_t layers, int64_t rows, int64_t max_len,
-                                 int64_t width) {
+                                 int64_t width, bool in_place) {
   rows_ = rows;
   max_len_ = max_len;
   width_ = width;
+  in_place_ = in_place;
   layers_.assign(size_t(layers), {});
   for (auto& l : layers_) {
     l.k = a.alloc({rows, max_len, width});
     l.v = a.alloc({rows, max_len, width});
   }
-  spare_slab_ = a.alloc({rows, max_len, width});
+  if (in_place) {
+    key_rows_.assign(size_t(rows * max_len), 0);
+    composed_.assign(key_rows_.size(), 0);
+  } else {
+    spare_slab_ = a.alloc({rows, max_len, width});
+  }
+  reset();
+}
+
+void SelfAttentionCache::reset() {
   pending_sources_.clear();
+  length_ = 0;
 }
 
 void SelfAttentionCache::reorder(std::span<const int32_t> sources) {
@@ -36,6 +48,20 @@ void SelfAttentionCache::reorder(std::span<const int32_t> sources) {
 
 void SelfAttentionCache::grow(int64_t t) {
   const int64_t w = width_, R = rows_;
+  length_ = t + 1;
+  if (in_place_) {
+    // Row r continues row sources[r]: its first t positions are where that row's are.
+    if (!pending_sources_.empty()) {
+      for (int64_t r = 0; r < R; ++r)
+        std::copy_n(key_rows_.begin() + pending_sources_[size_t(r)] * max_len_, t,
+                    composed_.begin() + r * max_len_);
+      for (int64_t r = 0; r < R; ++r)
+        std::copy_n(composed_.begin() + r * max_len_, t, key_rows_.begin() + r * max_len_);
+    }
+    for (int64_t r = 0; r < R; ++r) key_rows_[size_t(r * max_len_ + t)] = int32_t(r);
+    pending_sources_.clear();
+    return;
+  }
   for (auto& layer : layers_) {
     for (Tensor* cache : {&layer.k, &layer.v}) {
       Tensor next = spare_slab_.prefix({R, t + 1, w});
@@ -47,6 +73,14 @@ void SelfAttentionCache::grow(int64_t t) {
     }
   }
   pending_sources_.clear();
+}
+
+AttentionMask SelfAttentionCache::reading(AttentionMask mask) const {
+  if (!in_place_) return mask;
+  mask.key_rows = Tensor{const_cast<int32_t*>(key_rows_.data()), Shape({rows_, max_len_}),
+                         DType::I32, Device::cpu()};
+  mask.live_keys = length_;
+  return mask;
 }
 
 void SelfAttentionCache::append(size_t layer, const Tensor& k_new, const Tensor& v_new, int64_t t) {

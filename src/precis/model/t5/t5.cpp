@@ -83,15 +83,14 @@ void decoder_block_forward(const T5Config& c, const T5DecoderBlockParams& lp,
 }  // namespace
 
 void t5_encoder_forward(const T5Config& c, const T5Params& p, const Tensor& input_ids,
-                        const Tensor& attention_mask, T5Activations& a,
-                        const DropoutContext& ctx) {
+                        const Tensor& attention_mask, T5Activations& a, const DropoutContext& ctx) {
   namespace drop = t5_dropout;
 
   // Encoder: h = dropout(embed(ids)); per block h += SelfAttn(norm(h)); h += FF(norm(h)).
   stack_embeddings_forward(c, input_ids, p.shared, p.encoder_relative_bias, false,
                            drop::embedding(c, ctx, drop::kEncoderEmbedding), a.encoder_embedded,
                            a.encoder_bias);
-  AttentionMask source_mask{attention_mask, false, 0, a.encoder_bias};
+  AttentionMask source_mask{.key_padding = attention_mask, .position_bias = a.encoder_bias};
   const Tensor* h = &a.encoder_embedded;
   for (size_t i = 0; i < a.encoder_blocks.size(); ++i) {
     encoder_block_forward(c, p.encoder_blocks[i], a.encoder_blocks[i], *h, source_mask, ctx,
@@ -113,8 +112,8 @@ void t5_forward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch,
   stack_embeddings_forward(c, batch.decoder_input_ids, p.shared, p.decoder_relative_bias, true,
                            drop::embedding(c, ctx, drop::kDecoderEmbedding), a.decoder_embedded,
                            a.decoder_bias);
-  AttentionMask causal{Tensor{}, true, 0, a.decoder_bias};
-  AttentionMask cross_mask{batch.attention_mask, false, 0, Tensor{}};
+  AttentionMask causal{.causal = true, .position_bias = a.decoder_bias};
+  AttentionMask cross_mask{.key_padding = batch.attention_mask};
   const Tensor* h = &a.decoder_embedded;
   for (size_t i = 0; i < a.decoder_blocks.size(); ++i) {
     decoder_block_forward(c, p.decoder_blocks[i], a.decoder_blocks[i], *h, a.encoder_output(),

@@ -18,7 +18,7 @@ T5IncrementalDecoder::T5IncrementalDecoder(const T5Config& config, const T5Param
                                            int64_t rows_per_input, int64_t max_target_len)
     : KvCachedDecoderOf(config, params, batch, source_len, rows_per_input, max_target_len) {
   const int64_t d = config.d_model, inner = config.inner_dim(), R = rows_;
-  lay_out(config.num_decoder_layers, d, inner, [&](Arena& a) {
+  lay_out(config.num_decoder_layers, d, inner, config.num_heads, [&](Arena& a) {
     hidden_ = a.alloc({R, 1, d});
     normed_ = a.alloc({R, 1, d});
     rstd_ = a.alloc({R});
@@ -47,8 +47,8 @@ const Tensor& T5IncrementalDecoder::decode(int64_t t) {
 
   Tensor bias = bias_.prefix({H, 1, t + 1});
   relative_position_bias_forward(p.decoder_relative_bias, c.buckets(true), t, bias);
-  const AttentionMask cached_keys{Tensor{}, false, 0, bias};  // every cached key precedes the query
-  const AttentionMask source_keys{source_mask_, false, 0, Tensor{}};
+  const AttentionMask cached_keys{.position_bias = bias};  // every cached key precedes the query
+  const AttentionMask source_keys{.key_padding = source_mask_};
   for (size_t i = 0; i < cross_.size(); ++i) {
     const T5DecoderBlockParams& lp = p.decoder_blocks[i];
 
