@@ -63,7 +63,7 @@ TEST(GemmTiled, SameBitsForAnyThreadCount) {
     TiledOperands o(p, uint32_t(p.m * 7 + p.n));
     const std::vector<float> one = product_at(p, o, 1);
     for (int threads : {2, 3, 4, 5, 8, 16, 32, 64}) {
-      SCOPED_TRACE(testing::Message()
+      SCOPED_TRACE(::testing::Message()
                    << p.m << "x" << p.n << "x" << p.k << " trans " << p.trans_a << p.trans_b
                    << " beta " << p.beta << ", " << threads << " threads");
       EXPECT_TRUE(product_at(p, o, threads) == one);
