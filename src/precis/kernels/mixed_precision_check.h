@@ -9,7 +9,7 @@
 
 namespace precis {
 
-struct NamedTensor {
+struct NamedOperand {
   const char* name;
   const Tensor& tensor;
 };
@@ -17,7 +17,7 @@ struct NamedTensor {
 // Throws unless every `same` tensor has the first one's dtype and every `f32` tensor is F32.
 // Tensors without memory (optional outputs not asked for) do not count. The error names the
 // rule and every tensor, as "<op>: x and y of one dtype, weight and rstd F32: x ..., y ...".
-void check_mixed_precision(const char* op, std::initializer_list<NamedTensor> same,
-                           std::initializer_list<NamedTensor> f32);
+void check_mixed_precision(const char* op, std::initializer_list<NamedOperand> same,
+                           std::initializer_list<NamedOperand> f32);
 
 }  // namespace precis
