@@ -55,8 +55,7 @@ void SelfAttentionCache::grow(int64_t t) {
       for (int64_t r = 0; r < R; ++r)
         std::copy_n(key_rows_.begin() + pending_sources_[size_t(r)] * max_len_, t,
                     composed_.begin() + r * max_len_);
-      for (int64_t r = 0; r < R; ++r)
-        std::copy_n(composed_.begin() + r * max_len_, t, key_rows_.begin() + r * max_len_);
+      key_rows_.swap(composed_);  // positions t.. are written before they are read
     }
     for (int64_t r = 0; r < R; ++r) key_rows_[size_t(r * max_len_ + t)] = int32_t(r);
     pending_sources_.clear();
