@@ -186,8 +186,8 @@ TEST_P(AttentionKernel, SeveralTilesOfQueriesAndKeys) {
 
 // Inference's decoder steps, a few queries each (one token per row against its cache, an
 // input's beams against its encoder keys), with nothing saved for a backward: against the
-// double reference for 1, 4, 8 and 9 queries, heads of 64 (a whole number of vectors) and of
-// 70 and 5 (not), with every kind of mask.
+// double reference for 1, 4, 8 and 9 queries, heads of 64 and 24 (whole numbers of 16 and of
+// 8 lanes) and of 70 and 5 (neither), with every kind of mask.
 TEST_P(AttentionKernel, InferenceForwardOfFewQueries) {
   check({.batch = 3, .heads = 2, .q_len = 1, .k_len = 9, .head_dim = 64, .causal = true, .past = 8},
         30, /*inference=*/true);
@@ -216,6 +216,16 @@ TEST_P(AttentionKernel, InferenceForwardOfFewQueries) {
          .causal = true,
          .past = 3},
         33, /*inference=*/true);
+  check({.batch = 3,
+         .heads = 2,
+         .q_len = 4,
+         .k_len = 10,
+         .head_dim = 24,
+         .key_padding = keys_visible_except(30, {2, 19}),
+         .causal = true,
+         .past = 6,
+         .position_bias = true},
+        34, /*inference=*/true);
 }
 
 TEST_P(AttentionKernel, ProbsKeepTheSoftmaxBeforeDropout) {

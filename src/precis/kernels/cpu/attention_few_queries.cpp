@@ -1,8 +1,10 @@
 #include "precis/kernels/cpu/attention_few_queries.h"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
+#include "precis/core/error.h"
 #include "precis/kernels/attention_math.h"
 #include "precis/kernels/matmul_precision.h"
 
@@ -14,30 +16,57 @@ namespace precis::cpu {
 
 namespace {
 
-#if defined(__x86_64__)
+// The vector lanes of one build: 16 (AVX-512) or 8 (AVX2 with FMA). The whole file is
+// compiled for the build's ISA (-march), so each is there only where the build may run it.
+#if defined(__AVX512F__)
+struct Lanes16 {
+  static constexpr int kWidth = 16;
+  using Vec = __m512;
+  static Vec zero() { return _mm512_setzero_ps(); }
+  static Vec load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, Vec x) { _mm512_storeu_ps(p, x); }
+  static Vec broadcast(float x) { return _mm512_set1_ps(x); }
+  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+  // The 16 lanes summed in one fixed tree: the upper 8 onto the lower, then 4, 2, 1. Through
+  // memory: GCC 12's 512-bit shuffle and extract intrinsics warn of an uninitialised operand.
+  static float sum(Vec x) {
+    alignas(64) float lanes[kWidth];
+    _mm512_store_ps(lanes, x);
+    return sum8(_mm256_add_ps(_mm256_load_ps(lanes), _mm256_load_ps(lanes + 8)));
+  }
+  static float sum8(__m256 eight) {
+    const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
+    const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
+    return _mm_cvtss_f32(_mm_add_ss(two, _mm_movehdup_ps(two)));
+  }
+};
+#endif
 
-constexpr int kLanes = 16;
+#if defined(__AVX2__) && defined(__FMA__)
+struct Lanes8 {
+  static constexpr int kWidth = 8;
+  using Vec = __m256;
+  static Vec zero() { return _mm256_setzero_ps(); }
+  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, Vec x) { _mm256_storeu_ps(p, x); }
+  static Vec broadcast(float x) { return _mm256_set1_ps(x); }
+  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+  // The 8 lanes summed in one fixed tree: the upper 4 onto the lower, then 2, 1.
+  static float sum(Vec eight) {
+    const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
+    const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
+    return _mm_cvtss_f32(_mm_add_ss(two, _mm_movehdup_ps(two)));
+  }
+};
+#endif
 
-// The 16 lanes summed in one fixed tree: the upper 8 onto the lower, then 4, 2, 1. Through
-// memory: GCC 12's 512-bit shuffle and extract intrinsics warn of an uninitialised operand.
-__attribute__((target("avx512f"))) inline float lane_sum(__m512 x) {
-  alignas(64) float lanes[kLanes];
-  _mm512_store_ps(lanes, x);
-  const __m256 eight = _mm256_add_ps(_mm256_load_ps(lanes), _mm256_load_ps(lanes + 8));
-  const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
-  const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
-  const __m128 one = _mm_add_ss(two, _mm_movehdup_ps(two));
-  return _mm_cvtss_f32(one);
-}
-
-// scale · (query · key) over the head's `slices` 16-lane slices.
-__attribute__((target("avx512f"))) inline float score(const float* query, const float* key,
-                                                      int slices, float scale) {
-  __m512 acc = _mm512_setzero_ps();
+// scale · (query · key) over the head's `slices` slices of L::kWidth lanes.
+template <class L>
+inline float score(const float* query, const float* key, int slices, float scale) {
+  typename L::Vec acc = L::zero();
   for (int c = 0; c < slices; ++c)
-    acc = _mm512_fmadd_ps(_mm512_loadu_ps(query + kLanes * c), _mm512_loadu_ps(key + kLanes * c),
-                          acc);
-  return scale * lane_sum(acc);
+    acc = L::fmadd(L::load(query + L::kWidth * c), L::load(key + L::kWidth * c), acc);
+  return scale * L::sum(acc);
 }
 
 // The row of k and v (as (B · capacity) rows) holding key j of batch row b.
@@ -47,24 +76,22 @@ inline int64_t key_row(const AttentionMaskView& m, const AttentionShape& s, int6
 }
 
 // out_row += p · v_row over one head's slices, in memory (the row stays in L1).
-__attribute__((target("avx512f"))) inline void add_weighted(float p, const float* v_row, int slices,
-                                                            float* out_row) {
-  const __m512 weight = _mm512_set1_ps(p);
+template <class L>
+inline void add_weighted(float p, const float* v_row, int slices, float* out_row) {
+  const typename L::Vec weight = L::broadcast(p);
   for (int c = 0; c < slices; ++c) {
-    float* o = out_row + kLanes * c;
-    _mm512_storeu_ps(
-        o, _mm512_fmadd_ps(weight, _mm512_loadu_ps(v_row + kLanes * c), _mm512_loadu_ps(o)));
+    float* o = out_row + L::kWidth * c;
+    L::store(o, L::fmadd(weight, L::load(v_row + L::kWidth * c), L::load(o)));
   }
 }
 
 // One batch row at a time, every head and query of it together: the keys and values are read
 // row by row (a row holds every head), in order, which the hardware prefetchers follow; a head's
 // slices alone are 256 bytes every few kilobytes, where they stop.
-__attribute__((target("avx512f"))) void run_rows(const AttentionShape& s, const float* q,
-                                                 const float* k, const float* v,
-                                                 const AttentionMaskView& m, float scale,
-                                                 float* out) {
-  const int slices = int(s.head_dim / kLanes);
+template <class L>
+void run_rows(const AttentionShape& s, const float* q, const float* k, const float* v,
+              const AttentionMaskView& m, float scale, float* out) {
+  const int slices = int(s.head_dim / L::kWidth);
   const int64_t lines = s.q_len * s.heads;  // score rows of a batch row: (query, head)
 #pragma omp parallel if (s.batch > 1)
   {
@@ -82,7 +109,7 @@ __attribute__((target("avx512f"))) void run_rows(const AttentionShape& s, const 
         for (int64_t i = 0; i < s.q_len; ++i)
           for (int64_t h = 0; h < s.heads; ++h)
             scores[size_t((i * s.heads + h) * s.k_len + j)] =
-                score(qb + i * s.q_stride + h * s.head_dim, key + h * s.head_dim, slices, scale);
+                score<L>(qb + i * s.q_stride + h * s.head_dim, key + h * s.head_dim, slices, scale);
       }
       for (int64_t i = 0; i < s.q_len; ++i)
         for (int64_t h = 0; h < s.heads; ++h) {
@@ -101,27 +128,31 @@ __attribute__((target("avx512f"))) void run_rows(const AttentionShape& s, const 
         const float* value = v + key_row(m, s, b, j) * s.v_stride;
         for (int64_t i = 0; i < s.q_len; ++i)
           for (int64_t h = 0; h < s.heads; ++h)
-            add_weighted(scores[size_t((i * s.heads + h) * s.k_len + j)], value + h * s.head_dim,
+            add_weighted<L>(scores[size_t((i * s.heads + h) * s.k_len + j)], value + h * s.head_dim,
                          slices, ob + i * s.out_stride + h * s.head_dim);
       }
     }
   }
 }
 
+// The lanes that run heads `head_dim` wide, if any: 16 where the head is a multiple of 16 and
+// the build has AVX-512, else 8 where it is a multiple of 8 and the build has AVX2.
+int lanes_for(int64_t head_dim) {
+  if (head_dim <= 0 || cpu_matmul_precision() != MatmulPrecision::kFp32) return 0;
+#if defined(__AVX512F__)
+  static const bool has_16 = __builtin_cpu_supports("avx512f");
+  if (has_16 && head_dim % 16 == 0) return 16;
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+  static const bool has_8 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (has_8 && head_dim % 8 == 0) return 8;
+#endif
+  return 0;
+}
 
 }  // namespace
 
-bool attention_few_queries_kernel(int64_t head_dim) {
-#if defined(__x86_64__) && defined(__AVX512F__)
-  static const bool cpu_has_it = __builtin_cpu_supports("avx512f");
-  return cpu_has_it && head_dim > 0 && head_dim % 16 == 0 &&
-         cpu_matmul_precision() == MatmulPrecision::kFp32;
-#else
-  (void)head_dim;
-  return false;
-#endif
-}
+bool attention_few_queries_kernel(int64_t head_dim) { return lanes_for(head_dim) != 0; }
 
 bool attention_few_queries_usable(const AttentionShape& s, bool saves, bool dropout) {
   return !saves && !dropout && s.q_len <= kFewQueriesMax &&
@@ -130,11 +161,19 @@ bool attention_few_queries_usable(const AttentionShape& s, bool saves, bool drop
 
 void attention_few_queries(const AttentionShape& s, const float* q, const float* k, const float* v,
                            const AttentionMaskView& m, float scale, float* out) {
-#if defined(__x86_64__)
-  run_rows(s, q, k, v, m, scale, out);
-#else
-  (void)s, (void)q, (void)k, (void)v, (void)m, (void)scale, (void)out;
+  switch (lanes_for(s.head_dim)) {
+#if defined(__AVX512F__)
+    case 16:
+      return run_rows<Lanes16>(s, q, k, v, m, scale, out);
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+    case 8:
+      return run_rows<Lanes8>(s, q, k, v, m, scale, out);
+#endif
+    default:
+      check(false, "attention_few_queries: no decoding kernel for heads " +
+                       std::to_string(s.head_dim) + " wide in this build or CPU");
+  }
 }
 
 }  // namespace precis::cpu

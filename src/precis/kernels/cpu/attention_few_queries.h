@@ -6,9 +6,10 @@
 // a time, reads its key and value rows once each, in order, for every head and query, and
 // takes each score as a vector dot product of query and key.
 //
-// Each score is one fused multiply-add chain per 16-lane slice of the head, its lanes summed in
-// one fixed tree, times the scale; each output element a chain over the keys in order. The
-// bits do not depend on the thread count (a batch row is one thread's).
+// Each score is one fused multiply-add chain per slice of the head (16 lanes on AVX-512 builds,
+// 8 on AVX2 ones), its lanes summed in one fixed tree, times the scale; each output element a
+// chain over the keys in order. The bits do not depend on the thread count (a batch row is one
+// thread's); they depend on the lanes, as every vector kernel's do.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +20,8 @@ namespace precis::cpu {
 
 constexpr int64_t kFewQueriesMax = 8;  // queries per (batch, head) pair
 
-// Whether the kernel runs heads `head_dim` wide: an AVX-512 build and CPU, fp32 products, a
-// multiple of 16.
+// Whether the kernel runs heads `head_dim` wide: fp32 products, and a multiple of 16 on an
+// AVX-512 build and CPU or of 8 on an AVX2 (with FMA) one.
 bool attention_few_queries_kernel(int64_t head_dim);
 
 // Whether it runs this product: the kernel, at most kFewQueriesMax queries, inference (nothing
