@@ -16,14 +16,25 @@ namespace precis {
 // Writes `bytes` to `path` atomically (replacing any previous file).
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 
+// What the two below are: staged beside their target and moved into place by commit(), the
+// staging removed by the destructor otherwise. Neither is copied: two owners would remove or
+// rename the same staging twice.
+class CommittedOnce {
+ public:
+  CommittedOnce(const CommittedOnce&) = delete;
+  CommittedOnce& operator=(const CommittedOnce&) = delete;
+
+ protected:
+  CommittedOnce() = default;
+  ~CommittedOnce() = default;
+};
+
 // Streams a file into place: write() chunks, then commit(). Destroying the writer without a
 // commit (an exception on the way, say) removes the temporary file and leaves `path` as it was.
-class AtomicFileWriter {
+class AtomicFileWriter : CommittedOnce {
  public:
   explicit AtomicFileWriter(std::filesystem::path path);
   ~AtomicFileWriter();
-  AtomicFileWriter(const AtomicFileWriter&) = delete;
-  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
 
   void write(const void* data, size_t size);
   void write(std::string_view bytes) { write(bytes.data(), bytes.size()); }
@@ -48,12 +59,10 @@ class AtomicFileWriter {
 // files into staging(), then commit(). An existing `dir` is replaced: swapped atomically
 // where the file system allows it (renameat2 RENAME_EXCHANGE), else moved aside first. The
 // destructor without commit removes the staging folder.
-class AtomicDirectory {
+class AtomicDirectory : CommittedOnce {
  public:
   explicit AtomicDirectory(std::filesystem::path dir);
   ~AtomicDirectory();
-  AtomicDirectory(const AtomicDirectory&) = delete;
-  AtomicDirectory& operator=(const AtomicDirectory&) = delete;
 
   const std::filesystem::path& staging() const { return staging_; }
   const std::filesystem::path& path() const { return dir_; }
