@@ -10,14 +10,12 @@ namespace {
 
 template <class T>
 void activation_forward(Activation kind, const T* x, T* y, int64_t n, Stream s) {
-  PRECIS_LAUNCH(activation_forward_kernel<T>, dim3{grid_stride_blocks(n)}, dim3{kThreads}, s, kind,
-                x, y, n);
+  PRECIS_LAUNCH_OVER(activation_forward_kernel<T>, n, s, kind, x, y, n);
 }
 
 template <class T>
 void activation_backward(Activation kind, const T* x, const T* dy, T* dx, int64_t n, Stream s) {
-  PRECIS_LAUNCH(activation_backward_kernel<T>, dim3{grid_stride_blocks(n)}, dim3{kThreads}, s,
-                kind, x, dy, dx, n);
+  PRECIS_LAUNCH_OVER(activation_backward_kernel<T>, n, s, kind, x, dy, dx, n);
 }
 
 }  // namespace

@@ -9,13 +9,11 @@ namespace precis::cuda {
 namespace {
 
 void convert_to_16(const float* src, uint16_t* dst, int64_t n, bool bf16, Stream s) {
-  PRECIS_LAUNCH(convert_to_16_kernel, dim3{grid_stride_blocks(n)}, dim3{kThreads}, s, src, dst, n,
-                bf16);
+  PRECIS_LAUNCH_OVER(convert_to_16_kernel, n, s, src, dst, n, bf16);
 }
 
 void convert_from_16(const uint16_t* src, float* dst, int64_t n, bool bf16, Stream s) {
-  PRECIS_LAUNCH(convert_from_16_kernel, dim3{grid_stride_blocks(n)}, dim3{kThreads}, s, src, dst, n,
-                bf16);
+  PRECIS_LAUNCH_OVER(convert_from_16_kernel, n, s, src, dst, n, bf16);
 }
 
 }  // namespace

@@ -24,9 +24,8 @@ LossTotal* loss_total(const T* logits, const int32_t* labels, float* losses, int
   auto* row_losses =
       static_cast<double*>(scratch(s, size_t(n) * sizeof(double) + sizeof(LossTotal)));
   auto* total = reinterpret_cast<LossTotal*>(row_losses + n);
-  if (n > 0)
-    PRECIS_LAUNCH(cross_entropy_rows_kernel<T>, dim3{unsigned(n)}, dim3{kRowThreads}, s, logits,
-                  labels, losses, row_losses, vocab, label_smoothing);
+  PRECIS_LAUNCH_ROWS(cross_entropy_rows_kernel<T>, n, s, logits, labels, losses, row_losses, vocab,
+                     label_smoothing);
   PRECIS_LAUNCH(cross_entropy_total_kernel, dim3{1}, dim3{kRowThreads}, s, row_losses, labels, n,
                 &total->sum, &total->counted);
   return total;
@@ -55,9 +54,8 @@ void cross_entropy_forward_into(const T* logits, const int32_t* labels, float* l
 template <class T>
 void cross_entropy_backward(const T* logits, const int32_t* labels, T* dlogits, int64_t n,
                             int64_t vocab, float label_smoothing, float loss_scale, Stream s) {
-  if (n == 0) return;
-  PRECIS_LAUNCH(cross_entropy_backward_kernel<T>, dim3{unsigned(n)}, dim3{kRowThreads}, s, logits,
-                labels, dlogits, vocab, label_smoothing, loss_scale);
+  PRECIS_LAUNCH_ROWS(cross_entropy_backward_kernel<T>, n, s, logits, labels, dlogits, vocab,
+                     label_smoothing, loss_scale);
 }
 
 }  // namespace

@@ -12,8 +12,8 @@ template <class T>
 void dropout(const T* x, T* y, int64_t n, uint64_t threshold, float scale, uint64_t seed,
              uint64_t stream_id, uint64_t first, Stream s) {
   if (n == 0) return;
-  PRECIS_LAUNCH(dropout_kernel<T>, dim3{grid_stride_blocks(int64_t(dropout_blocks(n, first)))},
-                dim3{kThreads}, s, x, y, n, threshold, scale, seed, stream_id, first);
+  PRECIS_LAUNCH_OVER(dropout_kernel<T>, int64_t(dropout_blocks(n, first)), s, x, y, n, threshold,
+                     scale, seed, stream_id, first);
 }
 
 }  // namespace

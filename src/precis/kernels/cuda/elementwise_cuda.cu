@@ -8,41 +8,36 @@ namespace precis::cuda {
 
 namespace {
 
-dim3 grid_for(int64_t n) { return dim3{grid_stride_blocks(n)}; }
-
 void fill(float* x, int64_t n, float value, Stream s) {
-  PRECIS_LAUNCH(fill_kernel, grid_for(n), dim3{kThreads}, s, x, n, value);
+  PRECIS_LAUNCH_OVER(fill_kernel, n, s, x, n, value);
 }
 void fill_normal(float* x, int64_t first, int64_t n, double std, uint64_t seed, uint64_t stream,
                  Stream s) {
   if (n > first)
-    PRECIS_LAUNCH(fill_normal_kernel, grid_for(n - first), dim3{kThreads}, s, x, first, n, std, seed, stream);
+    PRECIS_LAUNCH_OVER(fill_normal_kernel, n - first, s, x, first, n, std, seed, stream);
 }
 template <class T>
 void add(const T* a, const T* b, T* out, int64_t n, Stream s) {
-  PRECIS_LAUNCH(add_kernel<T>, grid_for(n), dim3{kThreads}, s, a, b, out, n);
+  PRECIS_LAUNCH_OVER(add_kernel<T>, n, s, a, b, out, n);
 }
 template <class T>
 void add_into(const T* x, T* out, int64_t n, Stream s) {
-  PRECIS_LAUNCH(add_into_kernel<T>, grid_for(n), dim3{kThreads}, s, x, out, n);
+  PRECIS_LAUNCH_OVER(add_into_kernel<T>, n, s, x, out, n);
 }
 template <class T>
 void scale_in_place(T* x, float factor, int64_t n, Stream s) {
-  PRECIS_LAUNCH(scale_kernel<T>, grid_for(n), dim3{kThreads}, s, x, factor, n);
+  PRECIS_LAUNCH_OVER(scale_kernel<T>, n, s, x, factor, n);
 }
 template <class T>
 void multiply(const T* a, const T* b, T* out, int64_t n, Stream s) {
-  PRECIS_LAUNCH(multiply_kernel<T>, grid_for(n), dim3{kThreads}, s, a, b, out, n);
+  PRECIS_LAUNCH_OVER(multiply_kernel<T>, n, s, a, b, out, n);
 }
 
 }  // namespace
 
-void add_fill_twins(Kernels& k) {
+void add_elementwise_twins(Kernels& k) {
   k.fill = fill;
   k.fill_normal = fill_normal;
-}
-
-void add_elementwise_twins(Kernels& k) {
   k.add = PRECIS_BY_DTYPE(add);
   k.add_into = PRECIS_BY_DTYPE(add_into);
   k.scale_in_place = PRECIS_BY_DTYPE(scale_in_place);

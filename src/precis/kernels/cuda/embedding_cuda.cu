@@ -13,30 +13,29 @@ namespace {
 template <class T>
 void embedding_forward(const int32_t* ids, const float* table, T* out, int64_t n, int64_t dim,
                        int64_t, float scale, Stream s) {
-  PRECIS_LAUNCH(embedding_forward_kernel<T>, dim3{grid_stride_blocks(n * dim)}, dim3{kThreads}, s,
-                ids, table, out, n, dim, scale);
+  PRECIS_LAUNCH_OVER(embedding_forward_kernel<T>, n * dim, s, ids, table, out, n, dim, scale);
 }
 
 template <class T>
 void add_position_embeddings(T* x, const float* positions, int64_t batch, int64_t len, int64_t dim,
                              int64_t first_row, Stream s) {
-  PRECIS_LAUNCH(add_position_embeddings_kernel<T>, dim3{grid_stride_blocks(batch * len * dim)},
-                dim3{kThreads}, s, x, positions, batch, len, dim, first_row);
+  PRECIS_LAUNCH_OVER(add_position_embeddings_kernel<T>, batch * len * dim, s, x, positions, batch,
+                     len, dim, first_row);
 }
 
 // A thread per column: the tokens' order is what keeps repeated ids deterministic.
 template <class T>
 void embedding_backward(const T* dout, const int32_t* ids, float* dtable, int64_t n, int64_t dim,
                         float scale, int64_t padding_idx, Stream s) {
-  PRECIS_LAUNCH(embedding_backward_kernel<T>, dim3{grid_stride_blocks(dim)}, dim3{kThreads}, s,
-                dout, ids, dtable, n, dim, scale, padding_idx);
+  PRECIS_LAUNCH_OVER(embedding_backward_kernel<T>, dim, s, dout, ids, dtable, n, dim, scale,
+                     padding_idx);
 }
 
 template <class T>
 void position_embeddings_backward(const T* dx, float* dpositions, int64_t batch, int64_t len,
                                   int64_t dim, int64_t first_row, Stream s) {
-  PRECIS_LAUNCH(position_embeddings_backward_kernel<T>, dim3{grid_stride_blocks(len * dim)},
-                dim3{kThreads}, s, dx, dpositions, batch, len, dim, first_row);
+  PRECIS_LAUNCH_OVER(position_embeddings_backward_kernel<T>, len * dim, s, dx, dpositions, batch,
+                     len, dim, first_row);
 }
 
 }  // namespace

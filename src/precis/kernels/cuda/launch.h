@@ -60,3 +60,17 @@ inline unsigned grid_stride_blocks(int64_t n) {
 }
 
 }  // namespace precis::cuda
+
+// The two grids most launchers start, so that each is written once.
+// A grid-stride kernel over n elements: grid_stride_blocks(n) blocks of kThreads.
+#define PRECIS_LAUNCH_OVER(kernel, n, stream, ...)                   \
+  PRECIS_LAUNCH(kernel, dim3{::precis::cuda::grid_stride_blocks(n)}, \
+                dim3{::precis::cuda::kThreads}, stream, __VA_ARGS__)
+// A row-per-block kernel (block_sum.cuh's kRowThreads a row) over `rows` rows. No rows start
+// nothing: CUDA refuses a grid of zero blocks (an invalid launch configuration).
+#define PRECIS_LAUNCH_ROWS(kernel, rows, stream, ...)                                        \
+  do {                                                                                       \
+    if ((rows) > 0)                                                                          \
+      PRECIS_LAUNCH(kernel, dim3{unsigned(rows)}, dim3{::precis::cuda::kRowThreads}, stream, \
+                    __VA_ARGS__);                                                            \
+  } while (0)

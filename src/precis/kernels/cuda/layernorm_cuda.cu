@@ -11,9 +11,8 @@ namespace {
 template <class T>
 void layernorm_forward(const T* x, const float* weight, const float* bias, T* y, float* mean,
                        float* rstd, int64_t rows, int64_t cols, float eps, Stream s) {
-  if (rows == 0) return;
-  PRECIS_LAUNCH(layernorm_forward_kernel<T>, dim3{unsigned(rows)}, dim3{kRowThreads}, s, x, weight,
-                bias, y, mean, rstd, cols, eps);
+  PRECIS_LAUNCH_ROWS(layernorm_forward_kernel<T>, rows, s, x, weight, bias, y, mean, rstd, cols,
+                     eps);
 }
 
 template <class T>
@@ -22,10 +21,10 @@ void layernorm_backward(const T* dy, const T* x, const float* weight, const floa
                         int64_t cols, Stream s) {
   if (rows == 0) return;
   // In stream order: the parameter gradients read dy before dx (which may be dy) is written.
-  PRECIS_LAUNCH(layernorm_parameter_gradients_kernel<T>, dim3{grid_stride_blocks(cols)},
-                dim3{kThreads}, s, dy, x, mean, rstd, dweight, dbias, rows, cols);
-  PRECIS_LAUNCH(layernorm_input_gradient_kernel<T>, dim3{unsigned(rows)}, dim3{kRowThreads}, s, dy,
-                x, weight, mean, rstd, dx, cols);
+  PRECIS_LAUNCH_OVER(layernorm_parameter_gradients_kernel<T>, cols, s, dy, x, mean, rstd, dweight,
+                     dbias, rows, cols);
+  PRECIS_LAUNCH_ROWS(layernorm_input_gradient_kernel<T>, rows, s, dy, x, weight, mean, rstd, dx,
+                     cols);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ void linear_forward(const float* x, const float* w, const float* b, float* y, in
                     int64_t in, int64_t out, Stream s) {
   float beta = 0.0f;
   if (b) {  // the GEMM accumulates onto the bias rows, as the CPU's does
-    PRECIS_LAUNCH(bias_rows_kernel, dim3{grid_stride_blocks(n * out)}, dim3{kThreads}, s, b, y, n, out);
+    PRECIS_LAUNCH_OVER(bias_rows_kernel, n * out, s, b, y, n, out);
     beta = 1.0f;
   }
   // yᵀ (out, n) = w (out, in: stored as (in, out), transposed) · xᵀ (in, n)
@@ -59,8 +59,7 @@ void linear_forward_16(const T* x, const T* w, const float* b, T* y, int64_t n, 
     // accᵀ (out, count) = w · x's rows first.. ᵀ, in fp32
     gemm(s, out, count, in, 1.0f, {w, t, in, true}, {x + first * in, t, in, false}, 0.0f, acc,
          DType::F32, out);
-    PRECIS_LAUNCH(bias_round_kernel<T>, dim3{grid_stride_blocks(count * out)}, dim3{kThreads}, s,
-                  acc, b, y + first * out, count, out);
+    PRECIS_LAUNCH_OVER(bias_round_kernel<T>, count * out, s, acc, b, y + first * out, count, out);
   }
 }
 
@@ -75,9 +74,7 @@ void linear_backward(const T* dy, const T* x, const T* w, T* dx, float* dw, floa
   // dwᵀ (in, out) += xᵀ (in, n) · dy (n, out: dyᵀ as stored, transposed)
   if (dw)
     gemm(s, in, out, n, 1.0f, {x, t, in, false}, {dy, t, out, true}, 1.0f, dw, DType::F32, in);
-  if (db)
-    PRECIS_LAUNCH(bias_grad_kernel<T>, dim3{grid_stride_blocks(out)}, dim3{kThreads}, s, dy, db, n,
-                  out);
+  if (db) PRECIS_LAUNCH_OVER(bias_grad_kernel<T>, out, s, dy, db, n, out);
 }
 
 }  // namespace

@@ -14,8 +14,8 @@ namespace {
 
 void adamw_update(float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
                   const uint32_t* decay_mask, int64_t n, const AdamWScalars& scalars, Stream s) {
-  PRECIS_LAUNCH(adamw_kernel, dim3{grid_stride_blocks(n)}, dim3{kThreads}, s, params, grads,
-                exp_avg, exp_avg_sq, decay_mask, n, scalars);
+  PRECIS_LAUNCH_OVER(adamw_kernel, n, s, params, grads, exp_avg, exp_avg_sq, decay_mask, n,
+                     scalars);
 }
 
 // The blocks' partial sums come back to the host and are added there in block order.

@@ -11,16 +11,15 @@ namespace {
 void relative_position_bias_forward(const float* table, const RelativePositionBuckets& b,
                                     int64_t first_query, float* bias, int64_t heads, int64_t tq,
                                     int64_t tk, Stream s) {
-  PRECIS_LAUNCH(relative_position_bias_kernel, dim3{grid_stride_blocks(heads * tq * tk)},
-                dim3{kThreads}, s, table, b, first_query, bias, heads, tq, tk);
+  PRECIS_LAUNCH_OVER(relative_position_bias_kernel, heads * tq * tk, s, table, b, first_query, bias,
+                     heads, tq, tk);
 }
 
 void relative_position_bias_backward(const float* d_scores, const RelativePositionBuckets& b,
                                      int64_t first_query, float* dtable, int64_t batch,
                                      int64_t heads, int64_t tq, int64_t tk, Stream s) {
-  PRECIS_LAUNCH(relative_position_bias_backward_kernel,
-                dim3{grid_stride_blocks(b.num_buckets * heads)}, dim3{kThreads}, s, d_scores, b,
-                first_query, dtable, batch, heads, tq, tk);
+  PRECIS_LAUNCH_OVER(relative_position_bias_backward_kernel, b.num_buckets * heads, s, d_scores, b,
+                     first_query, dtable, batch, heads, tq, tk);
 }
 
 }  // namespace

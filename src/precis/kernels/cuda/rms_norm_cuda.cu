@@ -11,9 +11,7 @@ namespace {
 template <class T>
 void rms_norm_forward(const T* x, const float* weight, T* y, float* rstd, int64_t rows,
                       int64_t cols, float eps, Stream s) {
-  if (rows == 0) return;
-  PRECIS_LAUNCH(rms_norm_forward_kernel<T>, dim3{unsigned(rows)}, dim3{kRowThreads}, s, x, weight,
-                y, rstd, cols, eps);
+  PRECIS_LAUNCH_ROWS(rms_norm_forward_kernel<T>, rows, s, x, weight, y, rstd, cols, eps);
 }
 
 template <class T>
@@ -21,10 +19,8 @@ void rms_norm_backward(const T* dy, const T* x, const float* weight, const float
                        float* dweight, int64_t rows, int64_t cols, Stream s) {
   if (rows == 0) return;
   // In stream order: the weight gradient reads dy before dx (which may be dy) is written.
-  PRECIS_LAUNCH(rms_norm_weight_gradient_kernel<T>, dim3{grid_stride_blocks(cols)}, dim3{kThreads},
-                s, dy, x, rstd, dweight, rows, cols);
-  PRECIS_LAUNCH(rms_norm_input_gradient_kernel<T>, dim3{unsigned(rows)}, dim3{kRowThreads}, s, dy,
-                x, weight, rstd, dx, cols);
+  PRECIS_LAUNCH_OVER(rms_norm_weight_gradient_kernel<T>, cols, s, dy, x, rstd, dweight, rows, cols);
+  PRECIS_LAUNCH_ROWS(rms_norm_input_gradient_kernel<T>, rows, s, dy, x, weight, rstd, dx, cols);
 }
 
 }  // namespace

@@ -6,7 +6,6 @@ const Kernels& twins() {
   static const Kernels table = [] {
     Kernels k;
     add_memory_twins(k);
-    add_fill_twins(k);
     add_elementwise_twins(k);
     add_linear_twins(k);
     add_optimizer_twins(k);

@@ -85,7 +85,6 @@ const Kernels& twins();
 int install_if_gpu_present();
 
 void add_memory_twins(Kernels& k);
-void add_fill_twins(Kernels& k);
 void add_elementwise_twins(Kernels& k);
 void add_linear_twins(Kernels& k);
 void add_optimizer_twins(Kernels& k);
