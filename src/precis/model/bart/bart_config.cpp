@@ -34,11 +34,7 @@ void bart_fields(const Fields& f, Config& c) {
   f.real("encoder_layerdrop", c.encoder_layerdrop, 0.0, 1.0);
   f.real("decoder_layerdrop", c.decoder_layerdrop, 0.0, 1.0);
   f.boolean("scale_embedding", c.scale_embedding);
-  f.boolean("tie_word_embeddings", c.tie_word_embeddings);
-  f.token("pad_token_id", c.pad_token_id);
-  f.token("bos_token_id", c.bos_token_id);
-  f.token("eos_token_id", c.eos_token_id);
-  f.token("decoder_start_token_id", c.decoder_start_token_id);
+  pretrained_token_fields(f, c);
   f.optional_token("forced_eos_token_id", c.forced_eos_token_id);
 }
 
@@ -92,12 +88,8 @@ nlohmann::json BartConfig::to_json() const {
 }
 
 SpecialTokens special_tokens(const BartConfig& c) {
-  SpecialTokens t;
-  t.vocab_size = c.vocab_size;
-  t.pad_token_id = c.pad_token_id;
+  SpecialTokens t = pretrained_special_tokens(c);
   t.bos_token_id = c.bos_token_id;
-  t.eos_token_id = c.eos_token_id;
-  t.decoder_start_token_id = c.decoder_start_token_id;
   t.forced_bos_token_id = c.forced_bos_token_id;
   t.forced_eos_token_id = c.forced_eos_token_id;
   t.max_positions = c.max_position_embeddings;

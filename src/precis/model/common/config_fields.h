@@ -120,6 +120,17 @@ struct ConfigFieldReader {
   }
 };
 
+// The keys of HF's PretrainedConfig that both families' configs hold, in the order each reads
+// them (BART's has a BOS, T5's none). Fields: ConfigFieldReader or ConfigFieldWriter.
+template <class Fields, class Config>
+void pretrained_token_fields(const Fields& f, Config& c) {
+  f.boolean("tie_word_embeddings", c.tie_word_embeddings);
+  f.token("pad_token_id", c.pad_token_id);
+  if constexpr (requires { c.bos_token_id; }) f.token("bos_token_id", c.bos_token_id);
+  f.token("eos_token_id", c.eos_token_id);
+  f.token("decoder_start_token_id", c.decoder_start_token_id);
+}
+
 // ConfigFieldReader's methods, writing each value under its key (ranges are for reading).
 struct ConfigFieldWriter {
   nlohmann::json& j;

@@ -12,9 +12,19 @@ namespace precis {
 struct SpecialTokens {
   int64_t vocab_size = 0;
   int32_t pad_token_id = 1, bos_token_id = 0, eos_token_id = 2, decoder_start_token_id = 2;
-  std::optional<int32_t> forced_bos_token_id, forced_eos_token_id;
+  std::optional<int32_t> forced_bos_token_id = std::nullopt, forced_eos_token_id = std::nullopt;
   // BART: max_position_embeddings; T5's relative positions set no limit.
   int64_t max_positions = int64_t(1) << 20;
 };
+
+// What every family's config gives alike: the vocabulary size and the pad, EOS and
+// decoder-start ids. The family's special_tokens adds the rest.
+template <class Config>
+SpecialTokens pretrained_special_tokens(const Config& c) {
+  return {.vocab_size = c.vocab_size,
+          .pad_token_id = c.pad_token_id,
+          .eos_token_id = c.eos_token_id,
+          .decoder_start_token_id = c.decoder_start_token_id};
+}
 
 }  // namespace precis

@@ -28,10 +28,7 @@ void t5_fields(const Fields& f, Config& c) {
   f.real("dropout_rate", c.dropout_rate, 0.0, 1.0);
   f.real("layer_norm_epsilon", c.layer_norm_epsilon, 0.0, 1.0);
   f.real("initializer_factor", c.initializer_factor, 0.0, 1e3);
-  f.boolean("tie_word_embeddings", c.tie_word_embeddings);
-  f.token("pad_token_id", c.pad_token_id);
-  f.token("eos_token_id", c.eos_token_id);
-  f.token("decoder_start_token_id", c.decoder_start_token_id);
+  pretrained_token_fields(f, c);
   f.text("feed_forward_proj", c.feed_forward_proj);
 }
 
@@ -99,11 +96,7 @@ std::string model_type_of(const std::filesystem::path& dir) {
 }
 
 SpecialTokens special_tokens(const T5Config& c) {
-  SpecialTokens t;
-  t.vocab_size = c.vocab_size;
-  t.pad_token_id = c.pad_token_id;
-  t.eos_token_id = c.eos_token_id;
-  t.decoder_start_token_id = c.decoder_start_token_id;
+  SpecialTokens t = pretrained_special_tokens(c);
   t.bos_token_id = c.pad_token_id;  // T5 has no BOS; nothing forces one
   return t;
 }
