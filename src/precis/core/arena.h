@@ -33,9 +33,12 @@ class Arena {
   explicit Arena(size_t bytes) : Arena(bytes, current_device()) {}
   Arena(size_t bytes, Device device) : Arena(bytes, allocator_for(device)) {}
   Arena(size_t bytes, Allocator& allocator);
+  // Measures for the current device, as Arena(bytes) will allocate on it: what a layout
+  // holds may depend on the device (attention_reads_in_place, attention_saves_probs).
   static Arena measuring() {
     Arena a;
     a.measuring_ = true;
+    a.device_ = current_device();
     return a;
   }
   Arena(Arena&&) noexcept = default;
