@@ -216,15 +216,9 @@ TEST_P(AttentionKernel, InferenceForwardOfFewQueries) {
          .causal = true,
          .past = 3},
         33, /*inference=*/true);
-  check({.batch = 3,
-         .heads = 2,
-         .q_len = 4,
-         .k_len = 10,
-         .head_dim = 24,
-         .key_padding = keys_visible_except(30, {2, 19}),
-         .causal = true,
-         .past = 6,
-         .position_bias = true},
+  const auto two_keys_padded = keys_visible_except(30, {2, 19});
+  check({.batch = 3, .heads = 2, .q_len = 4, .k_len = 10, .head_dim = 24,
+         .key_padding = two_keys_padded, .causal = true, .past = 6, .position_bias = true},
         34, /*inference=*/true);
 }
 

@@ -27,8 +27,7 @@ struct InPlaceCache {
   std::vector<float> q, k, v, gathered_k, gathered_v;
   std::vector<int32_t> key_rows;
 
-  explicit InPlaceCache(uint32_t seed, int64_t head_dim = kHeadDims[0])
-      : width(kHeads * head_dim) {
+  explicit InPlaceCache(uint32_t seed, int64_t head_dim = kHeadDims[0]) : width(kHeads * head_dim) {
     std::mt19937 rng(seed);
     q = random_floats(kRows * width, rng);
     k = random_floats(kRows * kCapacity * width, rng);

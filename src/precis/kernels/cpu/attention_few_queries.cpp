@@ -18,47 +18,44 @@ namespace {
 
 // The vector lanes of one build: 16 (AVX-512) or 8 (AVX2 with FMA). The whole file is
 // compiled for the build's ISA (-march), so each is there only where the build may run it.
-#if defined(__AVX512F__)
-struct Lanes16 {
-  static constexpr int kWidth = 16;
-  using Vec = __m512;
-  static Vec zero() { return _mm512_setzero_ps(); }
-  static Vec load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, Vec x) { _mm512_storeu_ps(p, x); }
-  static Vec broadcast(float x) { return _mm512_set1_ps(x); }
-  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
-  // The 16 lanes summed in one fixed tree: the upper 8 onto the lower, then 4, 2, 1. Through
-  // memory: GCC 12's 512-bit shuffle and extract intrinsics warn of an uninitialised operand.
-  static float sum(Vec x) {
-    alignas(64) float lanes[kWidth];
-    _mm512_store_ps(lanes, x);
-    return sum8(_mm256_add_ps(_mm256_load_ps(lanes), _mm256_load_ps(lanes + 8)));
-  }
-  static float sum8(__m256 eight) {
-    const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
-    const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
-    return _mm_cvtss_f32(_mm_add_ss(two, _mm_movehdup_ps(two)));
-  }
-};
-#endif
+// One interface for both, its intrinsics named by their prefix (_mm512, _mm256); each adds
+// its own sum of lanes.
+#define PRECIS_LANES(Name, width, VecType, prefix)                               \
+  struct Name {                                                                  \
+    static constexpr int kWidth = width;                                         \
+    using Vec = VecType;                                                         \
+    static Vec zero() { return prefix##_setzero_ps(); }                          \
+    static Vec load(const float* p) { return prefix##_loadu_ps(p); }             \
+    static void store(float* p, Vec x) { prefix##_storeu_ps(p, x); }             \
+    static Vec broadcast(float x) { return prefix##_set1_ps(x); }                \
+    static Vec fmadd(Vec a, Vec b, Vec c) { return prefix##_fmadd_ps(a, b, c); } \
+    static float sum(Vec x);                                                     \
+  };
 
 #if defined(__AVX2__) && defined(__FMA__)
-struct Lanes8 {
-  static constexpr int kWidth = 8;
-  using Vec = __m256;
-  static Vec zero() { return _mm256_setzero_ps(); }
-  static Vec load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, Vec x) { _mm256_storeu_ps(p, x); }
-  static Vec broadcast(float x) { return _mm256_set1_ps(x); }
-  static Vec fmadd(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
-  // The 8 lanes summed in one fixed tree: the upper 4 onto the lower, then 2, 1.
-  static float sum(Vec eight) {
-    const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
-    const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
-    return _mm_cvtss_f32(_mm_add_ss(two, _mm_movehdup_ps(two)));
-  }
-};
+PRECIS_LANES(Lanes8, 8, __m256, _mm256)
+
+// The 8 lanes summed in one fixed tree: the upper 4 onto the lower, then 2, 1.
+float Lanes8::sum(Vec eight) {
+  const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
+  const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
+  return _mm_cvtss_f32(_mm_add_ss(two, _mm_movehdup_ps(two)));
+}
 #endif
+
+#if defined(__AVX512F__)
+PRECIS_LANES(Lanes16, 16, __m512, _mm512)
+
+// The 16 lanes summed in one fixed tree: the upper 8 onto the lower, then as Lanes8. Through
+// memory: GCC 12's 512-bit shuffle and extract intrinsics warn of an uninitialised operand.
+float Lanes16::sum(Vec x) {
+  alignas(64) float lanes[kWidth];
+  _mm512_store_ps(lanes, x);
+  return Lanes8::sum(_mm256_add_ps(_mm256_load_ps(lanes), _mm256_load_ps(lanes + 8)));
+}
+#endif
+
+#undef PRECIS_LANES
 
 // scale · (query · key) over the head's `slices` slices of L::kWidth lanes.
 template <class L>
@@ -129,7 +126,7 @@ void run_rows(const AttentionShape& s, const float* q, const float* k, const flo
         for (int64_t i = 0; i < s.q_len; ++i)
           for (int64_t h = 0; h < s.heads; ++h)
             add_weighted<L>(scores[size_t((i * s.heads + h) * s.k_len + j)], value + h * s.head_dim,
-                         slices, ob + i * s.out_stride + h * s.head_dim);
+                            slices, ob + i * s.out_stride + h * s.head_dim);
       }
     }
   }
