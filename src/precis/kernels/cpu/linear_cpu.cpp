@@ -12,9 +12,9 @@ namespace precis::cpu {
 void linear_forward(const float* x, const float* w, const float* b, float* y, int64_t n, int64_t in,
                     int64_t out) {
   // A decoding step's few rows: the weights read in place, not packed (linear_few_rows.h).
-  if (n >= kFewRowsMin && n <= kFewRowsMax && few_rows_kernel_usable() &&
-      cpu_matmul_precision() == MatmulPrecision::kFp32)
-    return linear_few_rows(x, w, b, y, n, in, out);
+  if (n >= kFewRowsMin && n <= kFewRowsMax && cpu_matmul_precision() == MatmulPrecision::kFp32)
+    if (const FewRowsKernel kernel = few_rows_kernel(); kernel != FewRowsKernel::kNone)
+      return linear_few_rows(kernel, x, w, b, y, n, in, out);
   float beta = 0.0f;
   if (b) {
     // Start from the bias rows and let the GEMM accumulate onto them (beta = 1).
