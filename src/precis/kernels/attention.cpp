@@ -62,12 +62,14 @@ AttentionShape with_live_keys(AttentionShape s, const AttentionMask& m, const Te
         "attention: key rows " + rows.describe() + " with " + std::to_string(m.live_keys) +
             " live keys for keys " + k.describe() +
             " (expected I32 [batch, capacity] on the host)");
+  // Every step reads the whole table: the message is made only for an entry that fails.
   const int32_t* row = rows.i32();
   for (int64_t b = 0; b < s.batch; ++b)
     for (int64_t j = 0; j < m.live_keys; ++j)
-      check(row[b * s.k_len + j] >= 0 && row[b * s.k_len + j] < s.batch,
-            "attention: key row " + std::to_string(row[b * s.k_len + j]) + " of batch row " +
-                std::to_string(b) + ", position " + std::to_string(j) + " outside " + k.describe());
+      if (row[b * s.k_len + j] < 0 || row[b * s.k_len + j] >= s.batch)
+        throw Error("attention: key row " + std::to_string(row[b * s.k_len + j]) +
+                    " of batch row " + std::to_string(b) + ", position " + std::to_string(j) +
+                    " outside " + k.describe());
   check(device.is_cpu() && cpu::attention_few_queries_usable(s, saves, dropout),
         "attention: a cache read in place (key_rows) needs the CPU's decoding kernel "
         "(attention_reads_in_place), at most " +
