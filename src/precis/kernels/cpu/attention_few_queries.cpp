@@ -72,13 +72,21 @@ inline int64_t key_row(const AttentionMaskView& m, const AttentionShape& s, int6
   return int64_t(m.key_rows[b * m.key_capacity + j]) * m.key_capacity + j;
 }
 
-// out_row += p · v_row over one head's slices, in memory (the row stays in L1).
+constexpr int kKeysAtOnce = 4;  // value rows added per pass over an output row
+
+// out_row += Σ_t p[t] · v_rows[t] over one head's slices, t = 0 .. n - 1 in order (n <=
+// kKeysAtOnce): each output element is the same chain of fused multiply-adds as one key at a
+// time, kept in a register across the n keys instead of stored and loaded between them.
 template <class L>
-inline void add_weighted(float p, const float* v_row, int slices, float* out_row) {
-  const typename L::Vec weight = L::broadcast(p);
+inline void add_weighted(const float* p, const float* const* v_rows, int n, int slices,
+                         float* out_row) {
+  typename L::Vec weight[kKeysAtOnce];
+  for (int t = 0; t < n; ++t) weight[t] = L::broadcast(p[t]);
   for (int c = 0; c < slices; ++c) {
     float* o = out_row + L::kWidth * c;
-    L::store(o, L::fmadd(weight, L::load(v_row + L::kWidth * c), L::load(o)));
+    typename L::Vec sum = L::load(o);
+    for (int t = 0; t < n; ++t) sum = L::fmadd(weight[t], L::load(v_rows[t] + L::kWidth * c), sum);
+    L::store(o, sum);
   }
 }
 
@@ -93,6 +101,7 @@ void run_rows(const AttentionShape& s, const float* q, const float* k, const flo
 #pragma omp parallel if (s.batch > 1)
   {
     std::vector<float> scores(size_t(lines * s.k_len));
+    std::vector<int64_t> live;  // the batch row's unpadded keys, in order
 #pragma omp for schedule(static)
     for (int64_t b = 0; b < s.batch; ++b) {
       const float* qb = q + b * s.q_len * s.q_stride;
@@ -100,8 +109,10 @@ void run_rows(const AttentionShape& s, const float* q, const float* k, const flo
       const int32_t* key_mask = m.key_mask ? m.key_mask + b * s.k_len : nullptr;
       // A padded key is neither read nor multiplied: its score becomes -inf in the softmax
       // whatever it held, and its probability is exactly 0, so it adds nothing to the outputs.
-      for (int64_t j = 0; j < s.k_len; ++j) {
-        if (key_mask && !key_mask[j]) continue;
+      live.clear();
+      for (int64_t j = 0; j < s.k_len; ++j)
+        if (!key_mask || key_mask[j]) live.push_back(j);
+      for (int64_t j : live) {
         const float* key = k + key_row(m, s, b, j) * s.k_stride;
         for (int64_t i = 0; i < s.q_len; ++i)
           for (int64_t h = 0; h < s.heads; ++h)
@@ -120,13 +131,22 @@ void run_rows(const AttentionShape& s, const float* q, const float* k, const flo
           std::fill(ob + i * s.out_stride + h * s.head_dim,
                     ob + i * s.out_stride + (h + 1) * s.head_dim, 0.0f);
         }
-      for (int64_t j = 0; j < s.k_len; ++j) {
-        if (key_mask && !key_mask[j]) continue;
-        const float* value = v + key_row(m, s, b, j) * s.v_stride;
+      for (size_t first = 0; first < live.size(); first += kKeysAtOnce) {
+        const int n = int(std::min<size_t>(kKeysAtOnce, live.size() - first));
+        const float* values[kKeysAtOnce];
+        for (int t = 0; t < n; ++t)
+          values[t] = v + key_row(m, s, b, live[first + size_t(t)]) * s.v_stride;
         for (int64_t i = 0; i < s.q_len; ++i)
-          for (int64_t h = 0; h < s.heads; ++h)
-            add_weighted<L>(scores[size_t((i * s.heads + h) * s.k_len + j)], value + h * s.head_dim,
-                            slices, ob + i * s.out_stride + h * s.head_dim);
+          for (int64_t h = 0; h < s.heads; ++h) {
+            const float* row = scores.data() + (i * s.heads + h) * s.k_len;
+            float p[kKeysAtOnce];
+            const float* head_values[kKeysAtOnce];
+            for (int t = 0; t < n; ++t) {
+              p[t] = row[live[first + size_t(t)]];
+              head_values[t] = values[t] + h * s.head_dim;
+            }
+            add_weighted<L>(p, head_values, n, slices, ob + i * s.out_stride + h * s.head_dim);
+          }
       }
     }
   }
