@@ -29,17 +29,18 @@ struct TilePlan {
   int64_t row_edge, col_edge;
 };
 
-// A decoding step's product (a few rows, one row of tiles): at least this many column tiles,
-// so that the threads share them evenly (3 tiles of 256 on 2 threads left one idle a third of
-// the time: beam search's 768-column linears, AVX2 builds, 10.2 -> 9.3 s of linears per run).
+// A decoding step's product (fewer rows than a tile quantum, one row of tiles): at least this
+// many column tiles, so that the threads share them evenly (3 tiles of 256 on 2 threads left
+// one idle a third of the time: beam search's 768-column linears through sgemm, AVX2 build,
+// 10.2 -> 9.3 s of linears per run).
 constexpr int64_t kFewRowsColumnTiles = 12;
 
 // Small products: a fixed grid of square tiles, the largest of 1024, 512, 256 that still gives
-// 16 tiles; products of at most 256 rows in column tiles of 256 down to 64, the largest that
-// gives kFewRowsColumnTiles. Some tiles take the small or direct paths, so this grid must not
-// depend on the thread count.
+// 16 tiles; products of fewer than kTileQuantum rows in column tiles of 256 down to 64, the
+// largest that gives kFewRowsColumnTiles. Some tiles take the small or direct paths, so this
+// grid must not depend on the thread count.
 TilePlan fixed_grid(int64_t m, int64_t n) {
-  if (m <= 256) {
+  if (m < kTileQuantum) {
     int64_t edge = 256;
     while (edge > kTileQuantum && (n + edge - 1) / edge < kFewRowsColumnTiles) edge /= 2;
     return {256, edge};
