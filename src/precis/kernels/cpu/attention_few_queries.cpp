@@ -6,6 +6,7 @@
 
 #include "precis/core/error.h"
 #include "precis/kernels/attention_math.h"
+#include "precis/kernels/cpu/lane_sum.h"
 #include "precis/kernels/matmul_precision.h"
 
 #if defined(__x86_64__)
@@ -18,8 +19,7 @@ namespace {
 
 // The vector lanes of one build: 16 (AVX-512) or 8 (AVX2 with FMA). The whole file is
 // compiled for the build's ISA (-march), so each is there only where the build may run it.
-// One interface for both, its intrinsics named by their prefix (_mm512, _mm256); each adds
-// its own sum of lanes.
+// One interface for both, its intrinsics named by their prefix (_mm512, _mm256).
 #define PRECIS_LANES(Name, width, VecType, prefix)                               \
   struct Name {                                                                  \
     static constexpr int kWidth = width;                                         \
@@ -29,30 +29,14 @@ namespace {
     static void store(float* p, Vec x) { prefix##_storeu_ps(p, x); }             \
     static Vec broadcast(float x) { return prefix##_set1_ps(x); }                \
     static Vec fmadd(Vec a, Vec b, Vec c) { return prefix##_fmadd_ps(a, b, c); } \
-    static float sum(Vec x);                                                     \
+    static float sum(Vec x) { return lane_sum(x); }                              \
   };
 
 #if defined(__AVX2__) && defined(__FMA__)
 PRECIS_LANES(Lanes8, 8, __m256, _mm256)
-
-// The 8 lanes summed in one fixed tree: the upper 4 onto the lower, then 2, 1.
-float Lanes8::sum(Vec eight) {
-  const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
-  const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
-  return _mm_cvtss_f32(_mm_add_ss(two, _mm_movehdup_ps(two)));
-}
 #endif
-
 #if defined(__AVX512F__)
 PRECIS_LANES(Lanes16, 16, __m512, _mm512)
-
-// The 16 lanes summed in one fixed tree: the upper 8 onto the lower, then as Lanes8. Through
-// memory: GCC 12's 512-bit shuffle and extract intrinsics warn of an uninitialised operand.
-float Lanes16::sum(Vec x) {
-  alignas(64) float lanes[kWidth];
-  _mm512_store_ps(lanes, x);
-  return Lanes8::sum(_mm256_add_ps(_mm256_load_ps(lanes), _mm256_load_ps(lanes + 8)));
-}
 #endif
 
 #undef PRECIS_LANES

@@ -5,6 +5,7 @@
 
 #include "precis/core/error.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
+#include "precis/kernels/cpu/lane_sum.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -35,9 +36,8 @@ void transpose_rows(const float* x, int64_t rows, int64_t in, std::vector<float>
 // acc[i][r] = Σ_c w[n0 + i][c] · x[r][c], one fused multiply-add per term in c order: 12 weight
 // rows by 32 rows in 24 of the 32 vector registers, each weight element loaded once.
 constexpr int kTile512 = 12;
-__attribute__((target("avx512f"))) void tile_avx512(const float* xt, const float* w, int64_t in,
-                                                    int64_t out, int64_t n0,
-                                                    float (&acc)[kTile512][kRows]) {
+void tile_avx512(const float* xt, const float* w, int64_t in, int64_t out, int64_t n0,
+                 float (&acc)[kTile512][kRows]) {
   const float* wr[kTile512];
   tile_rows(w, in, out, n0, wr);
   __m512 a[kTile512][2];
@@ -83,12 +83,6 @@ void run_tiles(Tile tile, const std::vector<float>& xt, const float* w, const fl
 // registers for its reuse; with 16 it ran at 0.7-0.9x sgemm, this one at 1.1-1.5x.
 constexpr int kDotColumns = 3, kDotRows = 4, kDotLanes = 8;
 
-inline float lane_sum8(__m256 eight) {
-  const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
-  const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
-  return _mm_cvtss_f32(_mm_add_ss(two, _mm_movehdup_ps(two)));
-}
-
 // The lanes of the last, partial slice of a row (`left` < 8 floats): the rest read as zero.
 inline __m256i live_lanes(int64_t left) {
   alignas(32) static constexpr int32_t kLaneIndex[kDotLanes] = {0, 1, 2, 3, 4, 5, 6, 7};
@@ -132,7 +126,7 @@ void dot_tile_avx2(const float* x, const float* w, const float* b, float* y, int
     }
     for (int64_t j = 0; j < kDotRows && r0 + j < rows; ++j)
       for (int64_t i = 0; i < kDotColumns && n0 + i < out; ++i) {
-        const float dot = lane_sum8(acc[j][i]);
+        const float dot = lane_sum(acc[j][i]);
         y[(r0 + j) * out + n0 + i] = b ? dot + b[n0 + i] : dot;
       }
   }
