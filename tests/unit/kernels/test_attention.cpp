@@ -189,37 +189,22 @@ TEST_P(AttentionKernel, SeveralTilesOfQueriesAndKeys) {
 // double reference for 1, 4, 8 and 9 queries, heads of 64 and 24 (whole numbers of 16 and of
 // 8 lanes) and of 70 and 5 (neither), with every kind of mask.
 TEST_P(AttentionKernel, InferenceForwardOfFewQueries) {
-  check({.batch = 3, .heads = 2, .q_len = 1, .k_len = 9, .head_dim = 64, .causal = true, .past = 8},
-        30, /*inference=*/true);
-  check({.batch = 2,
-         .heads = 3,
-         .q_len = 4,
-         .k_len = 13,
-         .head_dim = 70,
-         .key_padding = keys_visible_except(26, {3, 12, 25})},
-        31, /*inference=*/true);
-  check({.batch = 1,
-         .heads = 2,
-         .q_len = 8,
-         .k_len = 11,
-         .head_dim = 5,
-         .causal = true,
-         .past = 3,
-         .position_bias = true},
-        32, /*inference=*/true);
-  check({.batch = 2,
-         .heads = 1,
-         .q_len = 9,
-         .k_len = 12,
-         .head_dim = 16,
-         .key_padding = keys_visible_except(24, {0, 23}),
-         .causal = true,
-         .past = 3},
-        33, /*inference=*/true);
-  const auto two_keys_padded = keys_visible_except(30, {2, 19});
-  check({.batch = 3, .heads = 2, .q_len = 4, .k_len = 10, .head_dim = 24,
-         .key_padding = two_keys_padded, .causal = true, .past = 6, .position_bias = true},
-        34, /*inference=*/true);
+  const AttentionCase cases[] = {
+      {.batch = 3, .heads = 2, .q_len = 1, .k_len = 9, .head_dim = 64, .causal = true, .past = 8},
+      {.batch = 2, .heads = 3, .q_len = 4, .k_len = 13, .head_dim = 70,
+       .key_padding = keys_visible_except(26, {3, 12, 25})},
+      {.batch = 1, .heads = 2, .q_len = 8, .k_len = 11, .head_dim = 5, .causal = true, .past = 3,
+       .position_bias = true},
+      {.batch = 2, .heads = 1, .q_len = 9, .k_len = 12, .head_dim = 16,
+       .key_padding = keys_visible_except(24, {0, 23}), .causal = true, .past = 3},
+      {.batch = 3, .heads = 2, .q_len = 4, .k_len = 10, .head_dim = 24,
+       .key_padding = keys_visible_except(30, {2, 19}), .causal = true, .past = 6,
+       .position_bias = true},
+  };
+  for (uint32_t i = 0; i < std::size(cases); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    check(cases[i], 30 + i, /*inference=*/true);
+  }
 }
 
 TEST_P(AttentionKernel, ProbsKeepTheSoftmaxBeforeDropout) {
