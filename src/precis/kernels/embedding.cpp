@@ -25,15 +25,23 @@ void check_dtypes(const char* op, const char* table_name, const Tensor& table,
             " F32, BF16 or F16)");
 }
 
+// What a lookup and its backward both check: `table` (V, dim) F32, `rows` one row of dim per
+// id in the table's or an activation dtype, and every id below V.
+void check_lookup(const char* op, const Tensor& ids, const char* table_name, const Tensor& table,
+                  const char* rows_name, const Tensor& rows) {
+  const int64_t dim = table.rank() == 2 ? table.size(1) : -1;
+  check(dim >= 0 && rows.numel() == ids.numel() * dim && rows.shape[-1] == dim,
+        std::string(op) + ": ids " + ids.describe() + ", " + table_name + " " + table.describe() +
+            ", " + rows_name + " " + rows.describe());
+  check_dtypes(op, table_name, table, rows_name, rows);
+  check_token_ids(ids, table.size(0));
+}
+
 }  // namespace
 
 void embedding_forward(const Tensor& ids, const Tensor& table, float scale, const Tensor& out) {
-  int64_t dim = table.size(1), vocab = table.size(0);
-  check(out.numel() == ids.numel() * dim && out.shape[-1] == dim,
-        "embedding: ids " + ids.describe() + ", table " + table.describe() + ", out " +
-            out.describe());
-  check_dtypes("embedding", "table", table, "out", out);
-  check_token_ids(ids, vocab);
+  check_lookup("embedding", ids, "table", table, "out", out);
+  const int64_t dim = table.size(1), vocab = table.size(0);
   return dispatch_op(
       "embedding", {&ids, &table, &out},
       [&] {
@@ -67,12 +75,8 @@ void add_position_embeddings(const Tensor& x, const Tensor& positions, int64_t f
 
 void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int64_t padding_idx,
                         const Tensor& dtable) {
-  int64_t dim = dtable.size(1), vocab = dtable.size(0);
-  check(dtable.rank() == 2 && dout.numel() == ids.numel() * dim && dout.shape[-1] == dim,
-        "embedding backward: dout " + dout.describe() + ", ids " + ids.describe() + ", dtable " +
-            dtable.describe());
-  check_dtypes("embedding backward", "dtable", dtable, "dout", dout);
-  check_token_ids(ids, vocab);
+  check_lookup("embedding backward", ids, "dtable", dtable, "dout", dout);
+  const int64_t dim = dtable.size(1);
   return dispatch_op(
       "embedding backward", {&dout, &ids, &dtable},
       [&] {
