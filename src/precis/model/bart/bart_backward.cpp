@@ -126,8 +126,7 @@ void bart_backward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch&
   namespace drop = bart_dropout;
   const int64_t B = a.batch, S = a.source_len, T = a.target_len;
   const BartStackBackward dec = stack_backward(c, ctx, s, B, T, c.decoder_ffn_dim);
-  Tensor denc = s.d_encoder_output.prefix({B, S, c.d_model});
-  zero(denc);
+  const Tensor denc = s.zeroed_encoder_output_grad(B, S, c.d_model);
 
   // Loss and LM head: logits = h · lm_headᵀ + final_logits_bias (a buffer: no gradient).
   teacher_forced_loss_backward(batch, a.logits, a.decoder_output(), p.lm_head, label_smoothing,

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "precis/core/arena.h"
+#include "precis/kernels/fill.h"
 #include "precis/model/common/layers.h"
 
 namespace precis {
@@ -23,6 +24,14 @@ struct Seq2SeqGradScratch {
 
   void end_stage(int stage) const {
     if (stage_done) stage_done(stage);
+  }
+
+  // The encoder output's gradient for a (B, S, d) step, zeroed: each decoder layer's
+  // cross-attention adds its part as the backward passes it.
+  Tensor zeroed_encoder_output_grad(int64_t B, int64_t S, int64_t d) const {
+    Tensor denc = d_encoder_output.prefix({B, S, d});
+    zero(denc);
+    return denc;
   }
 };
 

@@ -124,14 +124,13 @@ void embeddings_backward(const T5StackBackward& sb, const Tensor& ids, uint32_t 
 
 }  // namespace
 
-void t5_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch,
-                 T5Activations& a, const DropoutContext& ctx, float label_smoothing,
-                 float loss_scale, T5Params& g, T5GradScratch& s) {
+void t5_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch, T5Activations& a,
+                 const DropoutContext& ctx, float label_smoothing, float loss_scale, T5Params& g,
+                 T5GradScratch& s) {
   namespace drop = t5_dropout;
   const int64_t B = a.batch, S = a.source_len, T = a.target_len;
   const T5StackBackward dec = stack_backward(c, ctx, s, B, T);
-  Tensor denc = s.d_encoder_output.prefix({B, S, c.d_model});
-  zero(denc);
+  const Tensor denc = s.zeroed_encoder_output_grad(B, S, c.d_model);
 
   // Loss and LM head: logits = head_input · lm_headᵀ, head_input = out · lm_head_scale.
   teacher_forced_loss_backward(batch, a.logits, a.head_input, p.lm_head, label_smoothing,
