@@ -257,11 +257,8 @@ PRECIS_ATTENTION_DEVICE AttentionPair<T> attention_pair(const AttentionArgs<T>& 
 template <class T>
 PRECIS_KERNEL void attention_forward_kernel(AttentionArgs<T> a, T* out, float* probs,
                                             float* log_sum_exp) {
-  __shared__ float staged_a[kAttentionTile][kAttentionChunk];
-  __shared__ float staged_b[kAttentionTile][kAttentionChunk];
-  __shared__ float scores[kAttentionTile][kAttentionTile];
-  __shared__ float exps[kAttentionTile][kAttentionTile];
-  __shared__ float weights[kAttentionTile][kAttentionTile];  // exps, dropped out
+  __shared__ StagedChunk staged_a, staged_b;
+  __shared__ ScoreTile scores, exps, weights;  // weights: exps, dropped out
   __shared__ int64_t lanes[kAttentionThreads];
   const AttentionShape& s = a.shape;
   const AttentionPair<T> p = attention_pair(a);
@@ -342,11 +339,8 @@ template <class T>
 PRECIS_KERNEL void attention_backward_query_kernel(AttentionArgs<T> a, const T* dout,
                                                    const float* probs, const float* log_sum_exp,
                                                    float* row_dots, T* dq, float* d_scores) {
-  __shared__ float staged_a[kAttentionTile][kAttentionChunk];
-  __shared__ float staged_b[kAttentionTile][kAttentionChunk];
-  __shared__ float p_tile[kAttentionTile][kAttentionTile];
-  __shared__ float dp_tile[kAttentionTile][kAttentionTile];
-  __shared__ float ds_tile[kAttentionTile][kAttentionTile];
+  __shared__ StagedChunk staged_a, staged_b;
+  __shared__ ScoreTile p_tile, dp_tile, ds_tile;
   __shared__ int64_t lanes[kAttentionThreads];
   const AttentionShape& s = a.shape;
   const AttentionPair<T> p = attention_pair(a);
@@ -413,10 +407,8 @@ template <class T>
 PRECIS_KERNEL void attention_backward_key_kernel(AttentionArgs<T> a, const T* dout,
                                                  const float* probs, const float* log_sum_exp,
                                                  const float* row_dots, T* dk, T* dv) {
-  __shared__ float staged_a[kAttentionTile][kAttentionChunk];
-  __shared__ float staged_b[kAttentionTile][kAttentionChunk];
-  __shared__ float w_tile[kAttentionTile][kAttentionTile];   // [key][query]: dropped P
-  __shared__ float ds_tile[kAttentionTile][kAttentionTile];  // [key][query]: dS
+  __shared__ StagedChunk staged_a, staged_b;
+  __shared__ ScoreTile w_tile, ds_tile;  // [key][query]: dropped P, and dS
   __shared__ int64_t lanes[kAttentionThreads];
   const AttentionShape& s = a.shape;
   const AttentionPair<T> p = attention_pair(a);
