@@ -13,10 +13,11 @@ import time
 import pytest
 import torch
 from safetensors.torch import load_file
+from transformers import BartForConditionalGeneration, GenerationConfig
 
 from conftest import precis_binary
 from process_support import ENV, MPIRUN, launch, wait_stopped
-from train_support import make_job, make_predict_job, max_diff, train, weights
+from train_support import MAX_SOURCE_LENGTH, make_job, make_predict_job, max_diff, train, weights
 
 pytestmark = pytest.mark.skipif(MPIRUN is None, reason="mpirun (openmpi-bin) is not installed")
 
@@ -232,6 +233,36 @@ def test_sharded_evaluation_and_prediction_equal_one_rank(tmp_path):
                 continue
             assert three[key] == pytest.approx(value, rel=1e-6, abs=1e-9), (name, key)
     assert (tmp_path / "three" / "generated_predictions.txt").read_text().split("\n") == predictions
+
+
+def test_sampled_predictions_draw_from_one_generator_per_rank(tmp_path):
+    # Sampling on two ranks, one example a batch: rank 0 generates batches 0, 2, 4 and rank 1
+    # batches 1, 3, 5. Each process of a distributed HF predict draws from its own torch
+    # generator batch after batch; precis seeds it with the generation config's seed (0 here).
+    # The reference: transformers' generate(do_sample=True) over each rank's batches in order
+    # after torch.manual_seed(0). A generator started afresh for every batch gives batches 2-5
+    # the draws of batches 0 and 1.
+    tokenizer, records = make_predict_job(tmp_path)
+    model = BartForConditionalGeneration.from_pretrained(tmp_path / "base").eval()
+    sampling = dict(do_sample=True, num_beams=1, top_k=0, temperature=1.5)
+    tokens = {k: getattr(model.generation_config, k) for k in
+              ["bos_token_id", "eos_token_id", "pad_token_id", "decoder_start_token_id", "forced_eos_token_id"]}
+    GenerationConfig(**tokens, **sampling).save_pretrained(tmp_path / "gen")
+    world, want = 2, [None] * len(records)
+    for rank in range(world):
+        torch.manual_seed(0)
+        for k in range(rank, len(records), world):
+            enc = tokenizer([records[k]["dialogue"]], max_length=MAX_SOURCE_LENGTH, truncation=True,
+                            return_tensors="pt")
+            with torch.no_grad():
+                ids = model.generate(**enc, **sampling, max_length=12)
+            want[k] = tokenizer.decode(ids[0], skip_special_tokens=True).strip()
+    print(f"transformers, rank by rank: {want}")
+    assert len(set(want)) == len(want)  # every draw differs, so a repeated one shows
+    train(tmp_path, tmp_path / "two", world, do_train=False, do_predict=True, predict_with_generate=True,
+          test_file=str(tmp_path / "data.jsonl"), per_device_eval_batch_size=1, generation_max_length=12,
+          generation_config=str(tmp_path / "gen"))
+    assert (tmp_path / "two" / "generated_predictions.txt").read_text().split("\n") == want
 
 
 def test_an_error_on_any_rank_is_reported_with_its_rank(tmp_path):

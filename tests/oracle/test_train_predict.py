@@ -58,6 +58,18 @@ def assert_informative(metrics, decoded, rows, lengths, max_length):
     assert any(abs(r["rougeL"].fmeasure - r["rougeLsum"].fmeasure) > 1e-3 for r in rows)
 
 
+def trainer_predict(tmp_path, job, tokenizer, records, max_length, beams, generation_config=None):
+    """Seq2SeqTrainer(predict_with_generate=True).predict() on the job's model and records,
+    fp32 on the CPU, batches of 4."""
+    model = BartForConditionalGeneration.from_pretrained(job / "base").eval()
+    args = Seq2SeqTrainingArguments(output_dir=str(tmp_path / "hf"), per_device_eval_batch_size=4, report_to=[],
+                                    use_cpu=True, predict_with_generate=True, generation_max_length=max_length,
+                                    generation_num_beams=beams, generation_config=generation_config)
+    trainer = Seq2SeqTrainer(model=model, args=args,
+                             data_collator=DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100))
+    return trainer.predict(features(tokenizer, records))
+
+
 @pytest.fixture(scope="module")
 def predict_job(tmp_path_factory):
     directory = tmp_path_factory.mktemp("predict_job")
@@ -86,13 +98,8 @@ def test_predictions_and_metrics_match_seq2seq_trainer(tmp_path, predict_job, be
             derived.update(**USER_GENERATION)
             derived.save_pretrained(tmp_path / "gen")
         extra = ["--generation_config", tmp_path / "gen"]
-    args = Seq2SeqTrainingArguments(output_dir=str(tmp_path / "hf"), per_device_eval_batch_size=4, report_to=[],
-                                    use_cpu=True, predict_with_generate=True, generation_max_length=12,
-                                    generation_num_beams=beams,
-                                    generation_config=None if generation_config is None else str(tmp_path / "gen"))
-    trainer = Seq2SeqTrainer(model=model, args=args,
-                             data_collator=DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100))
-    out = trainer.predict(features(tokenizer, records))
+    out = trainer_predict(tmp_path, job, tokenizer, records, 12, beams,
+                          None if generation_config is None else str(tmp_path / "gen"))
     want, decoded, rows, lengths = summarization_metrics(out, tokenizer, seed=42)
     print(f"beams {beams}, {generation_config}: lengths {lengths}, {want}")
     assert_informative(want, decoded, rows, lengths, max_length=12)
@@ -113,13 +120,7 @@ def test_predictions_and_metrics_match_seq2seq_trainer(tmp_path, predict_job, be
 
 def test_precis_eval_with_generation_matches_seq2seq_trainer_evaluate(tmp_path, predict_job):
     job, tokenizer, records = predict_job
-    model = BartForConditionalGeneration.from_pretrained(job / "base").eval()
-    args = Seq2SeqTrainingArguments(output_dir=str(tmp_path / "hf"), per_device_eval_batch_size=4, report_to=[],
-                                    use_cpu=True, predict_with_generate=True, generation_max_length=10,
-                                    generation_num_beams=2)
-    trainer = Seq2SeqTrainer(model=model, args=args,
-                             data_collator=DataCollatorForSeq2Seq(tokenizer, model=model, label_pad_token_id=-100))
-    out = trainer.predict(features(tokenizer, records))
+    out = trainer_predict(tmp_path, job, tokenizer, records, 10, 2)
     want, decoded, rows, lengths = summarization_metrics(out, tokenizer, seed=42)  # precis eval's default --seed
     print(f"eval: lengths {lengths}, {want}")
     assert_informative(want, decoded, rows, lengths, max_length=10)
@@ -132,3 +133,18 @@ def test_precis_eval_with_generation_matches_seq2seq_trainer_evaluate(tmp_path, 
     assert abs(ours["eval_loss"] - out.metrics["test_loss"]) <= 1e-5 * out.metrics["test_loss"]
     assert_metrics_equal(ours, want, "eval")
     assert json.loads((tmp_path / "eval" / "eval_results.json").read_text()) == ours
+
+
+def test_bf16_predictions_are_generated_in_fp32(tmp_path, predict_job):
+    """Seq2SeqTrainer.prediction_step computes the loss under the compute_loss_context_manager
+    (bf16 autocast) and calls generate() outside it (transformers 4.44 trainer_seq2seq.py): so
+    `precis train --bf16 --do_predict` on the CPU predicts what fp32 generate() does."""
+    job, tokenizer, records = predict_job
+    out = trainer_predict(tmp_path, job, tokenizer, records, 12, 3)
+    _, decoded, _, _ = summarization_metrics(out, tokenizer, seed=42)
+    result = run_precis("train", "--model_name_or_path", job / "base", "--test_file", job / "data.jsonl",
+                        "--do_predict", "--predict_with_generate", "--output_dir", tmp_path / "out",
+                        "--per_device_eval_batch_size", 4, "--generation_max_length", 12, "--num_beams", 3,
+                        "--max_source_length", 64, "--max_target_length", 32, "--bf16")
+    assert "--bf16 on the CPU" in result.stderr, result.stderr
+    assert (tmp_path / "out" / "generated_predictions.txt").read_text().split("\n") == decoded

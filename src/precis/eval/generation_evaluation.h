@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "precis/core/progress.h"
+#include "precis/core/torch_cpu_generator.h"
 #include "precis/data/collator.h"
 #include "precis/eval/summarization_metrics.h"
 #include "precis/generate/generation_config.h"
@@ -20,12 +22,22 @@ struct GenerationEvaluation {
   SummarizationScores scores;
 };
 
+// generate() over `examples` in batches of batch_size, in order: each example's source tokens
+// in, one row of ids out per returned sequence (start token first). Sampling draws from
+// `generator` batch after batch, as HF's generate() draws from torch's generator. The products
+// are fp32 whatever the CPU matmul precision: Seq2SeqTrainer.prediction_step generates outside
+// the bf16 autocast it computes the loss under. `progress` may be null.
+template <class Model>
+std::vector<std::vector<int32_t>> generate_predictions(
+    const Model& model, const std::vector<data::SummarizationExample>& examples, int64_t batch_size,
+    const generate::GenerationConfig& generation, TorchCpuGenerator& generator, Progress* progress);
+
 // Model: BartModel or T5Model.
 template <class Model>
-GenerationEvaluation evaluate_with_generation(const Model& model, const tokenize::TextTokenizer& tokenizer,
-                                              const std::vector<data::SummarizationExample>& examples,
-                                              int64_t batch_size, const data::CollatorOptions& collator,
-                                              const generate::GenerationConfig& generation,
-                                              uint32_t bootstrap_seed);
+GenerationEvaluation evaluate_with_generation(
+    const Model& model, const tokenize::TextTokenizer& tokenizer,
+    const std::vector<data::SummarizationExample>& examples, int64_t batch_size,
+    const data::CollatorOptions& collator, const generate::GenerationConfig& generation,
+    uint32_t bootstrap_seed);
 
 }  // namespace precis::eval

@@ -3,8 +3,6 @@
 #include <chrono>
 #include <cstring>
 
-#include "precis/generate/generate.h"
-#include "precis/kernels/matmul_precision.h"
 #include "precis/train/test_stop.h"
 
 namespace precis::train {
@@ -15,9 +13,9 @@ using Clock = std::chrono::steady_clock;
 
 // This rank's batches (k = rank, rank + N, ...), concatenated: evaluating them with the same
 // batch size processes exactly those batches.
-std::vector<data::SummarizationExample> my_batches(const dist::Communicator& comm,
-                                                   const std::vector<data::SummarizationExample>& examples,
-                                                   int64_t batch_size) {
+std::vector<data::SummarizationExample> my_batches(
+    const dist::Communicator& comm, const std::vector<data::SummarizationExample>& examples,
+    int64_t batch_size) {
   std::vector<data::SummarizationExample> mine;
   const size_t b = size_t(batch_size), n = examples.size();
   for (size_t k = size_t(comm.rank()); k * b < n; k += size_t(comm.world_size()))
@@ -47,9 +45,11 @@ std::vector<std::vector<int32_t>> unpack_rows(const std::string& bytes) {
   return rows;
 }
 
-eval::LossEvaluation combine(dist::Communicator& comm, const eval::LossEvaluation& mine, Clock::time_point start) {
+eval::LossEvaluation combine(dist::Communicator& comm, const eval::LossEvaluation& mine,
+                             Clock::time_point start) {
   // eval_loss is the mean of the batch means: sum them with their batch counts.
-  double totals[3] = {mine.eval_loss * double(mine.steps), double(mine.steps), double(mine.samples)};
+  double totals[3] = {mine.eval_loss * double(mine.steps), double(mine.steps),
+                      double(mine.samples)};
   comm.all_reduce(std::span<double>(totals, 3), dist::ReduceOp::Sum);
   eval::LossEvaluation all;
   all.eval_loss = totals[0] / totals[1];
@@ -64,7 +64,8 @@ eval::LossEvaluation combine(dist::Communicator& comm, const eval::LossEvaluatio
 template <class Model>
 eval::LossEvaluation sharded_evaluate_loss(dist::Communicator& comm, const Model& model,
                                            const std::vector<data::SummarizationExample>& examples,
-                                           int64_t batch_size, const data::CollatorOptions& collator) {
+                                           int64_t batch_size,
+                                           const data::CollatorOptions& collator) {
   if (comm.world_size() == 1) return eval::evaluate_loss(model, examples, batch_size, collator);
   const auto start = Clock::now();
   std::vector<data::SummarizationExample> mine = my_batches(comm, examples, batch_size);
@@ -77,10 +78,11 @@ template <class Model>
 eval::GenerationEvaluation sharded_evaluate_with_generation(
     dist::Communicator& comm, const Model& model, const tokenize::TextTokenizer& tokenizer,
     const std::vector<data::SummarizationExample>& examples, int64_t batch_size,
-    const data::CollatorOptions& collator, const generate::GenerationConfig& generation, uint32_t bootstrap_seed) {
+    const data::CollatorOptions& collator, const generate::GenerationConfig& generation,
+    uint32_t bootstrap_seed) {
   if (comm.world_size() == 1)
-    return eval::evaluate_with_generation(model, tokenizer, examples, batch_size, collator, generation,
-                                          bootstrap_seed);
+    return eval::evaluate_with_generation(model, tokenizer, examples, batch_size, collator,
+                                          generation, bootstrap_seed);
   const auto start = Clock::now();
   std::vector<data::SummarizationExample> mine = my_batches(comm, examples, batch_size);
   eval::LossEvaluation loss;
@@ -88,19 +90,10 @@ eval::GenerationEvaluation sharded_evaluate_with_generation(
   if (!mine.empty()) {
     loss = eval::evaluate_loss(model, mine, batch_size, collator);
     stop_here_for_test("evaluate", comm.rank());  // a test hook; see test_stop.h
-    // HF's Seq2SeqTrainer generates outside the bf16 autocast it computes the loss under: on
-    // the CPU, generation's products stay fp32 under --bf16 too.
-    ScopedCpuMatmulPrecision fp32_generation(MatmulPrecision::kFp32);
-    for (size_t i = 0; i < mine.size(); i += size_t(batch_size)) {
-      std::vector<std::vector<int32_t>> inputs;
-      for (size_t j = i; j < std::min(mine.size(), i + size_t(batch_size)); ++j)
-        inputs.emplace_back(mine[j].input_ids.begin(), mine[j].input_ids.begin() + std::ptrdiff_t(mine[j].source_tokens));
-      generate::Generated out = generate::generate(model, inputs, generation);
-      for (int64_t r = 0; r < out.rows; ++r) {
-        auto row = out.row(r);
-        rows.emplace_back(row.begin(), row.end());
-      }
-    }
+    // Each rank draws from its own generator batch after batch, as each process of a
+    // distributed HF predict draws from its torch generator.
+    TorchCpuGenerator generator(generation.seed);
+    rows = eval::generate_predictions(model, mine, batch_size, generation, generator, nullptr);
   }
   // Predictions back in the order of the examples: batch k from rank k mod N.
   std::vector<std::string> packed = comm.all_gather_bytes(pack_rows(rows));
@@ -112,7 +105,8 @@ eval::GenerationEvaluation sharded_evaluate_with_generation(
   for (size_t k = 0; k * b < examples.size(); ++k) {
     const size_t r = k % world;
     for (size_t i = k * b; i < std::min(examples.size(), (k + 1) * b); ++i) {
-      check(next[r] < by_rank[r].size(), "prediction gather: rank " + std::to_string(r) + " sent too few rows");
+      check(next[r] < by_rank[r].size(),
+            "prediction gather: rank " + std::to_string(r) + " sent too few rows");
       predictions.push_back(std::move(by_rank[r][next[r]++]));
       labels.push_back(examples[i].labels);
     }
@@ -127,13 +121,13 @@ eval::GenerationEvaluation sharded_evaluate_with_generation(
   return result;
 }
 
-#define PRECIS_INSTANTIATE(Model)                                                                       \
-  template eval::LossEvaluation sharded_evaluate_loss<Model>(                                           \
-      dist::Communicator&, const Model&, const std::vector<data::SummarizationExample>&, int64_t,       \
-      const data::CollatorOptions&);                                                                    \
-  template eval::GenerationEvaluation sharded_evaluate_with_generation<Model>(                          \
-      dist::Communicator&, const Model&, const tokenize::TextTokenizer&,                                \
-      const std::vector<data::SummarizationExample>&, int64_t, const data::CollatorOptions&,            \
+#define PRECIS_INSTANTIATE(Model)                                                                 \
+  template eval::LossEvaluation sharded_evaluate_loss<Model>(                                     \
+      dist::Communicator&, const Model&, const std::vector<data::SummarizationExample>&, int64_t, \
+      const data::CollatorOptions&);                                                              \
+  template eval::GenerationEvaluation sharded_evaluate_with_generation<Model>(                    \
+      dist::Communicator&, const Model&, const tokenize::TextTokenizer&,                          \
+      const std::vector<data::SummarizationExample>&, int64_t, const data::CollatorOptions&,      \
       const generate::GenerationConfig&, uint32_t);
 PRECIS_INSTANTIATE(BartModel)
 PRECIS_INSTANTIATE(T5Model)
