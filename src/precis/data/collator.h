@@ -11,9 +11,10 @@
 
 namespace precis::data {
 
+// The ids are the model's (BART's 1 and 2, T5's 0 and 0): no default, so that no family's
+// ids stand in for another's.
 struct CollatorOptions {
-  int32_t pad_token_id = 1;
-  int32_t decoder_start_token_id = 2;
+  int32_t pad_token_id, decoder_start_token_id;
   int64_t pad_to_multiple_of = 1;
 };
 
