@@ -10,10 +10,10 @@
 
 namespace precis {
 
+// From the model's config (T5Config::buckets): T5's defaults, 32 buckets and 128, live there.
 struct RelativePositionBuckets {
-  bool bidirectional = true;
-  int64_t num_buckets = 32;
-  int64_t max_distance = 128;
+  bool bidirectional;  // true in the encoder; the decoder's buckets are causal
+  int64_t num_buckets, max_distance;
 };
 
 // The bucket of relative_position = key − query, as relative_position_bucket in modeling_t5
