@@ -2,7 +2,10 @@
 // given shape, after loading MODEL_DIR. Prints one JSON line. Driven by bench/forward.py,
 // which times transformers on the same model and shapes in the same run.
 //
-//   bart_forward_bench MODEL_DIR BATCH SOURCE_LEN TARGET_LEN ITERATIONS
+//   bart_forward_bench MODEL_DIR BATCH SOURCE_LEN TARGET_LEN ITERATIONS [bf16]
+//
+// bf16: the linear layers' and attention's products in bf16 with fp32 sums, as `precis train
+// --bf16` runs them on the CPU (kernels/matmul_precision.h).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "precis/kernels/matmul_precision.h"
 #include "precis/model/bart/bart.h"
 #include "precis/model/bart/bart_model.h"
 #include "precis/model/common/teacher_forcing.h"
@@ -17,12 +21,13 @@
 using namespace precis;
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: bart_forward_bench MODEL_DIR BATCH SOURCE_LEN TARGET_LEN ITERATIONS\n");
+  if (argc != 6 && !(argc == 7 && std::string(argv[6]) == "bf16")) {
+    std::fprintf(stderr, "usage: bart_forward_bench MODEL_DIR BATCH SOURCE_LEN TARGET_LEN ITERATIONS [bf16]\n");
     return 2;
   }
   try {
     BartModel model = BartModel::load(argv[1]);
+    ScopedCpuMatmulPrecision precision(argc == 7 ? MatmulPrecision::kBf16 : MatmulPrecision::kFp32);
     const int64_t B = std::stoll(argv[2]), S = std::stoll(argv[3]), T = std::stoll(argv[4]);
     const int iterations = std::stoi(argv[5]);
     Arena inputs(size_t(4 * B * (2 * S + 2 * T) + 4096));
