@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Lists the tests ctest skipped, by name with the reason each printed, from ctest's JUnit
-file (`ctest --output-junit`). ctest itself gives only their names. Under CI=true any skip
-fails (exit 1): there setup has installed everything the suite needs.
+file (`ctest --output-junit`). ctest itself gives only their names. Under CI=true a skip
+fails (exit 1): there setup has installed everything the suite needs. The exception is a
+test whose every reason names NO_SHARED_DATA: it needs ../shared beside the checkout, which
+no setup installs and a clone made elsewhere does not have.
 
 Reasons come from the test's own output: oracle files print `SKIPPED <test id>: <reason>`
 (tests/oracle/conftest.py), GoogleTest prints the GTEST_SKIP message above `[  SKIPPED ]`.
@@ -9,6 +11,9 @@ Reasons come from the test's own output: oracle files print `SKIPPED <test id>: 
 import os
 import sys
 import xml.etree.ElementTree as ET
+
+# The words tests/oracle/conftest.py puts in the reason of a skip for want of ../shared.
+NO_SHARED_DATA = "a clone without ../shared beside it"
 
 
 def reasons(output):
@@ -42,9 +47,10 @@ def main(path):
         print(f"  {name} ({marker})")
         for line in why:
             print(f"      {line}")
-    if skipped and in_ci:
-        print("FAILED: tests were skipped under CI=true, where scripts/setup.sh installs everything "
-              "the suite needs", file=sys.stderr)
+    failing = [name for name, _, why in skipped if not all(NO_SHARED_DATA in line for line in why)]
+    if failing and in_ci:
+        print(f"FAILED: {len(failing)} tests were skipped under CI=true, where scripts/setup.sh installs "
+              "everything the suite needs", file=sys.stderr)
         return 1
     return 0
 
