@@ -12,6 +12,7 @@
 #include <mutex>
 #include <semaphore>
 #include <thread>
+#include <utility>
 #include <vector>
 
 thread_local precis::cuda_emulation::dim3 threadIdx, blockIdx, blockDim, gridDim;
@@ -176,13 +177,62 @@ class ThreadPool {
 
 }  // namespace
 
+namespace {
+
+std::string str(dim3 d) {
+  return "(" + std::to_string(d.x) + ", " + std::to_string(d.y) + ", " + std::to_string(d.z) + ")";
+}
+
+// What cudaLaunchKernel refuses with cudaErrorInvalidConfiguration on every GPU precis builds
+// for (sm_80, sm_90): the CUDA C++ Programming Guide's table of compute capabilities.
+void check_configuration(const char* kernel, dim3 grid, dim3 block) {
+  const auto refuse = [&](const std::string& why) {
+    fail(std::string(kernel) + ": invalid configuration argument: grid " + str(grid) + ", block " +
+         str(block) + ": " + why);
+  };
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) refuse("a grid of no blocks (launch nothing instead)");
+  if (grid.x > 2147483647u) refuse("gridDim.x is at most 2^31 - 1");
+  if (grid.y > 65535 || grid.z > 65535) refuse("gridDim.y and gridDim.z are at most 65535");
+  if (block.x == 0 || block.y == 0 || block.z == 0) refuse("a block of no threads");
+  if (block.x > 1024 || block.y > 1024 || block.z > 64)
+    refuse("blockDim.x and .y are at most 1024, blockDim.z at most 64");
+  if (uint64_t(block.x) * block.y * block.z > 1024) refuse("at most 1024 threads per block");
+}
+
+// The static shared memory of the launch that runs: PRECIS_SHARED's declarations, by address.
+constexpr size_t kStaticSharedLimit = 48 * 1024;
+struct SharedDeclarations {
+  const char* kernel = "";
+  std::vector<std::pair<const void*, size_t>> variables;
+  size_t bytes = 0;
+} launch_shared;
+
+}  // namespace
+
+void declare_shared(const char* name, const void* address, size_t bytes) {
+  // Every thread of every block runs the declaration; the first thread of the first block
+  // counts (blocks run one after another, and that thread alone writes the list).
+  if (blockIdx.x != 0 || blockIdx.y != 0 || blockIdx.z != 0 || threadIdx.x != 0 ||
+      threadIdx.y != 0 || threadIdx.z != 0)
+    return;
+  for (const auto& [seen, size] : launch_shared.variables)
+    if (seen == address) return;
+  launch_shared.variables.emplace_back(address, bytes);
+  launch_shared.bytes += bytes;
+  if (launch_shared.bytes > kStaticSharedLimit)
+    fail(std::string(launch_shared.kernel) + ": " + std::to_string(launch_shared.bytes) +
+         " bytes of static shared memory (with " + name + "): a block may have at most " +
+         std::to_string(kStaticSharedLimit) + " (48 KiB; ptxas: too much shared data)");
+}
+
 void launch(const char* kernel, dim3 grid, dim3 block, const std::function<void()>& body) {
+  check_configuration(kernel, grid, block);
   const int threads = int(block.x * block.y * block.z);
-  if (threads <= 0 || threads > 1024) fail(std::string(kernel) + ": blocks of 1 to 1024 threads");
   // One device: launches from several host threads run one after another.
   static std::mutex device;
   static ThreadPool pool;
   std::lock_guard<std::mutex> one_at_a_time(device);
+  launch_shared = SharedDeclarations{kernel, {}, 0};
   DeviceMemoryAccess access;
   for (unsigned bz = 0; bz < grid.z; ++bz)
     for (unsigned by = 0; by < grid.y; ++by)

@@ -12,6 +12,12 @@
 //   missing __syncthreads is a data race TSan reports at its line, and an index off by one an
 //   out-of-bounds access ASan reports at its line.
 //
+// - A launch the GPU would refuse (cudaErrorInvalidConfiguration, or ptxas's "too much shared
+//   data") aborts with the kernel's name: a grid with no blocks, gridDim.x over 2^31 - 1 or
+//   gridDim.y/z over 65535, a block of no threads or over 1024 (x and y at most 1024, z at most
+//   64), or over 48 KiB of static shared memory (the PRECIS_SHARED declarations the first thread
+//   of the first block reaches).
+//
 // What it cannot see: the GPU's memory model (anything that relies on ordering beyond
 // __syncthreads, e.g. missing __threadfence between blocks, since blocks run one after
 // another here), host/device pointer mix-ups unless device memory is guarded
@@ -30,6 +36,7 @@
 #endif
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -47,6 +54,10 @@ struct dim3 {
 void launch(const char* kernel, dim3 grid, dim3 block, const std::function<void()>& body);
 
 void syncthreads();
+
+// Counts a __shared__ variable (PRECIS_SHARED) against the running launch's 48 KiB of static
+// shared memory: the first thread of the first block adds each address once.
+void declare_shared(const char* name, const void* address, size_t bytes);
 
 // The warp's exchange: every lane of the calling thread's warp gives `value` (its bits) and gets
 // lane source_lane's (within its segment of `width` lanes). Only a whole warp's mask is
@@ -109,6 +120,12 @@ T atomicMax(T* address, T value) {
   return old;
 }
 #define __shared__ static
+
+// PRECIS_SHARED(type, name): a block's shared variable (host_device.h), here one static copy
+// whose bytes the launch counts.
+#define PRECIS_SHARED(type, name)          \
+  static ::precis::SharedOf<type> name;    \
+  ::precis::cuda_emulation::declare_shared(#name, &name, sizeof(name))
 
 // EMULATE(kernel, grid, block, args...): kernel<<<grid, block>>>(args...) on the host.
 #define EMULATE(kernel, grid, block, ...) \

@@ -18,3 +18,17 @@
 #define PRECIS_DEVICE inline
 #define PRECIS_KERNEL inline
 #endif
+
+// PRECIS_SHARED(type, name) declares a kernel's shared memory: `__shared__ type name` under nvcc
+// (`PRECIS_SHARED(double[256], lanes)` for an array). The kernel emulator of the tests defines
+// it first (tests/cuda_emulation/emulator.h): a static it counts, so that a block over 48 KiB of
+// static shared memory, which ptxas refuses, fails there too.
+namespace precis {
+template <class T>
+using SharedOf = T;
+}  // namespace precis
+#if defined(__CUDACC__)
+#define PRECIS_SHARED(type, name) __shared__ ::precis::SharedOf<type> name
+#elif !defined(PRECIS_SHARED)
+#define PRECIS_SHARED(type, name) static ::precis::SharedOf<type> name
+#endif

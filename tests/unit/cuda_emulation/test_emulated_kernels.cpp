@@ -1,7 +1,8 @@
 // The CUDA twins' kernel bodies (src/precis/kernels/cuda/*.cuh) run in the kernel emulator
 // against the CPU kernels: the fused AdamW bit for bit (the same optimizer_math.h step, no
 // contraction on the host), sum_of_squares to the rounding of its other order of additions.
-// And the emulator itself: a divergent __syncthreads ends the run with the kernel's name.
+// And the emulator itself: a divergent __syncthreads ends the run with the kernel's name, and so
+// does a launch a GPU would refuse.
 #include "cuda_emulation/emulator.h"  // first: it defines what the kernel bodies use
 
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 #include "cuda_emulation/device_memory.h"
 #include "cuda_emulation/install.h"
 #include "precis/core/arena.h"
+#include "precis/core/host_device.h"
 #include "precis/dist/flat_parameters.h"
 #include "precis/kernels/copy.h"
 #include "precis/kernels/elementwise.h"
@@ -195,4 +197,71 @@ TEST(CudaEmulator, GuardedDeviceMemoryStopsTheHostsOwnReads) {
     EXPECT_DEATH(std::printf("%f\n", double(x.f32()[0])), "");
   }
   cuda_emulation::guard_device_memory(false);
+}
+
+namespace {
+
+void mark_kernel(int* out) { out[blockIdx.x] = 1; }
+
+// 32 KiB and 16 KiB + 4 bytes: one float over a block's 48 KiB of static shared memory.
+void over_the_shared_limit_kernel(float* out) {
+  PRECIS_SHARED(float[8192], first);
+  PRECIS_SHARED(float[4097], second);
+  first[threadIdx.x] = 1.0f;
+  second[threadIdx.x] = 2.0f;
+  __syncthreads();
+  out[threadIdx.x] = first[threadIdx.x] + second[threadIdx.x];
+}
+
+// Exactly 48 KiB, declared in a loop: each variable counts once.
+void at_the_shared_limit_kernel(float* out) {
+  for (int round = 0; round < 2; ++round) {
+    PRECIS_SHARED(float[8192], first);
+    PRECIS_SHARED(float[4096], second);
+    first[threadIdx.x] = float(round);
+    second[threadIdx.x] = 2.0f;
+    __syncthreads();
+    out[threadIdx.x] = first[threadIdx.x] + second[threadIdx.x];
+    __syncthreads();
+  }
+}
+
+}  // namespace
+
+// cudaErrorInvalidConfiguration's cases (sm_80 and sm_90 alike), each refused with the
+// kernel's name where a GPU would refuse the launch, and the largest valid launches run.
+TEST(CudaEmulator, RefusesTheLaunchesAGpuRefuses) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::vector<int> out(4, 0);
+  const struct {
+    dim3 grid, block;
+    const char* why;
+  } invalid[] = {
+      {{0, 1, 1}, {32, 1, 1}, "a grid of no blocks"},
+      {{1, 0, 1}, {32, 1, 1}, "a grid of no blocks"},
+      {{1, 1, 0}, {32, 1, 1}, "a grid of no blocks"},
+      {{2147483648u, 1, 1}, {32, 1, 1}, "gridDim.x is at most 2\\^31 - 1"},
+      {{1, 65536, 1}, {32, 1, 1}, "gridDim.y and gridDim.z are at most 65535"},
+      {{1, 1, 65536}, {32, 1, 1}, "gridDim.y and gridDim.z are at most 65535"},
+      {{1, 1, 1}, {0, 1, 1}, "a block of no threads"},
+      {{1, 1, 1}, {1025, 1, 1}, "blockDim.x and .y are at most 1024"},
+      {{1, 1, 1}, {1, 1, 65}, "blockDim.z at most 64"},
+      {{1, 1, 1}, {32, 33, 1}, "at most 1024 threads per block"},
+  };
+  for (const auto& launch : invalid)
+    EXPECT_DEATH(EMULATE(mark_kernel, launch.grid, launch.block, out.data()),
+                 std::string("mark_kernel: invalid configuration argument: .*") + launch.why)
+        << launch.why;
+  EMULATE(mark_kernel, (dim3{3, 1, 1}), (dim3{1024, 1, 1}), out.data());
+  EMULATE(mark_kernel, (dim3{1, 1, 1}), (dim3{1, 16, 64}), out.data());
+  EXPECT_EQ(out, (std::vector<int>{1, 1, 1, 0}));
+}
+
+TEST(CudaEmulator, RefusesMoreThan48KiBOfStaticSharedMemory) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::vector<float> out(64, 0.0f);
+  EXPECT_DEATH(EMULATE(over_the_shared_limit_kernel, dim3{2}, dim3{64}, out.data()),
+               "over_the_shared_limit_kernel: 49156 bytes of static shared memory \\(with second\\)");
+  EMULATE(at_the_shared_limit_kernel, dim3{2}, dim3{64}, out.data());
+  EXPECT_EQ(out[63], 3.0f);
 }

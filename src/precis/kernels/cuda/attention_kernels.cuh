@@ -257,9 +257,12 @@ PRECIS_ATTENTION_DEVICE AttentionPair<T> attention_pair(const AttentionArgs<T>& 
 template <class T>
 PRECIS_KERNEL void attention_forward_kernel(AttentionArgs<T> a, T* out, float* probs,
                                             float* log_sum_exp) {
-  __shared__ StagedChunk staged_a, staged_b;
-  __shared__ ScoreTile scores, exps, weights;  // weights: exps, dropped out
-  __shared__ int64_t lanes[kAttentionThreads];
+  PRECIS_SHARED(StagedChunk, staged_a);
+  PRECIS_SHARED(StagedChunk, staged_b);
+  PRECIS_SHARED(ScoreTile, scores);
+  PRECIS_SHARED(ScoreTile, exps);
+  PRECIS_SHARED(ScoreTile, weights);  // weights: exps, dropped out
+  PRECIS_SHARED(int64_t[kAttentionThreads], lanes);
   const AttentionShape& s = a.shape;
   const AttentionPair<T> p = attention_pair(a);
   const int row = int(threadIdx.x) / kAttentionLanes, lane = int(threadIdx.x) % kAttentionLanes;
@@ -339,9 +342,12 @@ template <class T>
 PRECIS_KERNEL void attention_backward_query_kernel(AttentionArgs<T> a, const T* dout,
                                                    const float* probs, const float* log_sum_exp,
                                                    float* row_dots, T* dq, float* d_scores) {
-  __shared__ StagedChunk staged_a, staged_b;
-  __shared__ ScoreTile p_tile, dp_tile, ds_tile;
-  __shared__ int64_t lanes[kAttentionThreads];
+  PRECIS_SHARED(StagedChunk, staged_a);
+  PRECIS_SHARED(StagedChunk, staged_b);
+  PRECIS_SHARED(ScoreTile, p_tile);
+  PRECIS_SHARED(ScoreTile, dp_tile);
+  PRECIS_SHARED(ScoreTile, ds_tile);
+  PRECIS_SHARED(int64_t[kAttentionThreads], lanes);
   const AttentionShape& s = a.shape;
   const AttentionPair<T> p = attention_pair(a);
   const int row = int(threadIdx.x) / kAttentionLanes, lane = int(threadIdx.x) % kAttentionLanes;
@@ -407,9 +413,11 @@ template <class T>
 PRECIS_KERNEL void attention_backward_key_kernel(AttentionArgs<T> a, const T* dout,
                                                  const float* probs, const float* log_sum_exp,
                                                  const float* row_dots, T* dk, T* dv) {
-  __shared__ StagedChunk staged_a, staged_b;
-  __shared__ ScoreTile w_tile, ds_tile;  // [key][query]: dropped P, and dS
-  __shared__ int64_t lanes[kAttentionThreads];
+  PRECIS_SHARED(StagedChunk, staged_a);
+  PRECIS_SHARED(StagedChunk, staged_b);
+  PRECIS_SHARED(ScoreTile, w_tile);
+  PRECIS_SHARED(ScoreTile, ds_tile);  // [key][query]: dropped P, and dS
+  PRECIS_SHARED(int64_t[kAttentionThreads], lanes);
   const AttentionShape& s = a.shape;
   const AttentionPair<T> p = attention_pair(a);
   const int row = int(threadIdx.x) / kAttentionLanes, lane = int(threadIdx.x) % kAttentionLanes;

@@ -25,9 +25,9 @@ template <class T>
 PRECIS_KERNEL void cross_entropy_rows_kernel(const T* logits, const int32_t* labels, float* losses,
                                              double* row_losses, int64_t vocab,
                                              float label_smoothing) {
-  __shared__ float maxima[kRowThreads];
-  __shared__ double exp_sums[kRowThreads];
-  __shared__ double logit_sums[kRowThreads];
+  PRECIS_SHARED(float[kRowThreads], maxima);
+  PRECIS_SHARED(double[kRowThreads], exp_sums);
+  PRECIS_SHARED(double[kRowThreads], logit_sums);
   const int64_t i = blockIdx.x;
   const int32_t label = labels[i];
   if (label == kIgnoreIndex) {  // the whole block leaves: no barrier is left waiting
@@ -58,8 +58,8 @@ PRECIS_KERNEL void cross_entropy_rows_kernel(const T* logits, const int32_t* lab
 // sum[0] = Σ row_losses, counted[0] = the rows not labelled -100: one block of kRowThreads.
 PRECIS_KERNEL void cross_entropy_total_kernel(const double* row_losses, const int32_t* labels,
                                               int64_t n, double* sum, int64_t* counted) {
-  __shared__ double sums[kRowThreads];
-  __shared__ int64_t counts[kRowThreads];
+  PRECIS_SHARED(double[kRowThreads], sums);
+  PRECIS_SHARED(int64_t[kRowThreads], counts);
   double s = 0.0;
   int64_t c = 0;
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
@@ -86,8 +86,8 @@ template <class T>
 PRECIS_KERNEL void cross_entropy_backward_kernel(const T* logits, const int32_t* labels, T* dlogits,
                                                  int64_t vocab, float label_smoothing,
                                                  float loss_scale) {
-  __shared__ float maxima[kRowThreads];
-  __shared__ double exp_sums[kRowThreads];
+  PRECIS_SHARED(float[kRowThreads], maxima);
+  PRECIS_SHARED(double[kRowThreads], exp_sums);
   const int64_t i = blockIdx.x;
   const int32_t label = labels[i];
   const T* row = logits + i * vocab;

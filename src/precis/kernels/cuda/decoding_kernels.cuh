@@ -184,8 +184,8 @@ PRECIS_DECODING_DEVICE void ban_from_history(float* row, int64_t vocab, const in
 PRECIS_KERNEL void next_token_scores_kernel(float* scores, int64_t vocab, const int32_t* history,
                                             int64_t capacity, int64_t length, ProcessingArgs p,
                                             const float* beam_scores) {
-  __shared__ float max_lanes[kDecodingThreads];
-  __shared__ double sum_lanes[kDecodingThreads];
+  PRECIS_SHARED(float[kDecodingThreads], max_lanes);
+  PRECIS_SHARED(double[kDecodingThreads], sum_lanes);
   const int64_t r = blockIdx.x;
   const unsigned t = threadIdx.x;
   float* row = scores + r * vocab;
@@ -224,8 +224,8 @@ PRECIS_KERNEL void next_token_scores_kernel(float* scores, int64_t vocab, const 
 
 // grid (rows), block kDecodingThreads: tokens[r] = row r's first argmax.
 PRECIS_KERNEL void choose_greedy_kernel(const float* scores, int64_t vocab, int32_t* tokens) {
-  __shared__ float score_lanes[kDecodingThreads];
-  __shared__ int64_t index_lanes[kDecodingThreads];
+  PRECIS_SHARED(float[kDecodingThreads], score_lanes);
+  PRECIS_SHARED(int64_t[kDecodingThreads], index_lanes);
   float best;
   int64_t at;
   block_best(scores + int64_t(blockIdx.x) * vocab, vocab, 0.0f, -1, score_lanes, index_lanes, best,
@@ -327,8 +327,8 @@ PRECIS_DECODING_DEVICE void keep_top_p(float* row, int64_t vocab, double top_p, 
 // tokens[r] drawn with uniform(seed, r, counter).
 PRECIS_KERNEL void choose_sampled_kernel(float* scores, int64_t vocab, SamplingArgs a,
                                          int32_t* tokens) {
-  __shared__ float max_lanes[kDecodingThreads];
-  __shared__ DigitCounts digit_counts;
+  PRECIS_SHARED(float[kDecodingThreads], max_lanes);
+  PRECIS_SHARED(DigitCounts, digit_counts);
   const int64_t r = blockIdx.x;
   float* row = scores + r * vocab;
   if (a.temperature != 1.0f) {
@@ -350,8 +350,8 @@ PRECIS_KERNEL void choose_sampled_kernel(float* scores, int64_t vocab, SamplingA
 // descending order, equal scores by lower flat index.
 PRECIS_KERNEL void top_candidates_kernel(const float* scores, int64_t width, int64_t n,
                                          float* values, int32_t* indices) {
-  __shared__ float score_lanes[kDecodingThreads];
-  __shared__ int64_t index_lanes[kDecodingThreads];
+  PRECIS_SHARED(float[kDecodingThreads], score_lanes);
+  PRECIS_SHARED(int64_t[kDecodingThreads], index_lanes);
   const int64_t i = blockIdx.x;
   float last = 0.0f;
   int64_t last_index = -1;

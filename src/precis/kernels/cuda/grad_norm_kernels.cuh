@@ -17,7 +17,7 @@ constexpr int64_t kSumChunk = int64_t(1) << 16;  // elements per block
 inline int64_t sum_of_squares_blocks(int64_t n) { return (n + kSumChunk - 1) / kSumChunk; }
 
 PRECIS_KERNEL void sum_of_squares_partials(const float* x, int64_t n, double* partials) {
-  __shared__ double lanes[kSumThreads];
+  PRECIS_SHARED(double[kSumThreads], lanes);
   const int64_t begin = int64_t(blockIdx.x) * kSumChunk;
   const int64_t end = n < begin + kSumChunk ? n : begin + kSumChunk;
   double s = 0.0;

@@ -24,7 +24,7 @@ template <class T>
 PRECIS_KERNEL void layernorm_forward_kernel(const T* x, const float* weight, const float* bias,
                                             T* y, float* mean, float* rstd, int64_t cols,
                                             float eps) {
-  __shared__ double lanes[kRowThreads];
+  PRECIS_SHARED(double[kRowThreads], lanes);
   const int64_t r = blockIdx.x;
   const T* xr = x + r * cols;
   T* yr = y + r * cols;
@@ -70,7 +70,7 @@ template <class T>
 PRECIS_KERNEL void layernorm_input_gradient_kernel(const T* dy, const T* x, const float* weight,
                                                    const float* mean, const float* rstd, T* dx,
                                                    int64_t cols) {
-  __shared__ double lanes[kRowThreads];
+  PRECIS_SHARED(double[kRowThreads], lanes);
   const int64_t r = blockIdx.x;
   const T* dyr = dy + r * cols;
   const T* xr = x + r * cols;

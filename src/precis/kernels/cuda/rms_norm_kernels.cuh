@@ -22,7 +22,7 @@ namespace precis::cuda {
 template <class T>
 PRECIS_KERNEL void rms_norm_forward_kernel(const T* x, const float* weight, T* y, float* rstd,
                                            int64_t cols, float eps) {
-  __shared__ double lanes[kRowThreads];
+  PRECIS_SHARED(double[kRowThreads], lanes);
   const int64_t r = blockIdx.x;
   const T* xr = x + r * cols;
   T* yr = y + r * cols;
@@ -55,7 +55,7 @@ PRECIS_KERNEL void rms_norm_weight_gradient_kernel(const T* dy, const T* x, cons
 template <class T>
 PRECIS_KERNEL void rms_norm_input_gradient_kernel(const T* dy, const T* x, const float* weight,
                                                   const float* rstd, T* dx, int64_t cols) {
-  __shared__ double lanes[kRowThreads];
+  PRECIS_SHARED(double[kRowThreads], lanes);
   const int64_t r = blockIdx.x;
   const T* dyr = dy + r * cols;
   const T* xr = x + r * cols;

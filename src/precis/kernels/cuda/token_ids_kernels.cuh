@@ -19,7 +19,7 @@ constexpr int kIdScanThreads = 64;
 // partials[block] = the block's first invalid position, or n when it has none.
 PRECIS_KERNEL void first_invalid_id_partials(const int32_t* ids, int64_t n, int64_t limit,
                                              bool has_allowed, int32_t allowed, int64_t* partials) {
-  __shared__ int64_t firsts[kIdScanThreads];
+  PRECIS_SHARED(int64_t[kIdScanThreads], firsts);
   int64_t first = n;
   for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride)
     if (token_ids_math::is_invalid_id(ids[i], limit, has_allowed, allowed)) {
