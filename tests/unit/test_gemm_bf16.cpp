@@ -91,7 +91,7 @@ TEST(GemmBf16, EmulatedMatchesTheRoundedProduct) {
 TEST(GemmBf16, AmxMatchesTheRoundedProduct) {
   if (!cpu::amx_bf16_usable())
     GTEST_SKIP() << "this CPU has no AMX-BF16 (cpuid leaf 7 EDX bits 22 and 24), so the AMX "
-                    "kernel cannot run here; the emulated path is tested on every CPU";
+                    "kernel cannot run on this CPU; the emulated path is tested on every CPU";
   for (const GemmCase& g : kGemmCases) {
     Operands o(g, 2);
     expect_near_reference(g, o, run_gemm(cpu::Bf16Path::kAmx, g, o));
