@@ -2,12 +2,17 @@
 # The carried engine's smoke job: 3 training steps of bart-tiny on the bundle's own data and
 # tokenizer, one thread, seed 42, on DEVICE (cpu unless given). Prints the train_loss from
 # train_results.json; bundle.sh runs it here on the CPU (the expected value), gpu-check.sh there
-# (the same binary on another machine, on the CPU and on the GPU).
+# (the same binary on another machine, on the CPU and on the GPU), scripts/gpu/dry_run.sh in a
+# chroot of a newer Debian. The libraries: the pack's, then the caller's LD_LIBRARY_PATH, then
+# the machine's CUDA folders (libraries.sh, beside this file in the pack).
 #   scripts/gpu/carried_smoke.sh BUNDLE_DIR WORK_DIR [DEVICE]
 set -euo pipefail
 bundle=$(cd "$1" && pwd) work=$2 device=${3:-cpu}
 mkdir -p "$work"
-export LD_LIBRARY_PATH="$bundle/lib" OMP_NUM_THREADS=1
+# shellcheck source=libraries.sh
+source "$bundle/libraries.sh"
+LD_LIBRARY_PATH=$(carried_library_path "$bundle")
+export LD_LIBRARY_PATH OMP_NUM_THREADS=1
 "$bundle/bin/precis" train --config_name bart-tiny --tokenizer_name "$bundle/smoke/tokenizer" \
   --train_file "$bundle/smoke/train.jsonl" --text_column text --summary_column summary \
   --max_steps 3 --per_device_train_batch_size 4 --max_source_length 32 --max_target_length 16 \

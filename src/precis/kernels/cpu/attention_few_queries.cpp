@@ -172,6 +172,8 @@ void attention_few_queries(const AttentionShape& s, const float* q, const float*
       return run_rows<Lanes8>(s, q, k, v, m, scale, out);
 #endif
     default:
+      // A build without AVX2 (PRECIS_NATIVE=OFF) has no form: the operands go unused.
+      (void)q, (void)k, (void)v, (void)m, (void)scale, (void)out;
       check(false, "attention_few_queries: no decoding kernel for heads " +
                        std::to_string(s.head_dim) + " wide in this build or CPU");
   }
