@@ -10,4 +10,5 @@ NB_MODULE(_precis, m) {
   precis::python::bind_training(m);
   precis::python::bind_evaluation(m);
   precis::python::bind_hub(m);
+  precis::python::bind_blas(m);
 }

@@ -10,6 +10,7 @@
     precis.evaluate("out", "validation.jsonl", predict_with_generate=True)
     precis.card("out", datasets=["samsum"])
     precis.publish("out", "USER/NAME")
+    precis.blas_report()   # the BLAS library, the core it runs (chosen at import), the CPU
 
 Every call runs the same library as the `precis` command line: the same option names, checks
 and messages (a bad one raises precis.Error, a ValueError), and the same numbers.
@@ -24,8 +25,13 @@ _libmpi = _ctypes_util.find_library("mpi")
 if _libmpi:
     _ctypes.CDLL(_libmpi, mode=_ctypes.RTLD_GLOBAL)
 
+# OpenBLAS's kernels for this CPU, chosen before the extension module loads the library.
+from . import _blas  # noqa: E402
+_blas_why = _blas.choose_before_load()
+
 from . import _precis  # noqa: E402
-from ._precis import Error
+from ._precis import Error, blas_report
+_blas.warn_after_load(_blas_why, blas_report())
 Error.__doc__ = """What the library raises for a bad file, option or value (a ValueError): the message the
 `precis` command prints after "precis: error:", naming the file, field or option."""
 from .evaluation import evaluate
@@ -36,6 +42,6 @@ from .tokenization import AutoTokenizer, BatchEncoding, PreTrainedTokenizer
 from .training import Seq2SeqTrainingArguments, TrainOutput, help_training_arguments, train
 
 __all__ = ["AutoTokenizer", "BatchEncoding", "Error", "PreTrainedTokenizer", "PublishResult",
-           "Seq2SeqTrainingArguments", "SummarizationPipeline", "TrainOutput", "card", "evaluate",
+           "Seq2SeqTrainingArguments", "SummarizationPipeline", "TrainOutput", "blas_report", "card", "evaluate",
            "help_training_arguments", "pipeline", "publish", "rouge", "train"]
 __version__ = "0.1.0"

@@ -70,6 +70,9 @@ class Seq2SeqTrainingArguments:
     def to_dict(self) -> Dict[str, Any]: ...
     def to_json_string(self) -> str: ...
 
+def blas_report() -> Dict[str, Any]:
+    """The BLAS library, the core it runs and who chose it (at import), the CPU, the cores it could run."""
+
 def help_training_arguments() -> str:
     """`precis train --help`."""
 

@@ -20,4 +20,6 @@ void register_backends() {
   });
 }
 
+std::string backends_description() { return "the kernel emulator (precis_emulated: a test build)"; }
+
 }  // namespace precis::cli

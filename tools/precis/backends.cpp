@@ -17,3 +17,11 @@ void register_backends() {
 }
 
 }  // namespace precis::cli
+
+std::string precis::cli::backends_description() {
+#ifdef PRECIS_WITH_CUDA
+  return "CUDA (sm_80, sm_90; --device auto takes a GPU where one is visible)";
+#else
+  return "none (built without the CUDA toolkit)";
+#endif
+}

@@ -44,7 +44,9 @@ nlohmann::json JobSummary::to_json() const {
                       {"step_s", steps > 0 ? train_s / double(steps) : 0.0},
                       {"instance_seconds", instance_seconds()},
                       {"optimizer_state_bytes_per_rank", optimizer_state_bytes_per_rank},
-                      {"step_ms", step_times.to_json()}};
+                      {"step_ms", step_times.to_json()},
+                      {"blas", {{"library", blas.library}, {"core", blas.core}, {"chosen_by", blas.chose}}},
+                      {"cpu", blas.cpu.model}};
   if (price_per_hour > 0) {
     j["price_per_hour"] = price_per_hour;
     j["cost"] = instance_seconds() / 3600.0 * price_per_hour;
@@ -88,6 +90,7 @@ std::string JobSummary::text() const {
                   1e3 * allreduce_exposed_s, 100.0 * hidden_fraction());
     s += buf;
   }
+  if (!blas.library.empty()) s += "\nprecis: BLAS: " + blas.text();
   return s;
 }
 

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "precis/kernels/cpu/blas_core.h"
+
 namespace precis::train {
 
 // Where a training step's time goes, in seconds per optimizer step, the mean over ranks: the
@@ -38,6 +40,7 @@ struct JobSummary {
   double allreduce_blocking_s = 0, allreduce_exposed_s = 0;
   int64_t gradient_buckets = 0;  // all-reduced one by one as the backward completes them
   StepTimes step_times;          // per step
+  cpu::BlasReport blas;          // the BLAS library, the core it runs and who chose it, the CPU
 
   double instance_seconds() const { return wall_s * hosts; }
   double hidden_fraction() const;  // of the all-reduce, behind the backward (0..1)

@@ -48,6 +48,7 @@ JobSummary job_summary_at_start(const TrainingArguments& a, dist::Communicator& 
   job.zero_stage = int(a.zero_stage);
   job.price_per_hour = a.price_per_hour;
   job.optimizer_state_bytes_per_rank = optimizer_state_bytes;
+  job.blas = cpu::blas_report();
   return job;
 }
 
