@@ -17,10 +17,12 @@
 #include "precis/model/bart/bart.h"
 #include "precis/model/bart/bart_model.h"
 #include "precis/model/common/teacher_forcing.h"
+#include "precis/kernels/cpu/blas_core.h"
 
 using namespace precis;
 
 int main(int argc, char** argv) {
+  precis::cpu::choose_blas_core(argv);  // OpenBLAS's best core for this CPU, as the CLI runs
   if (argc != 6 && !(argc == 7 && std::string(argv[6]) == "bf16")) {
     std::fprintf(stderr, "usage: bart_forward_bench MODEL_DIR BATCH SOURCE_LEN TARGET_LEN ITERATIONS [bf16]\n");
     return 2;

@@ -22,10 +22,12 @@
 #include "precis/generate/generate.h"
 #include "precis/kernels/op_profile.h"
 #include "precis/model/bart/bart_model.h"
+#include "precis/kernels/cpu/blas_core.h"
 
 using namespace precis;
 
 int main(int argc, char** argv) {
+  precis::cpu::choose_blas_core(argv);  // OpenBLAS's best core for this CPU, as the CLI runs
   if (argc != 4) {
     std::fprintf(stderr, "usage: generate_bench MODEL_DIR INPUTS_JSON ITERATIONS\n");
     return 2;

@@ -20,10 +20,12 @@
 #include "precis/core/error.h"
 #include "precis/generate/generate.h"
 #include "precis/model/t5/t5_model.h"
+#include "precis/kernels/cpu/blas_core.h"
 
 using namespace precis;
 
 int main(int argc, char** argv) {
+  precis::cpu::choose_blas_core(argv);  // OpenBLAS's best core for this CPU, as the CLI runs
   if (argc != 3) {
     std::fprintf(stderr, "usage: t5_generate_bench MODEL_DIR INPUTS_JSON\n");
     return 2;

@@ -25,6 +25,7 @@
 #include "precis/model/t5/t5_model.h"
 #include "precis/model/common/teacher_forcing.h"
 #include "precis/train/optimizer.h"
+#include "precis/kernels/cpu/blas_core.h"
 
 using namespace precis;
 
@@ -52,6 +53,7 @@ Tensor rows_to_tensor(const std::vector<std::vector<int32_t>>& rows, Arena& aren
 }  // namespace
 
 int main(int argc, char** argv) {
+  precis::cpu::choose_blas_core(argv);  // OpenBLAS's best core for this CPU, as the CLI runs
   if (argc != 3) {
     std::fprintf(stderr, "usage: t5_train_bench MODEL_DIR BATCH_JSON\n");
     return 2;

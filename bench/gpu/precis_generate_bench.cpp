@@ -23,10 +23,12 @@
 #include "precis/kernels/cuda/twins.h"
 #include "precis/model/bart/bart_init.h"
 #include "precis/model/bart/bart_model.h"
+#include "precis/kernels/cpu/blas_core.h"
 
 using namespace precis;
 
 int main(int argc, char** argv) {
+  precis::cpu::choose_blas_core(argv);  // OpenBLAS's best core for this CPU, as the CLI runs
   if (argc < 4) {
     std::fprintf(stderr, "usage: precis_gpu_generate_bench BATCH SOURCE ITERATIONS [--tiny]\n");
     return 2;

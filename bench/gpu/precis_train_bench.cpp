@@ -28,6 +28,7 @@
 #include "precis/model/common/teacher_forcing.h"
 #include "precis/train/compute_copy.h"
 #include "precis/train/optimizer.h"
+#include "precis/kernels/cpu/blas_core.h"
 
 using namespace precis;
 
@@ -55,6 +56,7 @@ Seq2SeqBatch random_batch(const BartConfig& c, Arena& arena, int64_t B, int64_t 
 }  // namespace
 
 int main(int argc, char** argv) {
+  precis::cpu::choose_blas_core(argv);  // OpenBLAS's best core for this CPU, as the CLI runs
   if (argc < 6) {
     std::fprintf(stderr, "usage: precis_gpu_train_bench bf16|fp16|fp32 BATCH SOURCE TARGET STEPS [--tiny]\n");
     return 2;

@@ -150,8 +150,15 @@ void choose_blas_core(char** argv) {
     const std::string user = env("OPENBLAS_CORETYPE");
     setenv("OPENBLAS_CORETYPE", candidate.c_str(), 1);
     setenv(kTried, (marker + candidate).c_str(), 1);
-    execv("/proc/self/exe", argv);
-    // No exec (no /proc): carry on with the core in use, the environment as it was.
+    // The executable's own path, not /proc/self/exe: the kernel names the process after the
+    // file exec'd ("exe" would replace "precis" in ps and in launchers that find ranks by name).
+    char self[4096];
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+      self[n] = '\0';
+      execv(self, argv);
+    }
+    // No exec (no /proc, or the file is gone): carry on with the core in use, the environment as it was.
     if (user.empty()) unsetenv("OPENBLAS_CORETYPE");
     else setenv("OPENBLAS_CORETYPE", user.c_str(), 1);
     if (tried_env.empty()) unsetenv(kTried);

@@ -44,8 +44,8 @@ BlasReport blas_report();
 
 // At a program's start: when OpenBLAS chose a core below what the CPU can run and neither the
 // user (OPENBLAS_CORETYPE) nor PRECIS_BLAS_CHECK=off says otherwise, sets OPENBLAS_CORETYPE to
-// the next candidate of blas_cores_for and re-executes the program (execv of /proc/self/exe
-// with argv), at most once per candidate; returns when there is nothing better to do.
+// the next candidate of blas_cores_for and re-executes the program (execv of the file
+// /proc/self/exe names, with argv), at most once per candidate; returns when there is nothing better to do.
 // PRECIS_BLAS_CHECK=force treats a given OPENBLAS_CORETYPE as if OpenBLAS had chosen it (tests
 // fake an old library on any CPU with OPENBLAS_CORETYPE=Prescott).
 void choose_blas_core(char** argv);
