@@ -1,9 +1,13 @@
 """Two SageMaker hosts on one machine: algo-1 and algo-2, each with its own /opt/ml tree and an
 sshd of its own bound to its loopback address (127.0.0.2, 127.0.0.3; scripts/setup.sh puts the
-names in /etc/hosts, as SageMaker's DNS would). Throwaway host and user keys in a temporary
-folder; mpirun reaches a host through `ssh_agent`, a wrapper given as OMPI_MCA_plm_rsh_agent,
-which picks the host's port and gives the remote command that host's SAGEMAKER_BASE_DIR (on
-SageMaker every host simply has its own /opt/ml)."""
+names in /etc/hosts, as SageMaker's DNS would). A throwaway host key in a temporary folder; no
+user key: as in the image, the first host makes the job's key at start and the other fetches
+and authorises it (platform/job_ssh_key.h), each host's authorized_keys its own file
+(PRECIS_AUTHORIZED_KEYS, which its sshd reads), the key served on a free port
+(PRECIS_JOB_KEY_PORT). mpirun reaches a host through `ssh_agent`, a wrapper given as
+OMPI_MCA_plm_rsh_agent, which picks the host's port, uses the job's key (PRECIS_JOB_SSH_KEY, set
+by the first host) and gives the remote command that host's SAGEMAKER_BASE_DIR (on SageMaker
+every host simply has its own /opt/ml)."""
 import os
 import shutil
 import socket
@@ -44,18 +48,18 @@ class TwoHosts:
         ssh = root / "ssh"
         ssh.mkdir()
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", ssh / "host_key"], check=True)
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", ssh / "user_key"], check=True)
-        shutil.copy(ssh / "user_key.pub", ssh / "authorized_keys")
         os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation directory
-        self.bases, self.sshd_configs, ports = {}, {}, {}
+        self.bases, self.sshd_configs, self.authorized_keys, ports = {}, {}, {}, {}
+        self.key_port = free_port("0.0.0.0")
         for host, address in HOSTS.items():
             self.bases[host] = make_host(root / host, job_dir, hyperparameters, host=host, hosts=tuple(HOSTS),
                                          interface="lo")
             ports[host] = free_port(address)
+            self.authorized_keys[host] = ssh / f"authorized_keys_{host}"
             config = ssh / f"sshd_{host}"
             config.write_text(
                 f"ListenAddress {address}:{ports[host]}\nHostKey {ssh / 'host_key'}\n"
-                f"AuthorizedKeysFile {ssh / 'authorized_keys'}\nPidFile none\nUsePAM no\nStrictModes no\n"
+                f"AuthorizedKeysFile {self.authorized_keys[host]}\nPidFile none\nUsePAM no\nStrictModes no\n"
                 "PermitRootLogin yes\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n")
             self.sshd_configs[host] = config
         cases = "\n".join(f"  {h}) port={ports[h]}; base={self.bases[h]} ;;" for h in HOSTS)
@@ -63,14 +67,16 @@ class TwoHosts:
         self.agent.write_text(
             "#!/bin/bash\n# mpirun's remote shell for the fake hosts: AGENT HOST COMMAND...\n"
             "host=$1; shift\ncase $host in\n" + cases + "\n  *) echo \"unknown host $host\" >&2; exit 255 ;;\nesac\n"
-            f"exec ssh -q -i {ssh / 'user_key'} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
+            "exec ssh -q -i \"$PRECIS_JOB_SSH_KEY\" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
             "-o BatchMode=yes -o LogLevel=ERROR -p \"$port\" \"$host\" "
             "\"export SAGEMAKER_BASE_DIR=$base;\" \"$@\"\n")
         self.agent.chmod(0o755)
 
     def env(self, host, **extra):
         return sagemaker_env(self.bases[host], OMPI_MCA_plm_rsh_agent=str(self.agent),
-                             PRECIS_SSHD_COMMAND=f"{SSHD} -D -e -f {self.sshd_configs[host]}", **extra)
+                             PRECIS_SSHD_COMMAND=f"{SSHD} -D -e -f {self.sshd_configs[host]}",
+                             PRECIS_AUTHORIZED_KEYS=str(self.authorized_keys[host]),
+                             PRECIS_JOB_KEY_PORT=str(self.key_port), **extra)
 
     def start(self, **extra):
         """Both hosts' `precis train` (SageMaker runs the image with `train` on each); stderr to

@@ -1,11 +1,14 @@
 """A SageMaker job on two hosts, faked on one machine (sagemaker_hosts.py): the first host runs
 mpirun over ssh, the second serves ssh and waits, both end with the job's status. The weights
 equal plain mpirun's; a SIGTERM to both hosts leaves a checkpoint and a restart resumes from it
-bit-identically; a killed rank on algo-2 names itself in output/failure and ends both hosts."""
+bit-identically; a killed rank on algo-2 names itself in output/failure and ends both hosts. No
+host holds a key before the job: the first makes one per job, the other authorises it alone."""
 import json
 import os
+import pathlib
 import shutil
 import signal
+import tempfile
 import time
 
 import pytest
@@ -81,11 +84,18 @@ def two_hosts(tmp_path):
 def test_two_hosts_equal_plain_mpirun_and_both_exit_0(tmp_path, two_hosts):
     make_job(tmp_path)
     hosts = two_hosts(tmp_path, JOB)
+    key_folders = set(pathlib.Path(tempfile.gettempdir()).glob("precis-job-key-*"))
     start = time.monotonic()
     status = hosts.wait(hosts.start(), timeout=300)
     print(f"two hosts: {time.monotonic() - start:.1f} s")
     assert status == {"algo-1": 0, "algo-2": 0}, hosts.stderr("algo-1") + hosts.stderr("algo-2")
     assert "2 hosts, 1 rank each: starting mpirun" in hosts.stderr("algo-1")
+    # The job's key: both hosts authorised the one key algo-1 made (mpirun reaches algo-1 by ssh
+    # too here, where the machine calls itself otherwise), and its private half is gone.
+    keys = hosts.authorized_keys["algo-2"].read_text().splitlines()
+    assert len(keys) == 1 and keys[0].startswith("ssh-ed25519 ") and keys[0].endswith(" precis-job"), keys
+    assert hosts.authorized_keys["algo-1"].read_text().splitlines() == keys
+    assert set(pathlib.Path(tempfile.gettempdir()).glob("precis-job-key-*")) == key_folders
     # Rank 0 alone writes the model, on the first host.
     assert not (hosts.bases["algo-2"] / "model" / "model.safetensors").exists()
     # Hosts counted by resourceconfig.json's current_host, not gethostname() (one machine here).
@@ -123,11 +133,14 @@ def test_sigterm_to_both_hosts_saves_and_the_restart_resumes_bit_identically(tmp
         assert hosts.stderr(host).count("SIGTERM: passed to") == 1, hosts.stderr(host)
     checkpoints = hosts.bases["algo-1"] / "checkpoints"
     assert [p.name for p in checkpoints.iterdir()] == ["checkpoint-3"]
+    first_key = hosts.authorized_keys["algo-2"].read_text()
     # The restart: SageMaker restores the synced checkpoint folder on every host.
     shutil.copytree(checkpoints, hosts.bases["algo-2"] / "checkpoints")
     status = hosts.wait(hosts.start(), timeout=300)
     assert status == {"algo-1": 0, "algo-2": 0}, hosts.stderr("algo-1") + hosts.stderr("algo-2")
     assert "resuming from" in hosts.stderr("algo-1")
+    # The restarted job made a key of its own, which replaced the first one.
+    assert hosts.authorized_keys["algo-2"].read_text() != first_key
     a, b = weights(tmp_path / "straight"), weights(hosts.bases["algo-1"] / "model")
     assert all(torch.equal(a[k], b[k]) for k in a)
 

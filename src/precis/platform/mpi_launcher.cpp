@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -20,6 +21,7 @@
 #include "precis/platform/child_process.h"
 #include "precis/platform/failure_file.h"
 #include "precis/platform/host_names.h"
+#include "precis/platform/job_ssh_key.h"
 #include "precis/platform/mpirun_report.h"
 #include "precis/platform/process_tree.h"
 
@@ -87,8 +89,9 @@ Child start_sshd() {
   std::vector<std::string> argv =
       custom && *custom ? words(custom) : std::vector<std::string>{"/usr/sbin/sshd", "-D"};
   if (!custom && !fs::exists(argv[0]))
-    throw Error(argv[0] + " not found: a multi-host job needs openssh-server in the image, "
-                "with root's key in authorized_keys (see the Dockerfile and docs/sagemaker.md)");
+    throw Error(argv[0] + " not found: a multi-host job needs openssh-server in the image "
+                "(see the Dockerfile and docs/sagemaker.md)");
+  if (!custom) ensure_host_keys();
   return start_child(argv, false);
 }
 
@@ -99,6 +102,40 @@ bool ssh_answers(const std::string& host) {
     return run_process(argv).exit_code == 0;
   } catch (const Error&) {
     return false;
+  }
+}
+
+// The job's own SSH key (job_ssh_key.h), unless PRECIS_JOB_KEY=off: an image that brings its
+// own keys.
+bool job_keys() {
+  const char* setting = std::getenv("PRECIS_JOB_KEY");
+  return !(setting && std::string(setting) == "off");
+}
+
+// The first host's side of the job's key: served to the other hosts, and used by mpirun's and
+// the launcher's ssh (their agent, unless the user set one). Empty for one host.
+void start_job_key(const ResourceConfig& rc, std::optional<JobKeyServer>& key) {
+  if (rc.hosts.size() < 2 || !job_keys()) return;
+  key.emplace(job_key_port());
+  // Authorised here too: mpirun reaches this host through ssh as well where the name in
+  // resourceconfig.json is not the one it calls itself.
+  authorize_job_key(key->public_key());
+  ::setenv("PRECIS_JOB_SSH_KEY", key->private_key().c_str(), 1);
+  const char* agent = std::getenv("OMPI_MCA_plm_rsh_agent");
+  if (!agent || !*agent) ::setenv("OMPI_MCA_plm_rsh_agent", job_ssh_agent(key->private_key()).c_str(), 1);
+}
+
+// Waits until every other host answers ssh, for at most `timeout`.
+void wait_for_ssh(const ResourceConfig& rc, std::chrono::seconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  for (const std::string& host : rc.hosts) {
+    if (host == rc.current_host) continue;
+    while (!ssh_answers(host)) {
+      if (Clock::now() > deadline)
+        throw Error("host " + host + " does not answer ssh after " + std::to_string(timeout.count()) + " s");
+      if (g_stop_requested) throw Error("stopped (SIGTERM) before the job started");
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
   }
 }
 
@@ -205,21 +242,14 @@ int run_first_host(const MpiLaunch& launch) {
   StopForwarder stop(self);
   Child sshd;
   Child mpirun;
+  std::optional<JobKeyServer> job_key;
   int status = 1;
   std::string reason;
   try {
+    start_job_key(rc, job_key);
     if (rc.hosts.size() > 1) sshd = start_sshd();
     wait_until_hosts_resolve(rc.hosts, 300);
-    const auto deadline = Clock::now() + std::chrono::minutes(10);
-    for (const std::string& host : rc.hosts) {
-      if (host == rc.current_host) continue;
-      while (!ssh_answers(host)) {
-        if (Clock::now() > deadline)
-          throw Error("host " + host + " does not answer ssh after 10 minutes");
-        if (g_stop_requested) throw Error("stopped (SIGTERM) before the job started");
-        std::this_thread::sleep_for(std::chrono::seconds(1));
-      }
-    }
+    wait_for_ssh(rc, std::chrono::minutes(10));
     const std::vector<std::string> cmd = mpirun_command(launch, self);
     std::fprintf(stderr, "precis: %zu hosts, %d rank%s each: starting mpirun\n", rc.hosts.size(),
                  launch.ranks_per_host, launch.ranks_per_host == 1 ? "" : "s");
@@ -272,6 +302,16 @@ int run_first_host(const MpiLaunch& launch) {
 int end_job_before_launch(const MpiLaunch& launch, const std::string& cause) {
   const std::string reason = launch.resources.current_host + ": " + cause;
   write_failure_once(launch.paths.failure(), reason);
+  // The other hosts hear it through ssh, which needs the job's key; a host that never answers
+  // fails on its own (it sees no MPI processes).
+  std::optional<JobKeyServer> job_key;
+  try {
+    start_job_key(launch.resources, job_key);
+    wait_until_hosts_resolve(launch.resources.hosts, 120);
+    wait_for_ssh(launch.resources, std::chrono::minutes(2));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "precis: warning: %s\n", e.what());
+  }
   announce_job_end(launch, 1, reason);
   return 1;
 }
@@ -287,6 +327,8 @@ int run_other_host(const MpiLaunch& launch) {
   std::string reason;
   Child sshd;
   try {
+    // The job's key from the first host before sshd serves anyone (job_ssh_key.h).
+    if (job_keys()) authorize_job_key(fetch_job_public_key(rc.hosts.front(), job_key_port(), 600));
     sshd = start_sshd();
     const auto start = Clock::now();
     bool seen_orted = false;
