@@ -1,9 +1,14 @@
 #include "device_memory.h"
 
+#include <signal.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 #include <map>
 #include <mutex>
 #include <string>
@@ -31,6 +36,37 @@ Guarded& guarded() {
 
 void protect(void* p, size_t bytes, int access) {
   check(mprotect(p, bytes, access) == 0, "emulated device memory: mprotect failed");
+}
+
+// PageTouches' state: the guarded regions' pages (a byte each: 1 read, 2 written), fixed while
+// it is alive, and the SIGSEGV handler it replaced.
+struct Touches {
+  struct Region {
+    char* start;
+    size_t bytes;
+    std::vector<std::atomic<uint8_t>>* pages;
+  };
+  std::vector<Region> regions;
+  size_t page = 4096;
+  struct sigaction previous {};
+};
+Touches* touches = nullptr;
+
+// Another thread may have opened the page for a read while this one faulted on it: mprotect is
+// idempotent and the flags only grow, so concurrent faults on one page agree.
+void on_fault(int signal, siginfo_t* info, void* context) {
+  char* address = static_cast<char*>(info->si_addr);
+  if (touches)
+    for (const Touches::Region& r : touches->regions)
+      if (address >= r.start && address < r.start + r.bytes) {
+        const size_t index = size_t(address - r.start) / touches->page;
+        const bool write = static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_ERR] & 2;
+        (*r.pages)[index].fetch_or(write ? 2 : 1);
+        mprotect(r.start + index * touches->page, touches->page, write ? PROT_READ | PROT_WRITE : PROT_READ);
+        return;
+      }
+  // Not ours: the crash it is, with the handler that was there.
+  sigaction(signal, &touches->previous, nullptr);
 }
 
 }  // namespace
@@ -79,6 +115,46 @@ DeviceMemoryAccess::~DeviceMemoryAccess() {
   std::lock_guard<std::mutex> lock(g.mu);
   if (--g.open == 0)
     for (auto& [p, bytes] : g.regions) protect(p, bytes, PROT_NONE);
+}
+
+PageTouches::PageTouches() {
+  Guarded& g = guarded();
+  std::lock_guard<std::mutex> lock(g.mu);
+  check(touches == nullptr && g.open == 0, "PageTouches: one at a time, with guarded memory closed");
+  touches = new Touches;
+  touches->page = size_t(sysconf(_SC_PAGESIZE));
+  for (auto& [p, bytes] : g.regions)
+    touches->regions.push_back({static_cast<char*>(p), bytes,
+                                new std::vector<std::atomic<uint8_t>>(bytes / touches->page)});
+  struct sigaction action {};
+  action.sa_sigaction = on_fault;
+  action.sa_flags = SA_SIGINFO | SA_NODEFER;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGSEGV, &action, &touches->previous);
+}
+
+PageTouches::~PageTouches() {
+  sigaction(SIGSEGV, &touches->previous, nullptr);
+  for (const Touches::Region& r : touches->regions) {
+    protect(r.start, r.bytes, PROT_NONE);
+    delete r.pages;
+  }
+  delete touches;
+  touches = nullptr;
+}
+
+size_t PageTouches::read_bytes() const {
+  size_t n = 0;
+  for (const Touches::Region& r : touches->regions)
+    for (const auto& page : *r.pages) n += (page.load() & 1) ? touches->page : 0;
+  return n;
+}
+
+size_t PageTouches::written_bytes() const {
+  size_t n = 0;
+  for (const Touches::Region& r : touches->regions)
+    for (const auto& page : *r.pages) n += (page.load() & 2) ? touches->page : 0;
+  return n;
 }
 
 }  // namespace precis::cuda_emulation

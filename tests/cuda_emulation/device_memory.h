@@ -16,6 +16,22 @@ void guard_device_memory(bool on);
 void* device_allocate(size_t bytes);
 void device_release(void* p);
 
+// The pages of guarded device memory one launch touched, for the check of its declared cost
+// (launch_cost.h): with a PageTouches alive, guarded memory stays closed and each first read or
+// write of a page is caught (SIGSEGV, the fault's write bit), counted, and the page opened for
+// that access; on destruction every page is closed again. Only while no DeviceMemoryAccess is
+// open, and one at a time.
+class PageTouches {
+ public:
+  PageTouches();
+  ~PageTouches();
+  PageTouches(const PageTouches&) = delete;
+  PageTouches& operator=(const PageTouches&) = delete;
+  // Bytes of the pages read (first touched by a read), and of the pages written.
+  size_t read_bytes() const;
+  size_t written_bytes() const;
+};
+
 // Opens every guarded allocation for the scope (nests, across threads), then closes them again.
 class DeviceMemoryAccess {
  public:

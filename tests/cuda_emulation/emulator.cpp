@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <semaphore>
 #include <thread>
 #include <utility>
@@ -225,15 +226,42 @@ void declare_shared(const char* name, const void* address, size_t bytes) {
          std::to_string(kStaticSharedLimit) + " (48 KiB; ptxas: too much shared data)");
 }
 
+namespace {
+
+thread_local bool has_declared = false;
+thread_local cuda::LaunchCost declared_cost;
+std::atomic<bool> measuring{false};
+std::mutex measured_mu;
+std::vector<MeasuredLaunch> measured;
+
+}  // namespace
+
+void set_declared_cost(const cuda::LaunchCost& cost) {
+  declared_cost = cost;
+  has_declared = true;
+}
+
+void measure_launches(bool on) { measuring = on; }
+
+std::vector<MeasuredLaunch> take_measured_launches() {
+  std::lock_guard<std::mutex> lock(measured_mu);
+  return std::exchange(measured, {});
+}
+
 void launch(const char* kernel, dim3 grid, dim3 block, const std::function<void()>& body) {
   check_configuration(kernel, grid, block);
   const int threads = int(block.x * block.y * block.z);
+  MeasuredLaunch record{kernel, has_declared, declared_cost, 0, 0};
+  has_declared = false;
   // One device: launches from several host threads run one after another.
   static std::mutex device;
   static ThreadPool pool;
   std::lock_guard<std::mutex> one_at_a_time(device);
   launch_shared = SharedDeclarations{kernel, {}, 0};
-  DeviceMemoryAccess access;
+  std::optional<DeviceMemoryAccess> access;
+  std::optional<PageTouches> touches;
+  if (measuring) touches.emplace();
+  else access.emplace();
   for (unsigned bz = 0; bz < grid.z; ++bz)
     for (unsigned by = 0; by < grid.y; ++by)
       for (unsigned bx = 0; bx < grid.x; ++bx) {
@@ -258,6 +286,12 @@ void launch(const char* kernel, dim3 grid, dim3 block, const std::function<void(
           current_warp = nullptr;
         });
       }
+  if (touches) {
+    record.read_page_bytes = touches->read_bytes();
+    record.written_page_bytes = touches->written_bytes();
+    std::lock_guard<std::mutex> lock(measured_mu);
+    measured.push_back(std::move(record));
+  }
 }
 
 }  // namespace precis::cuda_emulation

@@ -42,6 +42,9 @@
 #include <functional>
 #include <string>
 #include <type_traits>
+#include <vector>
+
+#include "precis/kernels/cuda/launch_cost.h"
 
 namespace precis::cuda_emulation {
 
@@ -54,6 +57,21 @@ struct dim3 {
 void launch(const char* kernel, dim3 grid, dim3 block, const std::function<void()>& body);
 
 void syncthreads();
+
+// The cost the launcher declared for the next launch on this thread (cuda::declare_cost).
+void set_declared_cost(const cuda::LaunchCost& cost);
+
+// With measuring on (and device memory guarded, device_memory.h), each launch records its
+// declared cost beside the bytes of the device pages it read and wrote (PageTouches), for
+// tests/unit/cuda_emulation/test_launch_costs.cpp.
+struct MeasuredLaunch {
+  std::string kernel;
+  bool declared = false;
+  cuda::LaunchCost cost;
+  size_t read_page_bytes = 0, written_page_bytes = 0;
+};
+void measure_launches(bool on);
+std::vector<MeasuredLaunch> take_measured_launches();
 
 // Counts a __shared__ variable (PRECIS_SHARED) against the running launch's 48 KiB of static
 // shared memory: the first thread of the first block adds each address once.

@@ -7,6 +7,7 @@
 #include "precis/core/error.h"
 #include "precis/kernels/cuda/attention_kernels.cuh"
 #include "precis/kernels/cuda/launch.h"
+#include "precis/kernels/cuda/launch_cost.h"
 #include "precis/kernels/cuda/runtime.h"
 #include "precis/kernels/cuda/twins.h"
 
@@ -25,6 +26,26 @@ void check_attention_shape(const AttentionShape& s) {
 
 unsigned tiles(int64_t n) { return unsigned((n + kAttentionTile - 1) / kAttentionTile); }
 
+// The declared cost of an attention kernel (launch_cost.h). Its score matrix is B·H·Tq·Tk
+// entries, each a D-long dot product per product the kernel forms (`products`: QKᵀ, PV, dO·Vᵀ,
+// dS·K, ... each 2·D operations an entry, on the CUDA cores: these kernels are scalar fp32),
+// plus per entry the softmax's exp and sums (about 5) and, with dropout, its Philox draw (about
+// 25). Every tile is computed, also past a causal limit. Bytes: the operands' footprints
+// (`reads` of q's size and k's size), the saved statistics and the outputs.
+template <class T>
+LaunchCost attention_cost(const AttentionShape& s, double products, double q_like, double k_like,
+                          const int32_t* key_mask, const float* bias, bool dropout,
+                          double extra_read, double extra_written) {
+  const double scores = double(s.batch * s.heads * s.q_len * s.k_len);
+  const double q_bytes = double(s.batch * s.q_len * s.heads * s.head_dim) * sizeof(T);
+  const double k_bytes = double(s.batch * s.k_len * s.heads * s.head_dim) * sizeof(T);
+  const double read = q_like * q_bytes + k_like * k_bytes +
+                      (key_mask ? double(s.batch * s.k_len) * sizeof(int32_t) : 0) +
+                      (bias ? double(s.heads * s.q_len * s.k_len) * sizeof(float) : 0) + extra_read;
+  const double flops = scores * (products * 2.0 * double(s.head_dim) + 5.0 + (dropout ? 25.0 : 0.0));
+  return {read, extra_written, flops, 0};
+}
+
 template <class T>
 AttentionArgs<T> attention_args(const AttentionShape& s, const T* q, const T* k, const T* v,
                                 const int32_t* key_mask, bool causal, int64_t past,
@@ -40,6 +61,12 @@ void attention_forward(const AttentionShape& s, const T* q, const T* k, const T*
   check_attention_shape(s);
   const AttentionArgs<T> a =
       attention_args(s, q, k, v, key_mask, causal, past, bias, scale, dropout);
+  const double rows = double(s.batch * s.heads * s.q_len), scores = rows * double(s.k_len);
+  const double out_bytes = double(s.batch * s.q_len * s.heads * s.head_dim) * sizeof(T);
+  // QKᵀ and PV; with probs, a second walk forms QKᵀ again and writes them.
+  declare_cost(attention_cost<T>(s, probs ? 3 : 2, 1, 2, key_mask, bias, dropout.active, 0,
+                                 out_bytes + (log_sum_exp ? rows * sizeof(float) : 0) +
+                                     (probs ? scores * sizeof(float) : 0)));
   PRECIS_LAUNCH(attention_forward_kernel<T>, (dim3{tiles(s.q_len), unsigned(s.batch * s.heads)}),
                 dim3{kAttentionThreads}, stream, a, out, probs, log_sum_exp);
 }
@@ -57,9 +84,23 @@ void attention_backward(const AttentionShape& s, const T* dout, const T* q, cons
       attention_args(s, q, k, v, key_mask, causal, past, bias, scale, dropout);
   const unsigned pairs = unsigned(s.batch * s.heads);
   auto* row_dots = static_cast<float*>(scratch(stream, size_t(pairs * s.q_len) * sizeof(float)));
+  const double rows = double(pairs) * double(s.q_len), scores = rows * double(s.k_len);
+  const double q_bytes = double(s.batch * s.q_len * s.heads * s.head_dim) * sizeof(T);
+  const double k_bytes = double(s.batch * s.k_len * s.heads * s.head_dim) * sizeof(T);
+  // P from the saved statistics: the probabilities, else the log-sum-exps.
+  const double saved = probs ? scores * sizeof(float) : rows * sizeof(float);
+  // First walk QKᵀ and dO·Vᵀ (for D), second walk QKᵀ, dO·Vᵀ and dS·K; with saved probs no
+  // QKᵀ, so neither q nor the bias is read. Reads dout, k and v.
+  declare_cost(attention_cost<T>(s, probs ? 3 : 5, probs ? 1 : 2, 2, key_mask, probs ? nullptr : bias,
+                                 dropout.active, saved,
+                                 q_bytes + rows * sizeof(float) + (d_scores ? scores * sizeof(float) : 0)));
   PRECIS_LAUNCH(attention_backward_query_kernel<T>, (dim3{tiles(s.q_len), pairs}),
                 dim3{kAttentionThreads}, stream, a, dout, probs, log_sum_exp, row_dots, dq,
                 d_scores);
+  // QKᵀ, Pᵀ·dO, dO·Vᵀ and dSᵀ·Q per key tile, walking every query tile (no QKᵀ with saved
+  // probs: then neither k nor the bias is read); reads q, dout, v and the row terms.
+  declare_cost(attention_cost<T>(s, probs ? 3 : 4, 2, probs ? 1 : 2, key_mask, probs ? nullptr : bias,
+                                 dropout.active, saved + rows * sizeof(float), 2 * k_bytes));
   PRECIS_LAUNCH(attention_backward_key_kernel<T>, (dim3{tiles(s.k_len), pairs}),
                 dim3{kAttentionThreads}, stream, a, dout, probs, log_sum_exp, row_dots, dk, dv);
 }

@@ -9,6 +9,7 @@
 #include "precis/core/error.h"
 #include "precis/kernels/cuda/decoding_kernels.cuh"
 #include "precis/kernels/cuda/launch.h"
+#include "precis/kernels/cuda/launch_cost.h"
 #include "precis/kernels/cuda/runtime.h"
 #include "precis/kernels/cuda/twins.h"
 
@@ -59,6 +60,12 @@ void next_token_scores(float* scores, int64_t rows, int64_t vocab, const int32_t
   a.forced_eos_ids = lists + forced_eos_at;
   a.forced_eos_count = int64_t(p.forced_eos_token_ids.size());
   a.max_length = p.max_length;
+  // Each row's scores read and written (log-softmax: max, exp, sum, about 10 operations a
+  // score) and its history scanned once per n-gram position; the lists and the beam scores.
+  const double row_work = double(vocab) * 10 + double(length) * double(std::max<int64_t>(1, p.no_repeat_ngram_size));
+  declare_cost({double(rows) * (double(vocab) * sizeof(float) + double(length) * sizeof(int32_t) + sizeof(float)) +
+                    double(packed.size()) * sizeof(int32_t),
+                double(rows * vocab) * sizeof(float), double(rows) * row_work, 0});
   PRECIS_LAUNCH(next_token_scores_kernel, dim3{unsigned(rows)}, dim3{kDecodingThreads}, s, scores,
                 vocab, history, capacity, length, a, beam_scores);
 }
@@ -75,6 +82,7 @@ void choose_tokens(float* scores, int64_t rows, int64_t vocab, const LogitsWarpi
   if (rows == 0) return;
   check_grid("choose_tokens", rows);
   if (!sampling) {
+    declare_cost({double(rows * vocab) * sizeof(float), double(rows) * sizeof(int32_t), double(rows * vocab), 0});
     PRECIS_LAUNCH(choose_greedy_kernel, dim3{unsigned(rows)}, dim3{kDecodingThreads}, s, scores,
                   vocab, tokens);
     return;
@@ -90,6 +98,14 @@ void choose_tokens(float* scores, int64_t rows, int64_t vocab, const LogitsWarpi
     a.sort_scores = reinterpret_cast<float*>(buffer);
     a.sort_ids = reinterpret_cast<int32_t*>(buffer + slots * sizeof(float));
   }
+  // Temperature, top-k by a radix select, and with top-p a bitonic sort of each row's
+  // sort_width slots (log2² passes over them).
+  const double sort_bytes = double(rows * a.sort_width) * (sizeof(float) + sizeof(int32_t));
+  double passes = 0;
+  for (int64_t w = 2; w <= a.sort_width; w *= 2) passes += double(64 - __builtin_clzll(uint64_t(w)) - 1);
+  declare_cost({double(rows * vocab) * sizeof(float) + sort_bytes,
+                double(rows * vocab) * sizeof(float) + double(rows) * sizeof(int32_t) + sort_bytes,
+                double(rows * vocab) * 20 + double(rows * a.sort_width) * passes, 0});
   PRECIS_LAUNCH(choose_sampled_kernel, dim3{unsigned(rows)}, dim3{kDecodingThreads}, s, scores,
                 vocab, a, tokens);
 }
@@ -98,6 +114,9 @@ void top_candidates(const float* scores, int64_t inputs, int64_t width, int64_t 
                     int32_t* indices, Stream s) {
   if (inputs == 0) return;
   check_grid("top_candidates", inputs);
+  // A radix select over each input's scores (a pass a digit), then its n best in order.
+  declare_cost({double(inputs * width) * sizeof(float),
+                double(inputs * n) * (sizeof(float) + sizeof(int32_t)), double(inputs * width) * 12, 0});
   PRECIS_LAUNCH(top_candidates_kernel, dim3{unsigned(inputs)}, dim3{kDecodingThreads}, s, scores,
                 width, n, values, indices);
 }

@@ -4,6 +4,7 @@
 // and their gradients are fp32 either way.
 #include "precis/kernels/cuda/embedding_kernels.cuh"
 #include "precis/kernels/cuda/launch.h"
+#include "precis/kernels/cuda/launch_cost.h"
 #include "precis/kernels/cuda/twins.h"
 
 namespace precis::cuda {
@@ -13,12 +14,17 @@ namespace {
 template <class T>
 void embedding_forward(const int32_t* ids, const float* table, T* out, int64_t n, int64_t dim,
                        int64_t, float scale, Stream s) {
+  // n rows of the table (fewer where ids repeat; declared as n) gathered into out.
+  declare_cost({double(n) * sizeof(int32_t) + double(n * dim) * sizeof(float),
+                double(n * dim) * sizeof(T), double(n * dim), 0});
   PRECIS_LAUNCH_OVER(embedding_forward_kernel<T>, n * dim, s, ids, table, out, n, dim, scale);
 }
 
 template <class T>
 void add_position_embeddings(T* x, const float* positions, int64_t batch, int64_t len, int64_t dim,
                              int64_t first_row, Stream s) {
+  declare_cost({double(batch * len * dim) * sizeof(T) + double(len * dim) * sizeof(float),
+                double(batch * len * dim) * sizeof(T), double(batch * len * dim), 0});
   PRECIS_LAUNCH_OVER(add_position_embeddings_kernel<T>, batch * len * dim, s, x, positions, batch,
                      len, dim, first_row);
 }
@@ -27,6 +33,9 @@ void add_position_embeddings(T* x, const float* positions, int64_t batch, int64_
 template <class T>
 void embedding_backward(const T* dout, const int32_t* ids, float* dtable, int64_t n, int64_t dim,
                         float scale, int64_t padding_idx, Stream s) {
+  // dout and the ids read; n rows of dtable accumulated (fewer where ids repeat).
+  declare_cost({double(n * dim) * sizeof(T) + double(n) * sizeof(int32_t) + double(n * dim) * sizeof(float),
+                double(n * dim) * sizeof(float), 2.0 * double(n * dim), 0});
   PRECIS_LAUNCH_OVER(embedding_backward_kernel<T>, dim, s, dout, ids, dtable, n, dim, scale,
                      padding_idx);
 }
@@ -34,6 +43,8 @@ void embedding_backward(const T* dout, const int32_t* ids, float* dtable, int64_
 template <class T>
 void position_embeddings_backward(const T* dx, float* dpositions, int64_t batch, int64_t len,
                                   int64_t dim, int64_t first_row, Stream s) {
+  declare_cost({double(batch * len * dim) * sizeof(T) + double(len * dim) * sizeof(float),
+                double(len * dim) * sizeof(float), double(batch * len * dim), 0});
   PRECIS_LAUNCH_OVER(position_embeddings_backward_kernel<T>, len * dim, s, dx, dpositions, batch,
                      len, dim, first_row);
 }

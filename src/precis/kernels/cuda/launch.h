@@ -28,6 +28,24 @@ void check_launch(const char* kernel);
     ::precis::cuda::check_launch(#kernel);                                                  \
   } while (0)
 
+#elif defined(PRECIS_CUDA_COUNTING)
+// The cost model's counting backend (bench/gpu/counting/): the launch is recorded with its
+// grid, block and declared cost (launch_cost.h), and nothing runs. The kernel bodies still
+// parse as the emulator's host C++ (its emulator.h is force-included), at the GPU's grid sizes.
+#include "emulator.h"
+
+namespace precis::counting {
+void record_launch(const char* kernel, dim3 grid, dim3 block, Stream stream);
+}  // namespace precis::counting
+
+// The call in an unevaluated operand: it checks the arguments against the kernel as a real
+// launch would, and runs nothing.
+#define PRECIS_LAUNCH(kernel, grid, block, stream, ...)                       \
+  do {                                                                        \
+    ::precis::counting::record_launch(#kernel, (grid), (block), (stream));    \
+    (void)sizeof((kernel(__VA_ARGS__), 0));                                   \
+  } while (0)
+
 #elif defined(PRECIS_CUDA_EMULATION)
 #include "emulator.h"  // tests/cuda_emulation/ (the emulated build also force-includes it)
 
@@ -38,7 +56,7 @@ void check_launch(const char* kernel);
   } while (0)
 
 #else
-#error "cuda/*.cu builds with nvcc, or as host C++ in the kernel emulator (PRECIS_CUDA_EMULATION)"
+#error "cuda/*.cu builds with nvcc, or as host C++ in the kernel emulator (PRECIS_CUDA_EMULATION) or the counting backend (PRECIS_CUDA_COUNTING)"
 #endif
 
 namespace precis::cuda {
@@ -49,7 +67,7 @@ constexpr int kThreads = 256;  // threads per block of the grid-stride kernels
 // kMaxBlocks blocks, then each thread strides. The emulator runs real threads, so its grids
 // stop at 4 blocks: the stride path, which on a GPU only large tensors reach, runs in every
 // emulated test.
-#if defined(PRECIS_CUDA_EMULATION)
+#if defined(PRECIS_CUDA_EMULATION) && !defined(PRECIS_CUDA_COUNTING)
 constexpr int64_t kMaxBlocks = 4;
 #else
 constexpr int64_t kMaxBlocks = 4096;

@@ -1,6 +1,7 @@
 // The CUDA twin of LayerNorm (kernels/layernorm.h): a block per row, the parameter gradients a
 // thread per column (layernorm_kernels.cuh), with x, y, dy and dx in fp32 or in bf16/fp16.
 #include "precis/kernels/cuda/launch.h"
+#include "precis/kernels/cuda/launch_cost.h"
 #include "precis/kernels/cuda/layernorm_kernels.cuh"
 #include "precis/kernels/cuda/twins.h"
 
@@ -11,6 +12,11 @@ namespace {
 template <class T>
 void layernorm_forward(const T* x, const float* weight, const float* bias, T* y, float* mean,
                        float* rstd, int64_t rows, int64_t cols, float eps, Stream s) {
+  // x read, y written; weight and bias once; mean and rstd a float a row. Sums, then normalise
+  // and scale: about 8 operations an element.
+  declare_cost({double(rows * cols) * sizeof(T) + 2.0 * double(cols) * sizeof(float),
+                double(rows * cols) * sizeof(T) + 2.0 * double(rows) * sizeof(float),
+                8.0 * double(rows * cols), 0});
   PRECIS_LAUNCH_ROWS(layernorm_forward_kernel<T>, rows, s, x, weight, bias, y, mean, rstd, cols,
                      eps);
 }
@@ -21,8 +27,15 @@ void layernorm_backward(const T* dy, const T* x, const float* weight, const floa
                         int64_t cols, Stream s) {
   if (rows == 0) return;
   // In stream order: the parameter gradients read dy before dx (which may be dy) is written.
+  // dy and x read, the row statistics; dweight and dbias accumulated (read and written).
+  declare_cost({2.0 * double(rows * cols) * sizeof(T) + 2.0 * double(rows) * sizeof(float) +
+                    2.0 * double(cols) * sizeof(float),
+                2.0 * double(cols) * sizeof(float), 5.0 * double(rows * cols), 0});
   PRECIS_LAUNCH_OVER(layernorm_parameter_gradients_kernel<T>, cols, s, dy, x, mean, rstd, dweight,
                      dbias, rows, cols);
+  declare_cost({2.0 * double(rows * cols) * sizeof(T) + double(cols) * sizeof(float) +
+                    2.0 * double(rows) * sizeof(float),
+                double(rows * cols) * sizeof(T), 10.0 * double(rows * cols), 0});
   PRECIS_LAUNCH_ROWS(layernorm_input_gradient_kernel<T>, rows, s, dy, x, weight, mean, rstd, dx,
                      cols);
 }

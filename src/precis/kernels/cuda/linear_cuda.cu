@@ -12,6 +12,7 @@
 
 #include "precis/kernels/cuda/blas.h"
 #include "precis/kernels/cuda/launch.h"
+#include "precis/kernels/cuda/launch_cost.h"
 #include "precis/kernels/cuda/linear_kernels.cuh"
 #include "precis/kernels/cuda/runtime.h"
 #include "precis/kernels/cuda/twins.h"
@@ -23,7 +24,7 @@ namespace {
 // The fp32 scratch of the 16-bit forward with a bias: enough rows for a GEMM to fill the GPU,
 // without holding an lm_head's whole fp32 logits. The emulator's is a few rows, so the op
 // tests run the loop over chunks.
-#if defined(PRECIS_CUDA_EMULATION)
+#if defined(PRECIS_CUDA_EMULATION) && !defined(PRECIS_CUDA_COUNTING)
 constexpr int64_t kBiasChunkBytes = int64_t(4) << 10;
 #else
 constexpr int64_t kBiasChunkBytes = int64_t(64) << 20;
@@ -33,6 +34,7 @@ void linear_forward(const float* x, const float* w, const float* b, float* y, in
                     int64_t in, int64_t out, Stream s) {
   float beta = 0.0f;
   if (b) {  // the GEMM accumulates onto the bias rows, as the CPU's does
+    declare_cost({double(out) * sizeof(float), double(n * out) * sizeof(float), 0, 0});
     PRECIS_LAUNCH_OVER(bias_rows_kernel, n * out, s, b, y, n, out);
     beta = 1.0f;
   }
@@ -59,6 +61,8 @@ void linear_forward_16(const T* x, const T* w, const float* b, T* y, int64_t n, 
     // accᵀ (out, count) = w · x's rows first.. ᵀ, in fp32
     gemm(s, out, count, in, 1.0f, {w, t, in, true}, {x + first * in, t, in, false}, 0.0f, acc,
          DType::F32, out);
+    declare_cost({double(count * out) * sizeof(float) + double(out) * sizeof(float),
+                  double(count * out) * sizeof(T), double(count * out), 0});
     PRECIS_LAUNCH_OVER(bias_round_kernel<T>, count * out, s, acc, b, y + first * out, count, out);
   }
 }
@@ -74,7 +78,11 @@ void linear_backward(const T* dy, const T* x, const T* w, T* dx, float* dw, floa
   // dwᵀ (in, out) += xᵀ (in, n) · dy (n, out: dyᵀ as stored, transposed)
   if (dw)
     gemm(s, in, out, n, 1.0f, {x, t, in, false}, {dy, t, out, true}, 1.0f, dw, DType::F32, in);
-  if (db) PRECIS_LAUNCH_OVER(bias_grad_kernel<T>, out, s, dy, db, n, out);
+  if (db) {
+    declare_cost({double(n * out) * sizeof(T) + double(out) * sizeof(float),
+                  double(out) * sizeof(float), double(n * out), 0});
+    PRECIS_LAUNCH_OVER(bias_grad_kernel<T>, out, s, dy, db, n, out);
+  }
 }
 
 }  // namespace

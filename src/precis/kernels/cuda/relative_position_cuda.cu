@@ -1,6 +1,7 @@
 // The CUDA twins of T5's relative position bias (kernels/relative_position.h): a thread per
 // bias element forward, a thread per table entry backward (relative_position_kernels.cuh).
 #include "precis/kernels/cuda/launch.h"
+#include "precis/kernels/cuda/launch_cost.h"
 #include "precis/kernels/cuda/relative_position_kernels.cuh"
 #include "precis/kernels/cuda/twins.h"
 
@@ -11,6 +12,9 @@ namespace {
 void relative_position_bias_forward(const float* table, const RelativePositionBuckets& b,
                                     int64_t first_query, float* bias, int64_t heads, int64_t tq,
                                     int64_t tk, Stream s) {
+  // The bucket of each (i, j) (a log and a few compares), one gather from the table.
+  declare_cost({double(b.num_buckets * heads) * sizeof(float), double(heads * tq * tk) * sizeof(float),
+                10.0 * double(heads * tq * tk), 0});
   PRECIS_LAUNCH_OVER(relative_position_bias_kernel, heads * tq * tk, s, table, b, first_query, bias,
                      heads, tq, tk);
 }
@@ -18,6 +22,8 @@ void relative_position_bias_forward(const float* table, const RelativePositionBu
 void relative_position_bias_backward(const float* d_scores, const RelativePositionBuckets& b,
                                      int64_t first_query, float* dtable, int64_t batch,
                                      int64_t heads, int64_t tq, int64_t tk, Stream s) {
+  declare_cost({double(batch * heads * tq * tk) * sizeof(float) + double(b.num_buckets * heads) * sizeof(float),
+                double(b.num_buckets * heads) * sizeof(float), 11.0 * double(batch * heads * tq * tk), 0});
   PRECIS_LAUNCH_OVER(relative_position_bias_backward_kernel, b.num_buckets * heads, s, d_scores, b,
                      first_query, dtable, batch, heads, tq, tk);
 }

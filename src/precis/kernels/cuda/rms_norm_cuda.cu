@@ -1,6 +1,7 @@
 // The CUDA twin of RMSNorm (kernels/rms_norm.h): a block per row, the weight gradient a thread
 // per column (rms_norm_kernels.cuh), with x, y, dy and dx in fp32 or in bf16/fp16.
 #include "precis/kernels/cuda/launch.h"
+#include "precis/kernels/cuda/launch_cost.h"
 #include "precis/kernels/cuda/rms_norm_kernels.cuh"
 #include "precis/kernels/cuda/twins.h"
 
@@ -11,6 +12,9 @@ namespace {
 template <class T>
 void rms_norm_forward(const T* x, const float* weight, T* y, float* rstd, int64_t rows,
                       int64_t cols, float eps, Stream s) {
+  declare_cost({double(rows * cols) * sizeof(T) + double(cols) * sizeof(float),
+                double(rows * cols) * sizeof(T) + double(rows) * sizeof(float),
+                5.0 * double(rows * cols), 0});
   PRECIS_LAUNCH_ROWS(rms_norm_forward_kernel<T>, rows, s, x, weight, y, rstd, cols, eps);
 }
 
@@ -19,7 +23,13 @@ void rms_norm_backward(const T* dy, const T* x, const float* weight, const float
                        float* dweight, int64_t rows, int64_t cols, Stream s) {
   if (rows == 0) return;
   // In stream order: the weight gradient reads dy before dx (which may be dy) is written.
+  declare_cost({2.0 * double(rows * cols) * sizeof(T) + double(rows) * sizeof(float) +
+                    double(cols) * sizeof(float),
+                double(cols) * sizeof(float), 3.0 * double(rows * cols), 0});
   PRECIS_LAUNCH_OVER(rms_norm_weight_gradient_kernel<T>, cols, s, dy, x, rstd, dweight, rows, cols);
+  declare_cost({2.0 * double(rows * cols) * sizeof(T) + double(cols) * sizeof(float) +
+                    double(rows) * sizeof(float),
+                double(rows * cols) * sizeof(T), 7.0 * double(rows * cols), 0});
   PRECIS_LAUNCH_ROWS(rms_norm_input_gradient_kernel<T>, rows, s, dy, x, weight, rstd, dx, cols);
 }
 

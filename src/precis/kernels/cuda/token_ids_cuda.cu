@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "precis/kernels/cuda/launch.h"
+#include "precis/kernels/cuda/launch_cost.h"
 #include "precis/kernels/cuda/runtime.h"
 #include "precis/kernels/cuda/token_ids_kernels.cuh"
 #include "precis/kernels/cuda/twins.h"
@@ -19,14 +20,15 @@ int64_t first_invalid_id(const int32_t* ids, int64_t n, int64_t limit, bool has_
   const int64_t wanted = (n + kIdScanThreads - 1) / kIdScanThreads;
   const unsigned blocks = unsigned(wanted < kMaxBlocks ? wanted : kMaxBlocks);
   auto* partials = static_cast<int64_t*>(scratch(s, blocks * sizeof(int64_t)));
+  declare_cost({double(n) * sizeof(int32_t), double(blocks) * sizeof(int64_t), 2.0 * double(n), 0});
   PRECIS_LAUNCH(first_invalid_id_partials, dim3{blocks}, dim3{kIdScanThreads}, s, ids, n, limit,
                 has_allowed, allowed, partials);
   std::vector<int64_t> host(blocks);
   copy_async(host.data(), partials, host.size() * sizeof(int64_t), s);
   synchronize(s);
-  int64_t first = n;
-  for (int64_t p : host) first = p < first ? p : first;
-  return first < n ? first : -1;
+  int64_t largest = 0;  // n - the first invalid position, 0 for none
+  for (int64_t p : host) largest = p > largest ? p : largest;
+  return largest > 0 ? n - largest : -1;
 }
 
 }  // namespace

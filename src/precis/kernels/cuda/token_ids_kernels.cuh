@@ -2,6 +2,8 @@
 // grid-stride slice and keeps the first invalid position it meets (its later ones are larger),
 // then the block takes the least of its threads' by a tree over shared memory. The launcher
 // takes the least over the blocks: a minimum, so the answer is the CPU's whatever the grid.
+// Each partial is n minus that position, so 0 says "none" (zeroed memory, the cost model's
+// counting backend's answer to every read, means no invalid id).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +18,7 @@ namespace precis::cuda {
 // real ones, runs its many small calls (one per op that reads ids) the faster.
 constexpr int kIdScanThreads = 64;
 
-// partials[block] = the block's first invalid position, or n when it has none.
+// partials[block] = n - the block's first invalid position, or 0 when it has none.
 PRECIS_KERNEL void first_invalid_id_partials(const int32_t* ids, int64_t n, int64_t limit,
                                              bool has_allowed, int32_t allowed, int64_t* partials) {
   PRECIS_SHARED(int64_t[kIdScanThreads], firsts);
@@ -33,7 +35,7 @@ PRECIS_KERNEL void first_invalid_id_partials(const int32_t* ids, int64_t n, int6
       firsts[threadIdx.x] = firsts[threadIdx.x + width];
     __syncthreads();
   }
-  if (threadIdx.x == 0) partials[blockIdx.x] = firsts[0];
+  if (threadIdx.x == 0) partials[blockIdx.x] = n - firsts[0];
 }
 
 }  // namespace precis::cuda
