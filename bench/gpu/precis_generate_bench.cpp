@@ -19,8 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "bart_large.h"
+#include "gpu_backend.h"
 #include "precis/generate/generate.h"
-#include "precis/kernels/cuda/twins.h"
 #include "precis/model/bart/bart_init.h"
 #include "precis/model/bart/bart_model.h"
 #include "precis/kernels/cpu/blas_core.h"
@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
     const int64_t B = std::stoll(argv[1]), S = std::stoll(argv[2]);
     const int iterations = std::max(1, std::stoi(argv[3]));
     const bool tiny = argc > 4 && std::strcmp(argv[4], "--tiny") == 0;
-    const bool gpu = cuda::install_if_gpu_present() > 0;
+    const bool gpu = bench::install_gpu();
     check(gpu || tiny, "no GPU is present (run with --tiny for a dry run on the CPU)");
     const Device device = gpu ? Device::cuda(0) : Device::cpu();
     ScopedExecutionContext on(device);
@@ -62,11 +62,14 @@ int main(int argc, char** argv) {
     }
     generate::Generated out = generate::generate(model, inputs, config);  // warm-up
     std::vector<double> runs;
+    bench::measurement_starts();
     for (int i = 0; i < iterations; ++i) {
       auto start = std::chrono::steady_clock::now();
       out = generate::generate(model, inputs, config);  // returns host ids: the run is over
       runs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      if (bench::kCounted) break;  // one counted run
     }
+    bench::measurement_ends("generate fp32 " + std::to_string(B) + "x" + std::to_string(S));
     const double best = *std::min_element(runs.begin(), runs.end());
     int64_t new_tokens = 0;
     for (int64_t r = 0; r < out.rows; ++r)

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "bart_large.h"
+#include "gpu_backend.h"
 #include "precis/kernels/copy.h"
 #include "precis/kernels/elementwise.h"
-#include "precis/kernels/cuda/twins.h"
 #include "precis/model/bart/bart.h"
 #include "precis/model/bart/bart_init.h"
 #include "precis/model/bart/bart_model.h"
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
     const bool tiny = argc > 6 && std::strcmp(argv[6], "--tiny") == 0;
     check(dtype_name == "bf16" || dtype_name == "fp16" || dtype_name == "fp32",
           "DTYPE: expected bf16, fp16 or fp32, found " + dtype_name);
-    const bool gpu = cuda::install_if_gpu_present() > 0;
+    const bool gpu = bench::install_gpu();
     check(gpu || tiny, "no GPU is present (run with --tiny for a dry run on the CPU)");
     const Device device = gpu ? Device::cuda(0) : Device::cpu();
     const DType compute = !gpu || dtype_name == "fp32" ? DType::F32
@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
     double loss = 0, norm = 0;
     const int warmup = 2;
     for (int i = 0; i < warmup + steps; ++i) {
+      if (i == warmup) bench::measurement_starts();
       auto start = std::chrono::steady_clock::now();
       const DropoutContext dropout{true, 42, uint64_t(i), 0};
       bart_forward(c, params, batch, acts, dropout);
@@ -120,7 +121,10 @@ int main(int argc, char** argv) {
       loss = ce.mean();
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (i >= warmup) seconds.push_back(s);
+      if (bench::kCounted && i == warmup) break;  // the counted step is the first after warm-up
     }
+    bench::measurement_ends("train " + dtype_name + " " + std::to_string(B) + "x(" + std::to_string(S) + "+" +
+                            std::to_string(T) + ")");
     std::sort(seconds.begin(), seconds.end());
     const double median = seconds[seconds.size() / 2];
     const size_t state_bytes = 2 * model.arena.capacity() + optimizer.state_bytes() +

@@ -1,0 +1,41 @@
+"""scripts/gpu-model.sh, the launch-level GPU cost model: the counted benches record a whole
+bart-large training step and beam search without running them (bench/gpu/counting/), every
+launch with a declared cost (the counting backend refuses one without), and
+bench/gpu/cost_model.py prices them. The records must hold the step's whole work: their GEMMs
+are exactly the model's matrix products (six times each linear layer's and the LM head's
+multiply-accumulates: the forward, and the backward's two products)."""
+import collections
+import json
+import os
+import pathlib
+import re
+import subprocess
+
+SOURCE_DIR = pathlib.Path(os.environ.get("PRECIS_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
+BUILD_DIR = pathlib.Path(os.environ.get("PRECIS_BUILD_DIR", SOURCE_DIR / "build"))
+
+
+def test_the_model_prices_every_case_and_records_the_whole_step():
+    result = subprocess.run(["bash", str(SOURCE_DIR / "scripts/gpu-model.sh"), str(BUILD_DIR)], cwd=SOURCE_DIR,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    print(result.stdout)
+    lines = re.findall(r"^modeled (.+) on (H100 SXM|H200) ([0-9.]+) ms (?:([0-9.]+)%|-) MFU$", result.stdout, re.M)
+    cases = collections.Counter(case for case, _, _, _ in lines)
+    assert len(cases) == 4 and all(n == 2 for n in cases.values()), lines
+    for case, _, ms, mfu in lines:
+        assert float(ms) > 0 and (mfu or case.startswith("generate")), (case, ms, mfu)
+    assert "Assumptions" in result.stdout and "FlashAttention-3 paper" in result.stdout
+
+    records = [json.loads(line) for line in open(BUILD_DIR / "gpu-model/launches.jsonl")]
+    d, ffn, layers, vocab = 1024, 4096, 12, 50264
+    for case, (batch, source, target) in {"train bf16 32x(512+128)": (32, 512, 128)}.items():
+        step = [r for r in records if r["case"] == case]
+        gemm_flops = sum(2 * r["m"] * r["n"] * r["k"] * r["count"] for r in step if r["kind"] == "gemm")
+        macs = (batch * source * layers * (4 * d * d + 2 * d * ffn) + batch * target * layers * (6 * d * d + 2 * d * ffn)
+                + batch * source * layers * 2 * d * d + batch * target * d * vocab)
+        assert gemm_flops == 6 * macs, (gemm_flops, 6 * macs)
+        names = {r["name"] for r in step if r["kind"] == "kernel"}
+        for kernel in ("attention_forward_kernel<T>", "attention_backward_key_kernel<T>", "adamw_kernel",
+                       "layernorm_parameter_gradients_kernel<T>", "cross_entropy_rows_kernel<T>"):
+            assert kernel in names, sorted(names)
