@@ -16,7 +16,8 @@
 #   5 carried           15 s   120 s  the carried CLI's smoke job on the CPU and on the GPU
 #   6 peer              60 s   200 s  Hugging Face BART in PyTorch on the GPU
 #   7 precis            90 s   300 s  precis's training step and beam search on the peer's
-#                                     shapes, and the table against the peer
+#                                     shapes, the table against the peer, and against the cost
+#                                     model's prices for the same shapes (the pack's model.txt)
 #   8 sanitizers     the rest         memcheck over every op test; racecheck, synccheck and
 #                                     initcheck over a named subset
 # Expected 300 s in all before the sanitizers. Whatever happens, no step outlives the deadline
@@ -269,6 +270,27 @@ if begin 7 precis 40; then
     done
     cat "$out/precis.jsonl"
     python3 bench/gpu/compare.py "$out/peer.jsonl" "$out/precis.jsonl" > "$out/tables.md" 2>> "$logs/precis_bench.log"
+    # The cost model's prices for the carried build (bundle.sh ran scripts/gpu-model.sh) beside
+    # what was measured here: its calibration.
+    if [ -f "$bundle/model.txt" ]; then
+      python3 - "$bundle/model.txt" "$out/precis.jsonl" "${kind:-H100}" >> "$out/tables.md" 2>> "$logs/precis_bench.log" <<'PY'
+import json, re, sys
+model, measured, kind = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3]
+gpu = "H200" if kind == "H200" else "H100 SXM"
+modelled = {case: float(ms) for case, g, ms in re.findall(r"^modeled (.+) on (H100 SXM|H200) ([0-9.]+) ms", model, re.M) if g == gpu}
+rows = [json.loads(l) for l in open(measured) if l.startswith("{")]
+print(f"\n| case ({gpu}) | modelled ms | measured ms | measured / modelled |\n|---|---|---|---|")
+for r in rows:
+    if r.get("what") == "train":
+        case, ms = f"train {r['dtype']} {r['batch']}x({r['source']}+{r['target']})", r["step_ms"]
+    elif r.get("what") == "generate":
+        case, ms = f"generate fp32 {r['batch']}x{r['source']}", 1e3 * r["seconds"]
+    else:
+        continue
+    if case in modelled:
+        print(f"| {case} | {modelled[case]:.2f} | {ms:.2f} | {ms / modelled[case]:.2f} |")
+PY
+    fi
     cat "$out/tables.md"
     row "precis benchmarks" "$(grep -c '"error"' "$out/precis.jsonl") errors" "tables.md: training tokens/s against HF, MFU, memory, projected fine-tune; beam search against generate()"
   else

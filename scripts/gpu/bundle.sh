@@ -20,7 +20,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build-carry}
-targets=(precis precis_gpu_op_tests precis_gpu_train_bench precis_gpu_generate_bench)
+targets=(precis precis_gpu_op_tests precis_gpu_train_bench precis_gpu_generate_bench precis_gpu_train_counted
+         precis_gpu_generate_counted)
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPRECIS_NATIVE=OFF -DPRECIS_TESTS=ON \
   -DPRECIS_CUDA=ON > /dev/null
 grep -q '^PRECIS_NATIVE:BOOL=OFF' "$build/CMakeCache.txt" ||
@@ -71,6 +72,9 @@ PY
 "$build/precis" tokenizer train --files "$stage/smoke/train.jsonl" --text_field text --text_field summary \
   --vocab_size 400 --min_frequency 2 --output "$stage/smoke/tokenizer" > /dev/null 2>&1
 cp scripts/gpu/carried_smoke.sh scripts/gpu/libraries.sh "$stage/"
+# The cost model's prices for this build (scripts/gpu-model.sh), for gpu-check.sh to set beside
+# what it measures.
+bash scripts/gpu-model.sh "$build" > "$stage/model.txt"
 "$stage/carried_smoke.sh" "$stage" "$check/here" > "$stage/smoke/expected_train_loss"
 mkdir -p .gpu-carry
 tar -C "$stage" -cJf .gpu-carry/precis-cpu.tar.xz .
