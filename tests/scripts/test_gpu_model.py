@@ -37,5 +37,5 @@ def test_the_model_prices_every_case_and_records_the_whole_step():
         assert gemm_flops == 6 * macs, (gemm_flops, 6 * macs)
         names = {r["name"] for r in step if r["kind"] == "kernel"}
         for kernel in ("attention_forward_kernel<T>", "attention_backward_key_kernel<T>", "adamw_kernel",
-                       "layernorm_parameter_gradients_kernel<T>", "cross_entropy_rows_kernel<T>"):
+                       "layernorm_parameter_partials_kernel<T>", "cross_entropy_rows_kernel<T>"):
             assert kernel in names, sorted(names)

@@ -86,6 +86,22 @@ TEST_P(LinearKernel, OptionalGradientsAreSkipped) {
   EXPECT_THROW(linear_backward(G, x, w, bad, dw, Tensor{}), Error);
 }
 
+// The bias gradient sums each column over the rows in double on every backend (the CUDA twin
+// in chunks of 64 rows, then the chunks: five here, so a chunk lost or counted twice fails):
+// it rounds to the CPU's bits, onto what db held.
+TEST_P(LinearKernel, BiasGradientOverManyRowsIsTheCpuBits) {
+  std::mt19937 rng(5);
+  const int64_t n = 300, in = 3, out = 37;
+  std::vector<float> xs = random_floats(n * in, rng), ws = random_floats(out * in, rng),
+                     gs = random_floats(n * out, rng);
+  std::vector<float> db_cpu(out, 0.75f), dw_cpu(out * in, 0.0f);
+  linear_backward(on_cpu(gs, {n, out}), on_cpu(xs, {n, in}), on_cpu(ws, {out, in}), Tensor{},
+                  on_cpu(dw_cpu, {out, in}), on_cpu(db_cpu, {out}));
+  Tensor db = filled({out}, 0.75f), dw = filled({out, in});
+  linear_backward(on_device(gs, {n, out}), on_device(xs, {n, in}), on_device(ws, {out, in}), Tensor{}, dw, db);
+  EXPECT_EQ(to_host(db), db_cpu);
+}
+
 // Widths and row counts off every multiple of 8/16/32 (the GEMM tiles' edges), with and
 // without a bias. The gradients of a linear map are linear maps too, so the reference is
 // exact: dx = G·W, dW += Gᵀ·x, db += Σ_rows G.

@@ -124,7 +124,8 @@ struct Kernels {
                                           int64_t heads, int64_t tq, int64_t tk,
                                           Stream stream) = nullptr;
 
-  // LayerNorm and RMSNorm: a block per row; the parameter gradients (+=) a thread per column.
+  // LayerNorm and RMSNorm: a block per row; the parameter gradients (+=) column sums over
+  // chunks of rows (column_sums.cuh).
   // x, y, dy and dx are of `dtype`; the parameters, statistics and their gradients fp32.
   void (*layernorm_forward)(DType dtype, const void* x, const float* weight, const float* bias,
                             void* y, float* mean, float* rstd, int64_t rows, int64_t cols,

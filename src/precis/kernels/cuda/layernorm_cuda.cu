@@ -1,8 +1,10 @@
-// The CUDA twin of LayerNorm (kernels/layernorm.h): a block per row, the parameter gradients a
-// thread per column (layernorm_kernels.cuh), with x, y, dy and dx in fp32 or in bf16/fp16.
+// The CUDA twin of LayerNorm (kernels/layernorm.h): a block per row, the parameter gradients
+// column sums over chunks of rows (column_sums.cuh), with x, y, dy and dx in fp32 or bf16/fp16.
+#include "precis/kernels/cuda/column_sums_launch.h"
 #include "precis/kernels/cuda/launch.h"
 #include "precis/kernels/cuda/launch_cost.h"
 #include "precis/kernels/cuda/layernorm_kernels.cuh"
+#include "precis/kernels/cuda/runtime.h"
 #include "precis/kernels/cuda/twins.h"
 
 namespace precis::cuda {
@@ -27,12 +29,16 @@ void layernorm_backward(const T* dy, const T* x, const float* weight, const floa
                         int64_t cols, Stream s) {
   if (rows == 0) return;
   // In stream order: the parameter gradients read dy before dx (which may be dy) is written.
-  // dy and x read, the row statistics; dweight and dbias accumulated (read and written).
-  declare_cost({2.0 * double(rows * cols) * sizeof(T) + 2.0 * double(rows) * sizeof(float) +
-                    2.0 * double(cols) * sizeof(float),
-                2.0 * double(cols) * sizeof(float), 5.0 * double(rows * cols), 0});
-  PRECIS_LAUNCH_OVER(layernorm_parameter_gradients_kernel<T>, cols, s, dy, x, mean, rstd, dweight,
-                     dbias, rows, cols);
+  // The parameter gradients' partials (column_sums.cuh), then each added onto its gradient.
+  const int64_t chunks = column_chunks(rows);
+  auto* partials = static_cast<double*>(scratch(s, size_t(2 * chunks * cols) * sizeof(double)));
+  declare_cost({2.0 * double(rows * cols) * sizeof(T) + 2.0 * double(rows) * sizeof(float),
+                2.0 * double(chunks * cols) * sizeof(double), 5.0 * double(rows * cols), 0});
+  PRECIS_LAUNCH(layernorm_parameter_partials_kernel<T>,
+                (dim3{unsigned((cols + kColumnThreads - 1) / kColumnThreads), unsigned(chunks)}),
+                dim3{kColumnThreads}, s, dy, x, mean, rstd, partials, partials + chunks * cols, rows, cols);
+  add_column_partials(partials, chunks, cols, dweight, s);
+  add_column_partials(partials + chunks * cols, chunks, cols, dbias, s);
   declare_cost({2.0 * double(rows * cols) * sizeof(T) + double(cols) * sizeof(float) +
                     2.0 * double(rows) * sizeof(float),
                 double(rows * cols) * sizeof(T), 10.0 * double(rows * cols), 0});

@@ -1,9 +1,9 @@
 // The CUDA twin's kernels of LayerNorm (kernels/layernorm.h). A row is a block of kRowThreads
 // threads: its sums in double through block_sum (block_sum.cuh), each element's output and
-// gradient layernorm_math.h's, as the CPU loop computes them. The parameter gradients are one
-// thread per column summing the rows in order, the CPU's order and types, so dweight and dbias
-// are the CPU's bits; the row statistics and dx differ from them only by the order of the row
-// sums' additions. T is the element type of x, y, dy and dx (element.cuh): fp32, or bf16/fp16
+// gradient layernorm_math.h's, as the CPU loop computes them. The parameter gradients are
+// column sums in double over chunks of rows (column_sums.cuh), the CPU's terms and types grouped
+// otherwise; the row statistics and dx differ from the CPU's only by the order of the row sums'
+// additions. T is the element type of x, y, dy and dx (element.cuh): fp32, or bf16/fp16
 // loaded to float and rounded once from the fp32 result; weight, bias, the statistics and the
 // parameter gradients are fp32 for every T.
 #pragma once
@@ -12,6 +12,7 @@
 
 #include "precis/core/host_device.h"
 #include "precis/kernels/cuda/block_sum.cuh"
+#include "precis/kernels/cuda/column_sums.cuh"
 #include "precis/kernels/cuda/element.cuh"
 #include "precis/kernels/cuda/grid_stride.cuh"
 #include "precis/kernels/layernorm_math.h"
@@ -46,22 +47,23 @@ PRECIS_KERNEL void layernorm_forward_kernel(const T* x, const float* weight, con
   }
 }
 
-// dweight[c] += Σ_r dy·x̂ and dbias[c] += Σ_r dy: a column per thread (grid-stride), rows in
-// order in double. Runs before the dx kernel, which may overwrite dy.
+// The parameter gradients' partials (column_sums.cuh): over the chunk's rows in order, in
+// double, Σ dy·x̂ into dweight_partials[chunk, c] and Σ dy into dbias_partials[chunk, c]. Runs
+// before the dx kernel, which may overwrite dy.
 template <class T>
-PRECIS_KERNEL void layernorm_parameter_gradients_kernel(const T* dy, const T* x, const float* mean,
-                                                        const float* rstd, float* dweight,
-                                                        float* dbias, int64_t rows, int64_t cols) {
-  for (int64_t c = grid_thread(), stride = grid_threads(); c < cols; c += stride) {
-    double dw = 0.0, db = 0.0;
-    for (int64_t r = 0; r < rows; ++r) {
-      const float g = load(dy[r * cols + c]), m = mean[r], s = rstd[r];
-      dw += g * ((load(x[r * cols + c]) - m) * s);
-      db += g;
-    }
-    dweight[c] += float(dw);
-    dbias[c] += float(db);
+PRECIS_KERNEL void layernorm_parameter_partials_kernel(const T* dy, const T* x, const float* mean,
+                                                       const float* rstd, double* dweight_partials,
+                                                       double* dbias_partials, int64_t rows, int64_t cols) {
+  const ColumnChunk at = column_chunk(rows);
+  if (at.column >= cols) return;
+  double dw = 0.0, db = 0.0;
+  for (int64_t r = at.first; r < at.last; ++r) {
+    const float g = load(dy[r * cols + at.column]), m = mean[r], s = rstd[r];
+    dw += g * ((load(x[r * cols + at.column]) - m) * s);
+    db += g;
   }
+  dweight_partials[int64_t(blockIdx.y) * cols + at.column] = dw;
+  dbias_partials[int64_t(blockIdx.y) * cols + at.column] = db;
 }
 
 // Block r writes row r of dx; dx may alias dy (each element is read before the row's sums

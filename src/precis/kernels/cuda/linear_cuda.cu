@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "precis/kernels/cuda/blas.h"
+#include "precis/kernels/cuda/column_sums_launch.h"
 #include "precis/kernels/cuda/launch.h"
 #include "precis/kernels/cuda/launch_cost.h"
 #include "precis/kernels/cuda/linear_kernels.cuh"
@@ -78,10 +79,14 @@ void linear_backward(const T* dy, const T* x, const T* w, T* dx, float* dw, floa
   // dwᵀ (in, out) += xᵀ (in, n) · dy (n, out: dyᵀ as stored, transposed)
   if (dw)
     gemm(s, in, out, n, 1.0f, {x, t, in, false}, {dy, t, out, true}, 1.0f, dw, DType::F32, in);
-  if (db) {
-    declare_cost({double(n * out) * sizeof(T) + double(out) * sizeof(float),
-                  double(out) * sizeof(float), double(n * out), 0});
-    PRECIS_LAUNCH_OVER(bias_grad_kernel<T>, out, s, dy, db, n, out);
+  if (db && n > 0) {
+    const int64_t chunks = column_chunks(n);
+    auto* partials = static_cast<double*>(scratch(s, size_t(chunks * out) * sizeof(double)));
+    declare_cost({double(n * out) * sizeof(T), double(chunks * out) * sizeof(double), double(n * out), 0});
+    PRECIS_LAUNCH(bias_grad_partials_kernel<T>,
+                  (dim3{unsigned((out + kColumnThreads - 1) / kColumnThreads), unsigned(chunks)}),
+                  dim3{kColumnThreads}, s, dy, partials, n, out);
+    add_column_partials(partials, chunks, out, db, s);
   }
 }
 

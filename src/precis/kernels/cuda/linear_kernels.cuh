@@ -1,6 +1,6 @@
 // The CUDA twin's kernels of linear (kernels/linear.h) around its GEMMs (cuda/blas.h): the
-// bias rows the forward GEMM accumulates onto, and the bias gradient, summed as the CPU sums
-// it (in double, rows in order 0..n-1, then added to db once), so db is the CPU's bits.
+// bias rows the forward GEMM accumulates onto, and the bias gradient, summed in double over
+// chunks of rows in order and then over the chunks (column_sums.cuh), added to db once.
 // Mixed precision's forward adds the fp32 bias to the GEMM's fp32 result and rounds y once
 // (bias_round_kernel); its bias gradient reads 16-bit dy into the same double sum. T is the
 // element type (element.cuh).
@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "precis/core/host_device.h"
+#include "precis/kernels/cuda/column_sums.cuh"
 #include "precis/kernels/cuda/element.cuh"
 #include "precis/kernels/cuda/grid_stride.cuh"
 
@@ -28,15 +29,15 @@ PRECIS_KERNEL void bias_round_kernel(const float* acc, const float* b, T* y, int
     store(y[i], acc[i] + b[i % out]);
 }
 
-// db (out) += Σ_rows dy (n, out): one thread per column, so neighbouring threads read
-// neighbouring elements of each row.
+// The bias gradient's partials (column_sums.cuh): partials[chunk, c] = Σ over the chunk's rows
+// of dy (n, out), in row order, in double. column_partials_sum_kernel then adds them onto db.
 template <class T>
-PRECIS_KERNEL void bias_grad_kernel(const T* dy, float* db, int64_t n, int64_t out) {
-  for (int64_t c = grid_thread(), stride = grid_threads(); c < out; c += stride) {
-    double acc = 0.0;
-    for (int64_t r = 0; r < n; ++r) acc += load(dy[r * out + c]);
-    db[c] += float(acc);
-  }
+PRECIS_KERNEL void bias_grad_partials_kernel(const T* dy, double* partials, int64_t n, int64_t out) {
+  const ColumnChunk at = column_chunk(n);
+  if (at.column >= out) return;
+  double acc = 0.0;
+  for (int64_t r = at.first; r < at.last; ++r) acc += load(dy[r * out + at.column]);
+  partials[int64_t(blockIdx.y) * out + at.column] = acc;
 }
 
 }  // namespace precis::cuda

@@ -1,8 +1,9 @@
 // The CUDA twin's kernels of RMSNorm (kernels/rms_norm.h), T5's LayerNorm. A row is a block of
 // kRowThreads threads: its sums in double through block_sum (block_sum.cuh), each element's
 // output and gradient rms_norm_math.h's, as the CPU loop computes them. The weight gradient is
-// one thread per column summing the rows in order, the CPU's order and types, so it is the
-// CPU's bits; rstd and dx differ from them only by the order of the row sums' additions.
+// a column sum in double over chunks of rows (column_sums.cuh), the CPU's terms and types
+// grouped otherwise; rstd and dx differ from the CPU's only by the order of the row sums'
+// additions.
 // T is the element type of x, y, dy and dx (element.cuh): fp32, or bf16/fp16 loaded to float
 // and rounded once from the fp32 result; the weight, rstd and dweight are fp32 for every T.
 #pragma once
@@ -11,6 +12,7 @@
 
 #include "precis/core/host_device.h"
 #include "precis/kernels/cuda/block_sum.cuh"
+#include "precis/kernels/cuda/column_sums.cuh"
 #include "precis/kernels/cuda/element.cuh"
 #include "precis/kernels/cuda/grid_stride.cuh"
 #include "precis/kernels/rms_norm_math.h"
@@ -37,17 +39,17 @@ PRECIS_KERNEL void rms_norm_forward_kernel(const T* x, const float* weight, T* y
   if (threadIdx.x == 0) rstd[r] = s;
 }
 
-// dweight[c] += Σ_r dy·x̂: a column per thread (grid-stride), rows in order in double. Runs
-// before the dx kernel, which may overwrite dy.
+// The weight gradient's partials (column_sums.cuh): over the chunk's rows in order, in double,
+// Σ dy·x·rstd into partials[chunk, c]. Runs before the dx kernel, which may overwrite dy.
 template <class T>
-PRECIS_KERNEL void rms_norm_weight_gradient_kernel(const T* dy, const T* x, const float* rstd,
-                                                   float* dweight, int64_t rows, int64_t cols) {
-  for (int64_t c = grid_thread(), stride = grid_threads(); c < cols; c += stride) {
-    double dw = 0.0;
-    for (int64_t r = 0; r < rows; ++r)
-      dw += load(dy[r * cols + c]) * (load(x[r * cols + c]) * rstd[r]);
-    dweight[c] += float(dw);
-  }
+PRECIS_KERNEL void rms_norm_weight_partials_kernel(const T* dy, const T* x, const float* rstd,
+                                                   double* partials, int64_t rows, int64_t cols) {
+  const ColumnChunk at = column_chunk(rows);
+  if (at.column >= cols) return;
+  double dw = 0.0;
+  for (int64_t r = at.first; r < at.last; ++r)
+    dw += load(dy[r * cols + at.column]) * (load(x[r * cols + at.column]) * rstd[r]);
+  partials[int64_t(blockIdx.y) * cols + at.column] = dw;
 }
 
 // Block r writes row r of dx; dx may alias dy (each element is read before the row's sum and
