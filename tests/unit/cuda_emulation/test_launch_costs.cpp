@@ -251,6 +251,26 @@ TEST_F(LaunchCosts, AttentionAndRelativePosition) {
                   [&] { k.relative_position_bias_backward(d_scores, buckets, 0, rp_table, 2, 4, 64, 64, s); });
 }
 
+TEST_F(LaunchCosts, KvCacheRowMoves) {
+  Operands o;
+  // Rows of a page each (4 KB of fp32): strided writes touch exactly their own pages.
+  const int64_t rows = 32, width = 1024;
+  float* cache = o.make<float>(size_t(rows * width * 3));
+  float* next = o.make<float>(size_t(rows * width * 3));
+  float* values = o.make<float>(size_t(rows * width));
+  std::vector<int32_t> order(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) order[size_t(r)] = int32_t(rows - 1 - r);
+  const size_t row = size_t(width) * sizeof(float);
+  // The host's indices go up in a copy, then one launch moves every row.
+  expect_declared("gather_rows", 3, [&] {
+    k.gather_rows(reinterpret_cast<const char*>(cache), order.data(), reinterpret_cast<char*>(next), rows, row,
+                  3 * row, s);
+  });
+  expect_declared("append_rows", 2, [&] {
+    k.append_rows(reinterpret_cast<const char*>(values), reinterpret_cast<char*>(cache), rows, row, 3 * row, row, s);
+  });
+}
+
 TEST_F(LaunchCosts, Decoding) {
   Operands o;
   const int64_t rows = 8, vocab = 4096, capacity = 64, length = 20;
