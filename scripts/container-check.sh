@@ -10,7 +10,7 @@
 #   3. a SageMaker job in the image (chroot into its mounted root), hyperparameters in both
 #      encodings, its weights against `precis train` run outside the image on the same job
 #   4. a bad job: non-zero exit and /opt/ml/output/failure naming the bad hyperparameter
-#   5. every layer's files listed: no private key (ssh host keys, id_*, anything ssh-keygen made)
+#   5. every layer's files listed (one layer an instruction, as docker builds): no private key
 # Needs root; installs buildah and debootstrap if missing. Work folder: build-container/.
 #   scripts/container-check.sh [--cuda]
 set -euo pipefail
@@ -37,9 +37,11 @@ fi
 
 stamp "2. image: buildah bud --isolation chroot --build-arg CUDA=$cuda -t $tag"
 volume=()
-[ "$cuda" = ON ] && volume=(--volume "$(readlink -f /usr/local/cuda):/usr/local/cuda:ro")
+# At both its paths, as installed here: CMake's FindCUDAToolkit finds its way from nvcc's real path.
+toolkit=$(readlink -f /usr/local/cuda)
+[ "$cuda" = ON ] && volume=(--volume "$toolkit:/usr/local/cuda:ro" --volume "$toolkit:$toolkit:ro")
 start=$(date +%s)
-buildah bud --isolation chroot --pull-never --layers=false "${volume[@]}" --build-arg CUDA="$cuda" -t "$tag" . \
+buildah bud --isolation chroot --pull-never --layers "${volume[@]}" --build-arg CUDA="$cuda" -t "$tag" . \
   > "$work/build-$cuda.log" 2>&1 || { tail -30 "$work/build-$cuda.log" >&2; exit 1; }
 stamp "   built in $(( $(date +%s) - start )) s; $(buildah images --format '{{.Size}}' "$tag" | head -1)"
 
