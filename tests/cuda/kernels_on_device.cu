@@ -1,7 +1,9 @@
 // The CUDA twins' first kernels (src/precis/kernels/cuda/*.cuh) on a GPU, against the CPU
 // kernels' arithmetic run here on the host (the same optimizer_math.h step, without
 // contraction): the fused, masked AdamW must be bit-identical, and the sum of squares within
-// n·2^-53 of a long-double sum. The kernel emulator runs the same bodies in CI
+// n·2^-53 of a long-double sum. And the tensor-core product's register layout (kernels/cuda/
+// mma.cuh), which the emulator implements as documented: D of one m16n8k16 by the documented
+// layout, against the host's product. The kernel emulator runs the same bodies in CI
 // (tests/unit/cuda_emulation/, over tests/cuda_emulation/); this is the GPU's confirmation. Built by scripts/gpu-check.sh
 // with --fmad=false. Exits 2 with a message when no GPU is present.
 #include <cuda_runtime.h>
@@ -11,10 +13,12 @@
 #include <cstdio>
 #include <vector>
 
+#include "precis/kernels/convert_math.h"
 #include "precis/kernels/cuda/grad_norm_kernels.cuh"
 #include "precis/kernels/cuda/optimizer_kernels.cuh"
 
 #include "cuda_device_present.h"
+#include "mma_tile_kernel.cuh"
 
 using namespace precis;
 
@@ -106,11 +110,45 @@ bool sum_of_squares_matches(int64_t n) {
   return rel <= bound;
 }
 
+// One warp's m16n8k16 in bf16 or fp16 (mma_tile_kernel.cuh), D against A·B + C on the host:
+// each element within the fp32 rounding of its 17 terms. A wrong layout puts whole products in
+// the wrong places, far outside that.
+template <class T>
+bool mma_matches(uint16_t (*to_bits)(float), float (*from_bits)(uint16_t), const char* name) {
+  std::vector<uint16_t> a(16 * 16), b(16 * 8);
+  std::vector<float> c(16 * 8), d(16 * 8);
+  uint32_t state = 4242;
+  auto next = [&] { state = state * 1664525u + 1013904223u; return float(int32_t(state)) * 0x1p-30f; };
+  for (auto& x : a) x = to_bits(next());
+  for (auto& x : b) x = to_bits(next());
+  for (auto& x : c) x = next();
+  uint16_t *da = upload(a), *db = upload(b);
+  float *dc = upload(c), *dd = upload(d);
+  cuda::mma_tile_kernel<T><<<1, 32>>>(da, db, dc, dd);
+  if (!ok(cudaGetLastError(), "mma launch") || !download(d, dd)) return false;
+  int wrong = 0;
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j) {
+      double exact = c[size_t(i * 8 + j)], magnitude = std::fabs(exact);
+      for (int k = 0; k < 16; ++k) {
+        const double term = double(from_bits(a[size_t(i * 16 + k)])) * double(from_bits(b[size_t(k * 8 + j)]));
+        exact += term;
+        magnitude += std::fabs(term);
+      }
+      wrong += std::fabs(d[size_t(i * 8 + j)] - exact) > 17 * 0x1p-24 * magnitude;
+    }
+  std::printf("mma m16n8k16 %s: %d of 128 elements of D outside the fp32 rounding of A·B + C\n", name, wrong);
+  cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dd);
+  return wrong == 0;
+}
+
 }  // namespace
 
 int main() {
   if (!cuda_device_present("kernels_on_device")) return 2;
-  bool pass = adamw_matches(1000003) & sum_of_squares_matches(int64_t(1) << 24 | 12345);
+  bool pass = adamw_matches(1000003) & sum_of_squares_matches(int64_t(1) << 24 | 12345) &
+              mma_matches<cuda::bf16>(convert_math::to_bf16, convert_math::from_bf16, "bf16") &
+              mma_matches<cuda::f16>(convert_math::to_f16, convert_math::from_f16, "fp16");
   pass = pass && ok(cudaDeviceSynchronize(), "synchronize");
   std::printf("kernels on device: %s\n", pass ? "PASS" : "FAIL");
   return pass ? 0 : 1;

@@ -1,6 +1,7 @@
 #include "emulator.h"
 
 #include "device_memory.h"
+#include "precis/kernels/convert_math.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -72,12 +73,14 @@ class BlockBarrier {
   std::atomic<uint32_t> generation_{0};
 };
 
-// One warp of a block: its barrier and a slot per lane for the values a shuffle exchanges.
+// One warp of a block: its barrier and a slot per lane for the values a shuffle exchanges, and
+// for the registers an mma exchanges (A 4, B 2, C 4 words a lane).
 struct Warp {
   Warp(const char* kernel, int lanes) : barrier(kernel, lanes, "warp shuffle"), lanes(lanes) {}
   BlockBarrier barrier;
   const int lanes;
   uint64_t slots[32] = {};
+  uint32_t mma[32][10] = {};
 };
 
 thread_local BlockBarrier* current_barrier = nullptr;
@@ -101,6 +104,48 @@ uint64_t shuffle(unsigned mask, uint64_t value, int source_lane, int width) {
   const uint64_t result = source < warp->lanes ? warp->slots[source] : value;
   warp->barrier.wait();  // every lane has read before the next shuffle writes
   return result;
+}
+
+void warp_mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2], const float (&c)[4],
+                       bool bf16) {
+  Warp* warp = current_warp;
+  if (!warp) fail("an mma outside a kernel");
+  if (warp->lanes != 32) fail("an mma in a warp of " + std::to_string(warp->lanes) + " lanes: mma.sync takes 32");
+  const int lane = lane_id();
+  for (int r = 0; r < 4; ++r) warp->mma[lane][r] = a[r];
+  for (int r = 0; r < 2; ++r) warp->mma[lane][4 + r] = b[r];
+  for (int e = 0; e < 4; ++e) std::memcpy(&warp->mma[lane][6 + e], &c[e], sizeof(float));
+  warp->barrier.wait();  // every lane's registers are in
+  const auto half = [&](uint32_t word, int which) {
+    const uint16_t bits = uint16_t(which ? word >> 16 : word & 0xFFFFu);
+    return bf16 ? convert_math::from_bf16(bits) : convert_math::from_f16(bits);
+  };
+  // The matrices, from the registers by the PTX ISA's table for mma.m16n8k16 (written here on
+  // its own, not with mma.cuh's helpers, so that the emulator checks what kernels assume):
+  // groupID = lane >> 2, threadID_in_group = lane % 4;
+  // A: a0,a1 row groupID, a2,a3 row groupID + 8 (for the i-th 16-bit value, i = 0..7: row
+  //    groupID + 8 for i in {2, 3, 6, 7}, column threadID_in_group * 2 + (i & 1) + 8 for i >= 4);
+  // B: b0,b1 column groupID, row threadID_in_group * 2 + (i & 1) + 8 for i >= 2;
+  // C: c0,c1 row groupID, c2,c3 row groupID + 8, column threadID_in_group * 2 + (i & 1).
+  float A[16][16], B[16][8], C[16][8];
+  for (int l = 0; l < 32; ++l) {
+    const int group = l >> 2, in_group = l % 4;
+    for (int i = 0; i < 8; ++i) {
+      const int row = group + ((i == 2 || i == 3 || i == 6 || i == 7) ? 8 : 0);
+      const int col = in_group * 2 + (i & 1) + (i >= 4 ? 8 : 0);
+      A[row][col] = half(warp->mma[l][i / 2], i % 2);
+    }
+    for (int i = 0; i < 4; ++i) B[in_group * 2 + (i & 1) + (i >= 2 ? 8 : 0)][group] = half(warp->mma[l][4 + i / 2], i % 2);
+    for (int i = 0; i < 4; ++i) std::memcpy(&C[group + (i >= 2 ? 8 : 0)][in_group * 2 + (i & 1)], &warp->mma[l][6 + i], 4);
+  }
+  warp->barrier.wait();  // every lane has read before a next mma writes
+  const int group = lane >> 2, in_group = lane % 4;
+  for (int e = 0; e < 4; ++e) {
+    const int row = group + (e >= 2 ? 8 : 0), col = in_group * 2 + (e & 1);
+    float sum = C[row][col];
+    for (int k = 0; k < 16; ++k) sum += A[row][k] * B[k][col];
+    d[e] = sum;
+  }
 }
 
 void syncthreads() {

@@ -58,6 +58,12 @@ void launch(const char* kernel, dim3 grid, dim3 block, const std::function<void(
 
 void syncthreads();
 
+// mma.sync m16n8k16 for the calling thread's whole warp (kernels/cuda/mma.cuh, whose register
+// layout it implements): every lane gives its A, B and C registers and gets its D; products
+// exact in fp32, sums in fp32 in k order. bf16 or fp16 A and B. Only whole warps of 32 lanes.
+void warp_mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2], const float (&c)[4],
+                       bool bf16);
+
 // The cost the launcher declared for the next launch on this thread (cuda::declare_cost).
 void set_declared_cost(const cuda::LaunchCost& cost);
 
