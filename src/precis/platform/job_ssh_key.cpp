@@ -25,7 +25,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string trimmed(std::string s) {
+std::string without_line_end(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
   return s;
 }
@@ -104,7 +104,7 @@ JobKeyServer::JobKeyServer(int port) {
   const ProcessResult made =
       run_process({"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "precis-job", "-f", private_key_.string()});
   check(made.exit_code == 0, "ssh-keygen could not make the job's SSH key: " + made.output);
-  public_key_ = trimmed(read_existing_file(private_key_.string() + ".pub", "the job's public key: cannot read"));
+  public_key_ = without_line_end(read_existing_file(private_key_.string() + ".pub", "the job's public key: cannot read"));
   listener_ = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
   bool dual = listener_ >= 0;
   if (!dual) listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -163,7 +163,7 @@ std::string fetch_job_public_key(const std::string& first_host, int port, double
   for (;;) {
     const int fd = connect_to(first_host, port, 2000);
     if (fd >= 0) {
-      const std::string key = trimmed(read_answer(fd, 5000));
+      const std::string key = without_line_end(read_answer(fd, 5000));
       ::close(fd);
       if (is_public_key(key)) return key;
       last = "the answer was not one ed25519 public key (" + std::to_string(key.size()) + " bytes)";

@@ -18,12 +18,12 @@ namespace {
 // every OPENBLAS_CORETYPE precis tried, the last one in force.
 constexpr const char* kTried = "PRECIS_BLAS_TRIED";
 
-std::string env(const char* name) {
+std::string blas_env(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
+std::vector<std::string> split_cores(const std::string& s, char sep) {
   std::vector<std::string> parts;
   std::stringstream in(s);
   for (std::string part; std::getline(in, part, sep);) parts.push_back(part);
@@ -112,7 +112,7 @@ BlasReport blas_report() {
   r.cpu = detect_cpu_isa();
   const std::vector<std::string> cores = blas_cores_for(r.cpu);
   const std::string best = cores.empty() ? "" : cores.front();
-  const std::vector<std::string> tried = split(env(kTried), '>');
+  const std::vector<std::string> tried = split_cores(blas_env(kTried), '>');
   if (tried.size() >= 2) {
     r.chose = "precis";
     r.note = "precis: OpenBLAS chose its " + tried.front() + " kernels on this CPU (" + r.cpu.model +
@@ -120,7 +120,7 @@ BlasReport blas_report() {
              (blas_core_level(r.core) > blas_core_level(tried.front())
                   ? " (PRECIS_BLAS_CHECK=off keeps OpenBLAS's choice)"
                   : ", no better: this OpenBLAS may not be a DYNAMIC_ARCH build");
-  } else if (!env("OPENBLAS_CORETYPE").empty()) {
+  } else if (!blas_env("OPENBLAS_CORETYPE").empty()) {
     r.chose = "OPENBLAS_CORETYPE";
   } else {
     r.chose = "OpenBLAS";
@@ -132,14 +132,14 @@ BlasReport blas_report() {
 }
 
 void choose_blas_core(char** argv) {
-  const std::string check = env("PRECIS_BLAS_CHECK");
+  const std::string check = blas_env("PRECIS_BLAS_CHECK");
   if (check == "off") return;
-  const std::string tried_env = env(kTried);
+  const std::string tried_env = blas_env(kTried);
   // The user's own OPENBLAS_CORETYPE stands, unless it is precis's or a test fakes an old
   // library with it.
-  if (!env("OPENBLAS_CORETYPE").empty() && tried_env.empty() && check != "force") return;
+  if (!blas_env("OPENBLAS_CORETYPE").empty() && tried_env.empty() && check != "force") return;
   const std::string core = openblas_get_corename();
-  std::vector<std::string> tried = tried_env.empty() ? std::vector<std::string>{core} : split(tried_env, '>');
+  std::vector<std::string> tried = tried_env.empty() ? std::vector<std::string>{core} : split_cores(tried_env, '>');
   for (const std::string& candidate : blas_cores_for(detect_cpu_isa())) {
     if (blas_core_level(core) >= blas_core_level(candidate)) return;  // nothing better left
     bool seen = false;
@@ -147,7 +147,7 @@ void choose_blas_core(char** argv) {
     if (seen) continue;
     std::string marker;
     for (const std::string& t : tried) marker += t + ">";
-    const std::string user = env("OPENBLAS_CORETYPE");
+    const std::string user = blas_env("OPENBLAS_CORETYPE");
     setenv("OPENBLAS_CORETYPE", candidate.c_str(), 1);
     setenv(kTried, (marker + candidate).c_str(), 1);
     // The executable's own path, not /proc/self/exe: the kernel names the process after the
