@@ -26,6 +26,47 @@ namespace {
 // defaults, which is what -Wmissing-field-initializers would flag.
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
+// The CUDA forward takes 16-bit heads of a multiple of 16 up to 128 wide on tensor cores
+// (kernels/cuda/attention_mma_kernels.cuh) unless probs are kept; the other shapes take the
+// scalar kernel, whose out is the CPU's rounded once.
+bool forward_on_tensor_cores(const AttentionCase& c) {
+  return c.head_dim % 16 == 0 && c.head_dim <= 128 && !c.saved_probs;
+}
+
+// out from the tensor cores against the CPU's fp32 `reference`: there each weight of P·V is
+// rounded to the 16-bit type first (as HF's autocast rounds the probabilities before its bmm
+// with v), a relative error of at most u (2^-8 in bf16, 2^-11 in fp16; fp16's weights under
+// 2^-14 are off by at most 2^-25 each, absolutely). So each element is within
+// u·Σ_j P_ij/(1-p)·|v_j| (+ Tk·2^-25·max_j|v_j| in fp16) of the reference before its one
+// rounding to 16 bits (half an ulp), plus the fp32 tolerance for the products' summation order.
+// A fragment read from the wrong lane or a key skipped that a row sees is off by far more.
+void expect_within_weight_rounding(const std::vector<float>& actual,
+                                   const std::vector<float>& reference,
+                                   const std::vector<float>& probs, const std::vector<float>& v,
+                                   const AttentionCase& c, DType dtype) {
+  const int64_t H = c.heads, Tq = c.q_len, Tk = c.k_len, hd = c.head_dim, d = H * hd;
+  const double u = dtype == DType::BF16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
+  const double subnormal = dtype == DType::BF16 ? 0.0 : std::ldexp(1.0, -25);
+  const double keep = c.dropout.p > 0 ? 1.0 / (1.0 - c.dropout.p) : 1.0;
+  ASSERT_EQ(actual.size(), reference.size());
+  for (int64_t b = 0; b < c.batch; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < Tq; ++i)
+        for (int64_t col = 0; col < hd; ++col) {
+          double weighted = 0, largest = 0;
+          for (int64_t j = 0; j < Tk; ++j) {
+            const double vj = std::abs(v[size_t((b * Tk + j) * d + h * hd + col)]);
+            weighted += probs[size_t(((b * H + h) * Tq + i) * Tk + j)] * keep * vj;
+            largest = std::max(largest, vj);
+          }
+          const size_t e = size_t((b * Tq + i) * d + h * hd + col);
+          const double r = reference[e], drift = u * weighted + double(Tk) * subnormal * largest;
+          const double bound = drift + 0.5 * ulp_16(std::abs(r) + drift, dtype) +
+                               kFp32Tolerance * std::max(1.0, std::abs(r));
+          EXPECT_NEAR(double(actual[e]), r, bound) << "out element " << e << " (" << dtype_name(dtype) << ")";
+        }
+}
+
 class AttentionKernel16 : public HalfKernelTest {
  protected:
   void check(const AttentionCase& c, uint32_t seed) {
@@ -67,7 +108,10 @@ class AttentionKernel16 : public HalfKernelTest {
     AttentionSaved saved = AttentionSaved::row_statistics(lse_t);
     if (c.saved_probs) saved.probs = filled(plane, 9.0f);
     attention_forward(qt, kt, vt, H, scale, mask, out_t, saved, c.dropout);
-    expect_rounded_from(to_host(out_t), out, dtype(), "out");
+    if (forward_on_tensor_cores(c))
+      expect_within_weight_rounding(to_host(out_t), out, probs, v, c, dtype());
+    else
+      expect_rounded_from(to_host(out_t), out, dtype(), "out");
     expect_near_reference(to_host(lse_t), to_double(lse), "log_sum_exp");
     if (c.saved_probs) expect_near_reference(to_host(saved.probs), to_double(probs), "probs");
 
@@ -136,6 +180,31 @@ TEST_P(AttentionKernel16, OddShapesOverSeveralTiles) {
   check(AttentionCase{.batch = 1, .heads = 1, .q_len = 17, .k_len = 17, .head_dim = 129,
                       .causal = true},
         24);
+}
+
+// Heads the tensor-core forward takes (16 to 128 wide), over several of its 64-query and
+// 64-key tiles: BART's encoder with a batch row padded past key 40 (its second key tile is
+// skipped) and one that pads every key (uniform rows: no tile skipped); causal self-attention
+// where the last query's limit is the first key of the next tile (skipping that tile drops a
+// key the query sees); T5's bias under causality and dropout; cross-attention 128 wide.
+TEST_P(AttentionKernel16, HeadsOnTensorCores) {
+  std::vector<int32_t> padding(3 * 70, 1);
+  for (int64_t j = 41; j < 70; ++j) padding[size_t(70 + j)] = 0;
+  for (int64_t j = 0; j < 70; ++j) padding[size_t(140 + j)] = 0;
+  check(AttentionCase{.batch = 3, .heads = 2, .q_len = 70, .k_len = 70, .head_dim = 64,
+                      .key_padding = padding},
+        25);
+  check(AttentionCase{.batch = 1, .heads = 2, .q_len = 64, .k_len = 65, .head_dim = 32,
+                      .causal = true, .past = 1},
+        26);
+  check(AttentionCase{.batch = 1, .heads = 2, .q_len = 67, .k_len = 67, .head_dim = 16,
+                      .key_padding = keys_visible_except(67, {0, 1, 30}), .causal = true,
+                      .dropout = {0.1f, 7, 2}, .position_bias = true},
+        27);
+  check(AttentionCase{.batch = 2, .heads = 1, .q_len = 20, .k_len = 137, .head_dim = 128,
+                      .key_padding = keys_visible_except(274, {5, 136, 137 + 70})},
+        28);
+  check(AttentionCase{.batch = 1, .heads = 1, .q_len = 9, .k_len = 9, .head_dim = 80}, 29);
 }
 
 // One dtype for the activations, fp32 for the rest: a mix is refused with the tensors named.

@@ -1,11 +1,15 @@
 // The CUDA twin of attention (kernels/attention.h): the flash-style kernels of
-// attention_kernels.cuh, in fp32 and in bf16/fp16. The backward's row terms
+// attention_kernels.cuh, in fp32 and in bf16/fp16, and the forward on tensor cores
+// (attention_mma_kernels.cuh) where it takes the shape. The backward's row terms
 // D_i = Σ_j P_ij·dP_ij go through the scratch buffer from the query kernel to the key kernel,
 // in stream order.
+#include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "precis/core/error.h"
 #include "precis/kernels/cuda/attention_kernels.cuh"
+#include "precis/kernels/cuda/attention_mma_kernels.cuh"
 #include "precis/kernels/cuda/launch.h"
 #include "precis/kernels/cuda/launch_cost.h"
 #include "precis/kernels/cuda/runtime.h"
@@ -53,6 +57,41 @@ AttentionArgs<T> attention_args(const AttentionShape& s, const T* q, const T* k,
   return {s, q, k, v, key_mask, causal, past, bias, scale, dropout};
 }
 
+// The tensor-core forward (attention_mma_kernels.cuh). Its declared cost counts the key tiles
+// the causal limit lets it walk (the padding's skips are the device's to find: not counted), each
+// tile 64 x 64 scores formed whole on the tensor cores, QKᵀ and PV at 2·D operations an entry.
+// The softmax is not declared apart: FlashAttention-2's published rate, which the cost model
+// prices these FLOPs at, is its whole forward, softmax included. Dropout's Philox draws (about
+// 25 operations a score) are extra work that rate does not include, so they are declared on the
+// CUDA cores. Bytes: q, k and v once, the mask, the bias entries of the walked tiles, out and the
+// log-sum-exps.
+template <class T>
+void attention_forward_on_tensor_cores(const AttentionArgs<T>& a, T* out, float* log_sum_exp,
+                                       Stream stream) {
+  const AttentionShape& s = a.shape;
+  const unsigned query_tiles = unsigned((s.q_len + kMmaQueries - 1) / kMmaQueries);
+  double tiles = 0, bias_entries = 0;
+  for (int64_t i0 = 0; i0 < s.q_len; i0 += kMmaQueries) {
+    const KeyTiles walk = walked_key_tiles(s, a.causal, a.past, i0, 0, s.k_len - 1, false);
+    const int64_t rows = std::min<int64_t>(kMmaQueries, s.q_len - i0);
+    for (int64_t j0 = walk.begin; j0 < walk.end; j0 += kMmaKeys) {
+      tiles += 1;
+      bias_entries += double(rows * std::min<int64_t>(kMmaKeys, s.k_len - j0));
+    }
+  }
+  const double pairs = double(s.batch * s.heads), scores = pairs * tiles * kMmaQueries * kMmaKeys;
+  const double q_bytes = double(s.batch * s.q_len * s.heads * s.head_dim) * sizeof(T);
+  const double k_bytes = double(s.batch * s.k_len * s.heads * s.head_dim) * sizeof(T);
+  const double read = q_bytes + 2 * k_bytes +
+                      (a.key_mask ? double(s.batch * s.k_len) * sizeof(int32_t) : 0) +
+                      (a.bias ? double(s.heads) * bias_entries * sizeof(float) : 0);
+  const double written = q_bytes + (log_sum_exp ? pairs * double(s.q_len) * sizeof(float) : 0);
+  declare_cost({read, written, a.dropout.active ? scores * 25.0 : 0.0,
+                scores * 2.0 * 2.0 * double(s.head_dim)});
+  PRECIS_LAUNCH(attention_forward_mma_kernel<T>, (dim3{query_tiles, unsigned(s.batch * s.heads)}),
+                dim3{kMmaThreads}, stream, a, out, log_sum_exp);
+}
+
 template <class T>
 void attention_forward(const AttentionShape& s, const T* q, const T* k, const T* v,
                        const int32_t* key_mask, bool causal, int64_t past, const float* bias,
@@ -61,6 +100,9 @@ void attention_forward(const AttentionShape& s, const T* q, const T* k, const T*
   check_attention_shape(s);
   const AttentionArgs<T> a =
       attention_args(s, q, k, v, key_mask, causal, past, bias, scale, dropout);
+  if constexpr (!std::is_same_v<T, float>)
+    if (attention_on_tensor_cores(true, s, probs != nullptr))
+      return attention_forward_on_tensor_cores(a, out, log_sum_exp, stream);
   const double rows = double(s.batch * s.heads * s.q_len), scores = rows * double(s.k_len);
   const double out_bytes = double(s.batch * s.q_len * s.heads * s.head_dim) * sizeof(T);
   // QKᵀ and PV; with probs, a second walk forms QKᵀ again and writes them.
