@@ -243,6 +243,27 @@ TEST_F(LaunchCosts, AttentionAndRelativePosition) {
     k.attention_backward(DType::F32, shape, out, q, kk, v, probs, lse, nullptr, false, 0, bias, 1.0f, dropout, dq,
                          dk, dv, d_scores, s);
   });
+  // The tensor-core forward (16-bit heads 32 wide) over three 64-query and 64-key tiles: with the
+  // padding mask and the bias every tile is walked; causal, the first query tiles skip the last
+  // key tiles, which the last query tile reads.
+  const AttentionShape wide{2, 4, 130, 130, 32, 4 * 32, 4 * 32, 4 * 32, 4 * 32};
+  const size_t wide_qkv = size_t(2 * 130 * 4 * 32);
+  uint16_t* q16 = o.make16(wide_qkv);
+  uint16_t* k16 = o.make16(wide_qkv);
+  uint16_t* v16 = o.make16(wide_qkv);
+  uint16_t* out16 = o.make16(wide_qkv);
+  float* wide_lse = o.make<float>(size_t(2 * 4 * 130));
+  std::vector<int32_t> wide_attend(size_t(2 * 130), 1);
+  int32_t* wide_mask = o.make<int32_t>(wide_attend.size(), wide_attend);
+  float* wide_bias = o.make<float>(size_t(4 * 130 * 130));
+  expect_declared("attention forward on tensor cores, mask and bias", 7, [&] {
+    k.attention_forward(DType::BF16, wide, q16, k16, v16, wide_mask, false, 0, wide_bias, 0.125f, out16, nullptr,
+                        wide_lse, none, s);
+  });
+  expect_declared("attention forward on tensor cores, causal", 5, [&] {
+    k.attention_forward(DType::F16, wide, q16, k16, v16, nullptr, true, 0, nullptr, 0.125f, out16, nullptr,
+                        wide_lse, dropout, s);
+  });
   const RelativePositionBuckets buckets{true, 32, 128};
   float* rp_table = o.make<float>(size_t(32 * 4) * 8);
   expect_declared("relative position bias", 2,
