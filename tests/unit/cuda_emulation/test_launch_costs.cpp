@@ -264,6 +264,18 @@ TEST_F(LaunchCosts, AttentionAndRelativePosition) {
     k.attention_forward(DType::F16, wide, q16, k16, v16, nullptr, true, 0, nullptr, 0.125f, out16, nullptr,
                         wide_lse, dropout, s);
   });
+  uint16_t* dq16 = o.make16(wide_qkv);
+  uint16_t* dk16 = o.make16(wide_qkv);
+  uint16_t* dv16 = o.make16(wide_qkv);
+  float* wide_d_scores = o.make<float>(size_t(2 * 4 * 130 * 130));
+  expect_declared("attention backward on tensor cores, mask, bias and d_scores", 12, [&] {
+    k.attention_backward(DType::BF16, wide, out16, q16, k16, v16, nullptr, wide_lse, wide_mask, false, 0, wide_bias,
+                         0.125f, none, dq16, dk16, dv16, wide_d_scores, s);
+  });
+  expect_declared("attention backward on tensor cores, causal", 10, [&] {
+    k.attention_backward(DType::F16, wide, out16, q16, k16, v16, nullptr, wide_lse, nullptr, true, 0, nullptr,
+                         0.125f, dropout, dq16, dk16, dv16, nullptr, s);
+  });
   const RelativePositionBuckets buckets{true, 32, 128};
   float* rp_table = o.make<float>(size_t(32 * 4) * 8);
   expect_declared("relative position bias", 2,

@@ -8,6 +8,7 @@
 // odd head widths and lengths over several of the kernels' tiles, and the backward from saved
 // probs as well as from the log-sum-exps.
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,46 +27,72 @@ namespace {
 // defaults, which is what -Wmissing-field-initializers would flag.
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
-// The CUDA forward takes 16-bit heads of a multiple of 16 up to 128 wide on tensor cores
-// (kernels/cuda/attention_mma_kernels.cuh) unless probs are kept; the other shapes take the
-// scalar kernel, whose out is the CPU's rounded once.
-bool forward_on_tensor_cores(const AttentionCase& c) {
-  return c.head_dim % 16 == 0 && c.head_dim <= 128 && !c.saved_probs;
+// The CUDA twins take 16-bit heads of a multiple of 16 on tensor cores unless probs are kept:
+// the forward up to 128 wide (kernels/cuda/attention_mma_kernels.cuh), the backward up to 64
+// (attention_mma_backward_kernels.cuh). The other shapes take the scalar kernels, whose results
+// are the CPU's rounded once.
+bool on_tensor_cores(const AttentionCase& c, int64_t widest) {
+  return c.head_dim % 16 == 0 && c.head_dim <= widest && !c.saved_probs;
 }
 
-// out from the tensor cores against the CPU's fp32 `reference`: there each weight of P·V is
-// rounded to the 16-bit type first (as HF's autocast rounds the probabilities before its bmm
-// with v), a relative error of at most u (2^-8 in bf16, 2^-11 in fp16; fp16's weights under
-// 2^-14 are off by at most 2^-25 each, absolutely). So each element is within
-// u·Σ_j P_ij/(1-p)·|v_j| (+ Tk·2^-25·max_j|v_j| in fp16) of the reference before its one
-// rounding to 16 bits (half an ulp), plus the fp32 tolerance for the products' summation order.
-// A fragment read from the wrong lane or a key skipped that a row sees is off by far more.
-void expect_within_weight_rounding(const std::vector<float>& actual,
+// A result of the tensor cores against the CPU's fp32 `reference`, for a product one of whose
+// factors is rounded to the 16-bit type first, as HF's autocast rounds it before its bf16
+// matmul: P (dropped out) in out = P·v and dv = Pᵀ·dout, dS in dq = scale·dS·k and
+// dk = scale·dSᵀ·q. Rounding to nearest moves a factor a by at most u·|a| + s (u = 2^-8 in bf16,
+// 2^-11 in fp16; s = 2^-25, fp16's subnormal half-step, 0 in bf16), so element e of the product
+// is within scale·(u·weighted[e] + s·plain[e]) of the reference, weighted[e] = Σ|a|·|b| and
+// plain[e] = Σ|b| over its terms, before its one rounding to 16 bits (half an ulp), plus the
+// fp32 tolerance for the products' summation order. A fragment read from the wrong lane, or a
+// tile skipped where a row sees a key, is off by far more.
+void expect_within_factor_rounding(const std::vector<float>& actual,
                                    const std::vector<float>& reference,
-                                   const std::vector<float>& probs, const std::vector<float>& v,
-                                   const AttentionCase& c, DType dtype) {
-  const int64_t H = c.heads, Tq = c.q_len, Tk = c.k_len, hd = c.head_dim, d = H * hd;
+                                   const std::vector<double>& weighted,
+                                   const std::vector<double>& plain, double scale, DType dtype,
+                                   const std::string& what) {
   const double u = dtype == DType::BF16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
-  const double subnormal = dtype == DType::BF16 ? 0.0 : std::ldexp(1.0, -25);
-  const double keep = c.dropout.p > 0 ? 1.0 / (1.0 - c.dropout.p) : 1.0;
-  ASSERT_EQ(actual.size(), reference.size());
-  for (int64_t b = 0; b < c.batch; ++b)
-    for (int64_t h = 0; h < H; ++h)
-      for (int64_t i = 0; i < Tq; ++i)
-        for (int64_t col = 0; col < hd; ++col) {
-          double weighted = 0, largest = 0;
-          for (int64_t j = 0; j < Tk; ++j) {
-            const double vj = std::abs(v[size_t((b * Tk + j) * d + h * hd + col)]);
-            weighted += probs[size_t(((b * H + h) * Tq + i) * Tk + j)] * keep * vj;
-            largest = std::max(largest, vj);
-          }
-          const size_t e = size_t((b * Tq + i) * d + h * hd + col);
-          const double r = reference[e], drift = u * weighted + double(Tk) * subnormal * largest;
-          const double bound = drift + 0.5 * ulp_16(std::abs(r) + drift, dtype) +
-                               kFp32Tolerance * std::max(1.0, std::abs(r));
-          EXPECT_NEAR(double(actual[e]), r, bound) << "out element " << e << " (" << dtype_name(dtype) << ")";
-        }
+  const double s = dtype == DType::BF16 ? 0.0 : std::ldexp(1.0, -25);
+  ASSERT_EQ(actual.size(), reference.size()) << what;
+  for (size_t e = 0; e < actual.size(); ++e) {
+    const double r = reference[e], drift = scale * (u * weighted[e] + s * plain[e]);
+    const double bound = drift + 0.5 * ulp_16(std::abs(r) + drift, dtype) +
+                         kFp32Tolerance * std::max(1.0, std::abs(r));
+    EXPECT_NEAR(double(actual[e]), r, bound) << what << " element " << e << " (" << dtype_name(dtype) << ")";
+  }
 }
+
+// The sums of expect_within_factor_rounding for out, dv, dq and dk from the CPU's probs (times
+// 1/(1-p) under dropout: a bound on the dropped-out weights) and dS.
+struct FactorSums {
+  std::vector<double> out_w, out_p, dv_w, dv_p, dq_w, dq_p, dk_w, dk_p;
+
+  FactorSums(const AttentionCase& c, const std::vector<float>& q, const std::vector<float>& k,
+             const std::vector<float>& v, const std::vector<float>& dout,
+             const std::vector<float>& probs, const std::vector<float>& d_scores) {
+    const int64_t B = c.batch, H = c.heads, Tq = c.q_len, Tk = c.k_len, hd = c.head_dim, d = H * hd;
+    const double keep = c.dropout.p > 0 ? 1.0 / (1.0 - c.dropout.p) : 1.0;
+    for (auto* sums : {&out_w, &out_p, &dq_w, &dq_p}) sums->assign(size_t(B * Tq * d), 0.0);
+    for (auto* sums : {&dv_w, &dv_p, &dk_w, &dk_p}) sums->assign(size_t(B * Tk * d), 0.0);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t i = 0; i < Tq; ++i)
+          for (int64_t j = 0; j < Tk; ++j) {
+            const size_t score = size_t(((b * H + h) * Tq + i) * Tk + j);
+            const double w = probs[score] * keep, ds = std::abs(d_scores[score]);
+            for (int64_t col = 0; col < hd; ++col) {
+              const size_t qi = size_t((b * Tq + i) * d + h * hd + col);
+              const size_t kj = size_t((b * Tk + j) * d + h * hd + col);
+              out_w[qi] += w * std::abs(v[kj]);
+              out_p[qi] += std::abs(v[kj]);
+              dv_w[kj] += w * std::abs(dout[qi]);
+              dv_p[kj] += std::abs(dout[qi]);
+              dq_w[qi] += ds * std::abs(k[kj]);
+              dq_p[qi] += std::abs(k[kj]);
+              dk_w[kj] += ds * std::abs(q[qi]);
+              dk_p[kj] += std::abs(q[qi]);
+            }
+          }
+  }
+};
 
 class AttentionKernel16 : public HalfKernelTest {
  protected:
@@ -100,16 +127,19 @@ class AttentionKernel16 : public HalfKernelTest {
                       cpu_mask, on_cpu(out, q_shape), cpu_saved, c.dropout);
     attention_backward(on_cpu(G, q_shape), on_cpu(q, q_shape), on_cpu(k, k_shape),
                        on_cpu(v, k_shape), cpu_saved, H, scale, c.dropout, on_cpu(dq, q_shape),
-                       on_cpu(dk, k_shape), on_cpu(dv, k_shape),
-                       c.position_bias ? on_cpu(d_scores, plane) : Tensor{}, cpu_mask);
+                       on_cpu(dk, k_shape), on_cpu(dv, k_shape), on_cpu(d_scores, plane), cpu_mask);
+    const bool forward_on_tensor_cores = on_tensor_cores(c, 128);
+    const bool backward_on_tensor_cores = on_tensor_cores(c, 64);
+    std::optional<FactorSums> sums;
+    if (forward_on_tensor_cores) sums.emplace(c, q, k, v, G, probs, d_scores);
 
     // The outputs start as 9s, so an element the kernels skip shows.
     Tensor out_t = filled_16(q_shape, 9.0f), lse_t = filled(rows, 9.0f);
     AttentionSaved saved = AttentionSaved::row_statistics(lse_t);
     if (c.saved_probs) saved.probs = filled(plane, 9.0f);
     attention_forward(qt, kt, vt, H, scale, mask, out_t, saved, c.dropout);
-    if (forward_on_tensor_cores(c))
-      expect_within_weight_rounding(to_host(out_t), out, probs, v, c, dtype());
+    if (forward_on_tensor_cores)
+      expect_within_factor_rounding(to_host(out_t), out, sums->out_w, sums->out_p, 1.0, dtype(), "out");
     else
       expect_rounded_from(to_host(out_t), out, dtype(), "out");
     expect_near_reference(to_host(lse_t), to_double(lse), "log_sum_exp");
@@ -122,9 +152,15 @@ class AttentionKernel16 : public HalfKernelTest {
         c.saved_probs ? AttentionSaved(saved.probs) : AttentionSaved::row_statistics(lse_t);
     attention_backward(Gt, qt, kt, vt, from, H, scale, c.dropout, dq_t, dk_t, dv_t, d_scores_t,
                        mask);
-    expect_rounded_from(to_host(dq_t), dq, dtype(), "dq");
-    expect_rounded_from(to_host(dk_t), dk, dtype(), "dk");
-    expect_rounded_from(to_host(dv_t), dv, dtype(), "dv");
+    if (backward_on_tensor_cores) {
+      expect_within_factor_rounding(to_host(dq_t), dq, sums->dq_w, sums->dq_p, scale, dtype(), "dq");
+      expect_within_factor_rounding(to_host(dk_t), dk, sums->dk_w, sums->dk_p, scale, dtype(), "dk");
+      expect_within_factor_rounding(to_host(dv_t), dv, sums->dv_w, sums->dv_p, 1.0, dtype(), "dv");
+    } else {
+      expect_rounded_from(to_host(dq_t), dq, dtype(), "dq");
+      expect_rounded_from(to_host(dk_t), dk, dtype(), "dk");
+      expect_rounded_from(to_host(dv_t), dv, dtype(), "dv");
+    }
     if (c.position_bias)
       expect_near_reference(to_host(d_scores_t), to_double(d_scores), "d_scores");
   }

@@ -1,6 +1,6 @@
 // The CUDA twin of attention (kernels/attention.h): the flash-style kernels of
-// attention_kernels.cuh, in fp32 and in bf16/fp16, and the forward on tensor cores
-// (attention_mma_kernels.cuh) where it takes the shape. The backward's row terms
+// attention_kernels.cuh, in fp32 and in bf16/fp16, and the tensor-core kernels
+// (attention_mma_kernels.cuh, attention_mma_backward_kernels.cuh) where they take the shape. The backward's row terms
 // D_i = Σ_j P_ij·dP_ij go through the scratch buffer from the query kernel to the key kernel,
 // in stream order.
 #include <algorithm>
@@ -9,6 +9,7 @@
 
 #include "precis/core/error.h"
 #include "precis/kernels/cuda/attention_kernels.cuh"
+#include "precis/kernels/cuda/attention_mma_backward_kernels.cuh"
 #include "precis/kernels/cuda/attention_mma_kernels.cuh"
 #include "precis/kernels/cuda/launch.h"
 #include "precis/kernels/cuda/launch_cost.h"
@@ -113,6 +114,64 @@ void attention_forward(const AttentionShape& s, const T* q, const T* k, const T*
                 dim3{kAttentionThreads}, stream, a, out, probs, log_sum_exp);
 }
 
+// The tensor-core backward (attention_mma_backward_kernels.cuh), declared as the forward is:
+// the causally walked tiles' scores, each 64 x 64 formed whole on the tensor cores, 2·D
+// operations an entry per product (the query kernel's QKᵀ and dO·Vᵀ twice, dS·K once; the key
+// kernel's QKᵀ, dO·Vᵀ, Wᵀ·dO and dSᵀ·Q), priced at FlashAttention-2's backward rate, which
+// includes its elementwise work; dropout's draws (two a score in the query kernel's walks, two
+// in the key kernel) declared on the CUDA cores. With d_scores the query kernel walks every tile.
+template <class T>
+void attention_backward_on_tensor_cores(const AttentionArgs<T>& a, const T* dout,
+                                        const float* log_sum_exp, T* dq, T* dk, T* dv,
+                                        float* d_scores, Stream stream) {
+  const AttentionShape& s = a.shape;
+  const unsigned pairs = unsigned(s.batch * s.heads);
+  auto* row_dots = static_cast<float*>(scratch(stream, size_t(pairs) * size_t(s.q_len) * sizeof(float)));
+  double query_tiles = 0, key_tiles = 0, bias_entries = 0;
+  for (int64_t i0 = 0; i0 < s.q_len; i0 += kMmaQueries) {
+    const KeyTiles walk = d_scores ? KeyTiles{0, s.k_len}
+                                   : walked_key_tiles(s, a.causal, a.past, i0, 0, s.k_len - 1, false);
+    const int64_t rows = std::min<int64_t>(kMmaQueries, s.q_len - i0);
+    for (int64_t j0 = walk.begin; j0 < walk.end; j0 += kMmaKeys) {
+      query_tiles += 1;
+      bias_entries += double(rows * std::min<int64_t>(kMmaKeys, s.k_len - j0));
+    }
+  }
+  for (int64_t j0 = 0; j0 < s.k_len; j0 += kMmaKeys) {
+    const KeyTiles walk = walked_query_tiles(s, a.causal, a.past, j0, 0, s.k_len - 1, false);
+    for (int64_t i0 = walk.begin; i0 < walk.end; i0 += kMmaQueries) key_tiles += 1;
+  }
+  const double tile = double(pairs) * kMmaQueries * kMmaKeys, dims = 2.0 * double(s.head_dim);
+  const double q_bytes = double(s.batch * s.q_len * s.heads * s.head_dim) * sizeof(T);
+  const double k_bytes = double(s.batch * s.k_len * s.heads * s.head_dim) * sizeof(T);
+  const double rows = double(pairs) * double(s.q_len) * sizeof(float);
+  const double mask = a.key_mask ? double(s.batch * s.k_len) * sizeof(int32_t) : 0;
+  const double bias = a.bias ? double(s.heads) * bias_entries * sizeof(float) : 0;
+  const double drops = a.dropout.active ? 25.0 * 2 : 0.0;
+  // Reads q, dout, k, v, the log-sum-exps, the mask and the bias; writes dq, the row terms and
+  // d_scores.
+  declare_cost({2 * q_bytes + 2 * k_bytes + rows + mask + bias,
+                q_bytes + rows + (d_scores ? double(pairs) * double(s.q_len * s.k_len) * sizeof(float) : 0),
+                query_tiles * tile * drops, query_tiles * tile * 5 * dims});
+  PRECIS_LAUNCH(attention_backward_query_mma_kernel<T>,
+                (dim3{unsigned((s.q_len + kMmaQueries - 1) / kMmaQueries), pairs}), dim3{kMmaThreads},
+                stream, a, dout, log_sum_exp, row_dots, dq, d_scores);
+  // Reads q, dout, k, v, the log-sum-exps, the row terms, the mask and the bias (the key kernel
+  // walks every tile the query kernel walks without d_scores); writes dk and dv.
+  double key_bias = 0;
+  if (a.bias)
+    for (int64_t j0 = 0; j0 < s.k_len; j0 += kMmaKeys) {
+      const KeyTiles walk = walked_query_tiles(s, a.causal, a.past, j0, 0, s.k_len - 1, false);
+      for (int64_t i0 = walk.begin; i0 < walk.end; i0 += kMmaQueries)
+        key_bias += double(std::min<int64_t>(kMmaQueries, s.q_len - i0) * std::min<int64_t>(kMmaKeys, s.k_len - j0));
+    }
+  declare_cost({2 * q_bytes + 2 * k_bytes + 2 * rows + mask + double(s.heads) * key_bias * sizeof(float),
+                2 * k_bytes, key_tiles * tile * drops, key_tiles * tile * 4 * dims});
+  PRECIS_LAUNCH(attention_backward_key_mma_kernel<T>,
+                (dim3{unsigned((s.k_len + kMmaKeys - 1) / kMmaKeys), pairs}), dim3{kMmaThreads}, stream,
+                a, dout, log_sum_exp, row_dots, dk, dv);
+}
+
 // Each of dq, dk and dv is written once per element from its thread's fp32 accumulator, so the
 // 16-bit forms need no fp32 scratch for them: only the row terms D_i pass through scratch.
 template <class T>
@@ -124,6 +183,9 @@ void attention_backward(const AttentionShape& s, const T* dout, const T* q, cons
   check_attention_shape(s);
   const AttentionArgs<T> a =
       attention_args(s, q, k, v, key_mask, causal, past, bias, scale, dropout);
+  if constexpr (!std::is_same_v<T, float>)
+    if (attention_on_tensor_cores(true, s, probs != nullptr, true))
+      return attention_backward_on_tensor_cores(a, dout, log_sum_exp, dq, dk, dv, d_scores, stream);
   const unsigned pairs = unsigned(s.batch * s.heads);
   auto* row_dots = static_cast<float*>(scratch(stream, size_t(pairs * s.q_len) * sizeof(float)));
   const double rows = double(pairs) * double(s.q_len), scores = rows * double(s.k_len);

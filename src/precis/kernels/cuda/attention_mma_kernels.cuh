@@ -1,7 +1,8 @@
 // Attention's forward on tensor cores (kernels/attention.h), FlashAttention-2 style, for bf16
-// and fp16 heads of a multiple of 16 up to kMmaMaxHeadDim wide. One block per (64-query tile,
+// and fp16 heads of a multiple of 16 up to kMmaMaxHeadDim wide, and the fragment helpers the
+// backward's kernels share (attention_mma_backward_kernels.cuh). One block per (64-query tile,
 // batch·head), four warps of 16 query rows each. For each 64-key tile the block stages K and
-// Vᵀ in shared memory; each warp forms its 16 x 64 scores S = Q·Kᵀ with mma.sync m16n8k16
+// V in shared memory; each warp forms its 16 x 64 scores S = Q·Kᵀ with mma.sync m16n8k16
 // (mma.cuh: Q's fragments stay in registers for the whole walk), runs the online softmax on
 // them in registers (a row's 16 values per lane, its four lanes joined by shuffles in a fixed
 // order), and adds P·V with P rounded to the 16-bit type as the A fragments, as HF's autocast
@@ -29,19 +30,26 @@ constexpr int kMmaQueries = 16 * kMmaWarps;  // query rows per block
 constexpr int kMmaKeys = 64;                 // keys per tile
 constexpr int kMmaThreads = 32 * kMmaWarps;
 constexpr int kMmaMaxHeadDim = 128;
+// The backward holds twice the forward's fragments and accumulators in registers (Q and dO, or
+// K and V; dk and dv): heads up to 64 wide (BART's and T5's) fit Hopper's 255 registers a
+// thread, 128 would spill. Wider heads take the scalar backward, from the same log-sum-exps.
+constexpr int kMmaBackwardMaxHeadDim = 64;
 // 8 more 16-bit columns a staged row: rows 4 words apart mod 32 banks, so the eight groups'
 // reads of a fragment fall in different banks.
 constexpr int kMmaPad = 8;
 static_assert(kMmaThreads == kAttentionThreads, "first_unpadded_key's tree spans the block");
 
-using MmaKeyTile = uint16_t[kMmaKeys][kMmaMaxHeadDim + kMmaPad];    // K, a key a row
-using MmaValueTile = uint16_t[kMmaMaxHeadDim][kMmaKeys + kMmaPad];  // Vᵀ, a head column a row
+// 64 positions of a head (K, V, Q or dO), a position a row, in 16-bit bits.
+using MmaTile = uint16_t[kMmaKeys][kMmaMaxHeadDim + kMmaPad];
+static_assert(kMmaKeys == kMmaQueries, "a staged tile holds a block's keys or its queries");
 
-// Whether the tensor-core forward takes this attention: 16-bit heads of a multiple of 16 up to
-// kMmaMaxHeadDim, and no probabilities asked for (those come from the scalar kernel's second
-// walk).
-inline bool attention_on_tensor_cores(bool sixteen_bit, const AttentionShape& s, bool probs) {
-  return sixteen_bit && !probs && s.head_dim % 16 == 0 && s.head_dim <= kMmaMaxHeadDim;
+// Whether the tensor-core kernels take this attention: 16-bit heads of a multiple of 16 up to
+// kMmaMaxHeadDim (the backward: kMmaBackwardMaxHeadDim), and no probabilities: the forward is not asked for them (the scalar kernel's
+// second walk writes them), the backward rebuilds P from the log-sum-exps, not from saved ones.
+inline bool attention_on_tensor_cores(bool sixteen_bit, const AttentionShape& s, bool probs,
+                                      bool backward = false) {
+  return sixteen_bit && !probs && s.head_dim % 16 == 0 &&
+         s.head_dim <= (backward ? kMmaBackwardMaxHeadDim : kMmaMaxHeadDim);
 }
 
 // The key tiles [begin, end) a query tile starting at i0 walks: all of them when `uniform_row`
@@ -89,6 +97,80 @@ PRECIS_ATTENTION_DEVICE uint16_t bits_or_zero(const T* m, int64_t row, int64_t r
   return row < rows ? m[row * stride + col].bits : uint16_t(0);
 }
 
+// Rows [row0, row0 + 64) of a head's (rows, stride) matrix into `tile`; 0 past the last row.
+// The caller synchronises before (the tile's last readers) and after.
+template <class T>
+PRECIS_ATTENTION_DEVICE void stage_tile(MmaTile& tile, const T* m, int64_t row0, int64_t rows,
+                                        int64_t stride, int head_dim) {
+  for (int e = int(threadIdx.x); e < kMmaKeys * head_dim; e += kMmaThreads) {
+    const int r = e / head_dim, c = e % head_dim;
+    tile[r][c] = bits_or_zero(m, row0 + r, rows, stride, c);
+  }
+}
+
+// The A fragments of the warp's 16 rows from row0 of a head's matrix, every 16 head columns
+// (k_steps of them): Q or dO for the query-side products, K or V for the key side's.
+template <class T, int kSteps>
+PRECIS_ATTENTION_DEVICE void load_a_fragments(uint32_t (&a)[kSteps][4], const T* m, int64_t row0,
+                                              int64_t rows, int64_t stride, int k_steps, int lane) {
+  PRECIS_ATTENTION_UNROLL
+  for (int kc = 0; kc < kSteps; ++kc) {
+    if (kc >= k_steps) break;
+    PRECIS_ATTENTION_UNROLL
+    for (int r = 0; r < 4; ++r) {
+      const int64_t row = row0 + mma_a_row(lane, r);
+      const int c = kc * 16 + mma_a_col(lane, r);
+      a[kc][r] = pack_halves(bits_or_zero(m, row, rows, stride, c),
+                             bits_or_zero(m, row, rows, stride, c + 1));
+    }
+  }
+}
+
+// The 16 x 8 product tile of the warp's A rows with the tile's rows n0 .. n0 + 7 over the head
+// columns: B[k][n] = tile[n0 + n][k], so a lane's two values are adjacent in a row.
+template <class T, int kSteps>
+PRECIS_ATTENTION_DEVICE void product_with_rows(float (&d)[4], const uint32_t (&a)[kSteps][4],
+                                               const MmaTile& tile, int n0, int k_steps, int lane) {
+  d[0] = d[1] = d[2] = d[3] = 0.0f;
+  const uint16_t* row = tile[n0 + lane / 4];
+  PRECIS_ATTENTION_UNROLL
+  for (int kc = 0; kc < kSteps; ++kc) {
+    if (kc >= k_steps) break;
+    const int c0 = kc * 16 + mma_b_row(lane, 0), c1 = kc * 16 + mma_b_row(lane, 1);
+    const uint32_t b[2] = {pack_halves(row[c0], row[c0 + 1]), pack_halves(row[c1], row[c1 + 1])};
+    mma_m16n8k16<T>(d, a[kc], b, d);
+  }
+}
+
+// d += A · tile[k0 .. k0 + 16)[n0 .. n0 + 8): B[k][n] = tile[k0 + k][n0 + n], a lane's two
+// values in adjacent rows (what ldmatrix.trans would load).
+template <class T>
+PRECIS_ATTENTION_DEVICE void accumulate_with_columns(float (&d)[4], const uint32_t (&a)[4],
+                                                     const MmaTile& tile, int k0, int n0, int lane) {
+  const int n = n0 + lane / 4, r0 = k0 + mma_b_row(lane, 0), r1 = k0 + mma_b_row(lane, 1);
+  const uint32_t b[2] = {pack_halves(tile[r0][n], tile[r0 + 1][n]),
+                         pack_halves(tile[r1][n], tile[r1 + 1][n])};
+  mma_m16n8k16<T>(d, a, b, d);
+}
+
+// The A fragment of 16 columns (two 16 x 8 score tiles side by side, C layout) rounded to T:
+// the C layout's elements are the A layout's, tile 2·kc in registers 0 and 1, 2·kc + 1 in 2, 3.
+template <class T>
+PRECIS_ATTENTION_DEVICE void scores_as_a(uint32_t (&a)[4], const float (&left)[4], const float (&right)[4]) {
+  uint16_t w[8];
+  for (int e = 0; e < 4; ++e) {
+    T l, r;
+    store(l, left[e]);
+    store(r, right[e]);
+    w[e] = l.bits;
+    w[4 + e] = r.bits;
+  }
+  a[0] = pack_halves(w[0], w[1]);
+  a[1] = pack_halves(w[2], w[3]);
+  a[2] = pack_halves(w[4], w[5]);
+  a[3] = pack_halves(w[6], w[7]);
+}
+
 // x of a lane's row joined over the row's four lanes (lanes 4g .. 4g + 3): max or sum, the
 // same order on every lane, so all four keep the same bits.
 PRECIS_ATTENTION_DEVICE float row_max4(float x) {
@@ -104,8 +186,8 @@ PRECIS_ATTENTION_DEVICE float row_sum4(float x) {
 
 template <class T>
 PRECIS_KERNEL void attention_forward_mma_kernel(AttentionArgs<T> a, T* out, float* log_sum_exp) {
-  PRECIS_SHARED(MmaKeyTile, keys);
-  PRECIS_SHARED(MmaValueTile, values);
+  PRECIS_SHARED(MmaTile, keys);
+  PRECIS_SHARED(MmaTile, values);
   PRECIS_SHARED(int64_t[kAttentionThreads], lanes);
   const AttentionShape& s = a.shape;
   const AttentionPair<T> p = attention_pair(a);
@@ -129,44 +211,23 @@ PRECIS_KERNEL void attention_forward_mma_kernel(AttentionArgs<T> a, T* out, floa
   const bool uniform_row = !row_sees_a_key(a, first_key, i0);
   const KeyTiles walk = walked_key_tiles(s, a.causal, a.past, i0, first_key, last_key, uniform_row);
 
-  // Q's A fragments, for every 16 head columns.
   uint32_t qa[kMmaMaxHeadDim / 16][4] = {};
-  PRECIS_ATTENTION_UNROLL
-  for (int kc = 0; kc < kMmaMaxHeadDim / 16; ++kc) {
-    if (kc >= k_steps) break;
-    PRECIS_ATTENTION_UNROLL
-    for (int r = 0; r < 4; ++r) {
-      const int64_t i = i0 + warp * 16 + mma_a_row(lane, r);
-      const int c = kc * 16 + mma_a_col(lane, r);
-      qa[kc][r] = pack_halves(bits_or_zero(p.q, i, s.q_len, s.q_stride, c),
-                              bits_or_zero(p.q, i, s.q_len, s.q_stride, c + 1));
-    }
-  }
+  load_a_fragments(qa, p.q, i0 + warp * 16, s.q_len, s.q_stride, k_steps, lane);
 
   float max[2] = {-INFINITY, -INFINITY}, sum[2] = {0.0f, 0.0f};
   float acc[kMmaMaxHeadDim / 8][4] = {};
   for (int64_t j0 = walk.begin; j0 < walk.end; j0 += kMmaKeys) {
     __syncthreads();  // the previous tile's readers are done
-    for (int e = int(threadIdx.x); e < kMmaKeys * head_dim; e += kMmaThreads) {
-      const int key = e / head_dim, c = e % head_dim;
-      keys[key][c] = bits_or_zero(p.k, j0 + key, s.k_len, s.k_stride, c);
-      values[c][key] = bits_or_zero(p.v, j0 + key, s.k_len, s.v_stride, c);
-    }
+    stage_tile(keys, p.k, j0, s.k_len, s.k_stride, head_dim);
+    stage_tile(values, p.v, j0, s.k_len, s.v_stride, head_dim);
     __syncthreads();
 
     // S = Q·Kᵀ, eight 16 x 8 tiles of keys; then each element's score, masked.
     float x[kMmaKeys / 8][4];
     PRECIS_ATTENTION_UNROLL
     for (int nt = 0; nt < kMmaKeys / 8; ++nt) {
-      float dots[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-      PRECIS_ATTENTION_UNROLL
-      for (int kc = 0; kc < kMmaMaxHeadDim / 16; ++kc) {
-        if (kc >= k_steps) break;
-        const uint16_t* key_row = keys[nt * 8 + ml.group] + kc * 16;
-        const uint32_t b[2] = {pack_halves(key_row[mma_b_row(lane, 0)], key_row[mma_b_row(lane, 0) + 1]),
-                               pack_halves(key_row[mma_b_row(lane, 1)], key_row[mma_b_row(lane, 1) + 1])};
-        mma_m16n8k16<T>(dots, qa[kc], b, dots);
-      }
+      float dots[4];
+      product_with_rows<T>(dots, qa, keys, nt * 8, k_steps, lane);
       PRECIS_ATTENTION_UNROLL
       for (int e = 0; e < 4; ++e) {
         const int r = e / 2;
@@ -205,28 +266,22 @@ PRECIS_KERNEL void attention_forward_mma_kernel(AttentionArgs<T> a, T* out, floa
     for (int dt = 0; dt < kMmaMaxHeadDim / 8; ++dt)
       for (int e = 0; e < 4; ++e) acc[dt][e] *= factor[e / 2];
 
-    // acc += P·V: the weights (exps, dropped out) in 16 bits are the A fragments of each 16
-    // keys, two score tiles side by side; Vᵀ's rows give the B fragments.
+    // acc += P·V: the weights (exps, dropped out) in 16 bits, 16 keys at a time.
     PRECIS_ATTENTION_UNROLL
     for (int kc = 0; kc < kMmaKeys / 16; ++kc) {
-      uint16_t w[2][4];
+      float w[2][4];
       PRECIS_ATTENTION_UNROLL
       for (int half = 0; half < 2; ++half)
         for (int e = 0; e < 4; ++e) {
           const int nt = 2 * kc + half;
-          T rounded;
-          store(rounded, dropped(a, p.index, row[e / 2], j0 + nt * 8 + mma_c_col(lane, e), x[nt][e]));
-          w[half][e] = rounded.bits;
+          w[half][e] = dropped(a, p.index, row[e / 2], j0 + nt * 8 + mma_c_col(lane, e), x[nt][e]);
         }
-      const uint32_t pa[4] = {pack_halves(w[0][0], w[0][1]), pack_halves(w[0][2], w[0][3]),
-                              pack_halves(w[1][0], w[1][1]), pack_halves(w[1][2], w[1][3])};
+      uint32_t pa[4];
+      scores_as_a<T>(pa, w[0], w[1]);
       PRECIS_ATTENTION_UNROLL
       for (int dt = 0; dt < kMmaMaxHeadDim / 8; ++dt) {
         if (dt >= d_tiles) break;
-        const uint16_t* value_row = values[dt * 8 + ml.group] + kc * 16;
-        const uint32_t b[2] = {pack_halves(value_row[mma_b_row(lane, 0)], value_row[mma_b_row(lane, 0) + 1]),
-                               pack_halves(value_row[mma_b_row(lane, 1)], value_row[mma_b_row(lane, 1) + 1])};
-        mma_m16n8k16<T>(acc[dt], pa, b, acc[dt]);
+        accumulate_with_columns<T>(acc[dt], pa, values, kc * 16, dt * 8, lane);
       }
     }
   }
