@@ -182,7 +182,13 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("records")
     p.add_argument("--graphs", action="store_true", help="price launches as inside CUDA graphs")
+    p.add_argument("--attention-share", type=float, default=1.0,
+                   help="price the tensor-core attention at this share of FlashAttention-2's published rates "
+                        "(precis's kernels have its algorithm, not yet its ldmatrix loads, cp.async pipelining "
+                        "or 128-row tiles: the first GPU run says which share they reach)")
     args = p.parse_args()
+    for name in ("attention_tensor_fwd", "attention_tensor_bwd"):
+        A[name] *= args.attention_share
     cases = collections.OrderedDict()
     peaks = {}
     with open(args.records) as f:
@@ -196,6 +202,9 @@ def main():
     for name, gpu in GPUS.items():
         print(f"  {name}: bf16 {gpu['bf16'] / 1e12:.1f} TFLOP/s dense, fp32 {gpu['fp32'] / 1e12:.1f}, HBM "
               f"{gpu['hbm'] / 1e12:.2f} TB/s; measured: {gpu['gemm_source']}; {gpu['copy_source']}")
+    if args.attention_share != 1.0:
+        print(f"  --attention-share {args.attention_share:g}: the tensor-core attention at that share of the two "
+              f"FlashAttention-2 rates below")
     for name, value, source in ASSUMPTIONS:
         shown = f"{value:.3g}" if isinstance(value, float) else str(value)
         print(f"  {name} = {shown}: {source}")
