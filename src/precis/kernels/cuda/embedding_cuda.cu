@@ -2,6 +2,8 @@
 // embedding_kernels.cuh's grid-stride loops. The ids were checked by the op (token_ids.h).
 // The activations (out, x, dout, dx) are fp32 or bf16/fp16 (each launcher's T); the tables
 // and their gradients are fp32 either way.
+#include <algorithm>
+
 #include "precis/kernels/cuda/embedding_kernels.cuh"
 #include "precis/kernels/cuda/launch.h"
 #include "precis/kernels/cuda/launch_cost.h"
@@ -29,15 +31,26 @@ void add_position_embeddings(T* x, const float* positions, int64_t batch, int64_
                      len, dim, first_row);
 }
 
-// A thread per column: the tokens' order is what keeps repeated ids deterministic.
+// About this many blocks for the token embedding's backward: 8 an SM of a 132-SM GPU.
+constexpr int64_t kEmbeddingBackwardBlocks = 1024;
+
+// A thread per column of one class of ids: the tokens' order is what keeps repeated ids
+// deterministic. Classes fill the GPU (kEmbeddingBackwardBlocks), at least 16 tokens a class on
+// average, so a short batch (and the emulator) runs few blocks.
 template <class T>
 void embedding_backward(const T* dout, const int32_t* ids, float* dtable, int64_t n, int64_t dim,
                         float scale, int64_t padding_idx, Stream s) {
-  // dout and the ids read; n rows of dtable accumulated (fewer where ids repeat).
+  const int64_t column_blocks = (dim + kThreads - 1) / kThreads;
+  const int64_t classes = std::max<int64_t>(
+      1, std::min({kEmbeddingBackwardBlocks / column_blocks, n / 16, int64_t(65535)}));
+  // dout and the ids read; n rows of dtable accumulated (fewer where ids repeat). Every thread
+  // reads every id and compares its class: n per thread, counted as operations.
+  const double threads = double(column_blocks * kThreads * classes);
   declare_cost({double(n * dim) * sizeof(T) + double(n) * sizeof(int32_t) + double(n * dim) * sizeof(float),
-                double(n * dim) * sizeof(float), 2.0 * double(n * dim), 0});
-  PRECIS_LAUNCH_OVER(embedding_backward_kernel<T>, dim, s, dout, ids, dtable, n, dim, scale,
-                     padding_idx);
+                double(n * dim) * sizeof(float), 2.0 * double(n * dim) + double(n) * threads, 0});
+  if (column_blocks > 0)
+    PRECIS_LAUNCH(embedding_backward_kernel<T>, (dim3{unsigned(column_blocks), unsigned(classes)}),
+                  dim3{kThreads}, s, dout, ids, dtable, n, dim, scale, padding_idx);
 }
 
 template <class T>
