@@ -247,4 +247,19 @@ TEST_P(LinearKernel16, GemmRefusesUnsupportedTypes) {
   EXPECT_THROW(gemm(DType::I32, DType::I32, DType::I32), Error);
 }
 
+// A product with no terms (k = 0) is cuBLAS's C = beta · C: zeros for beta 0 in the m rows of
+// each column and nothing past them (ldc > m), C unchanged for beta 1.
+TEST_P(LinearKernel16, GemmWithoutTermsScalesC) {
+  Tensor a = filled_16({1});
+  for (float beta : {0.0f, 1.0f}) {
+    std::vector<float> before{1, 2, 3, 4, 5, 6, 7, 8};
+    Tensor c = on_device(before, {2, 4});  // 2 columns of ldc 4, m = 3
+    cuda::gemm(op_stream(device()), 3, 2, 0, 1.0f, {a.ptr, dtype(), 3, false}, {a.ptr, dtype(), 1, false},
+               beta, c.ptr, DType::F32, 4);
+    const std::vector<float> expected =
+        beta == 0.0f ? std::vector<float>{0, 0, 0, 4, 0, 0, 0, 8} : before;
+    EXPECT_EQ(to_host(c), expected) << "beta " << beta;
+  }
+}
+
 INSTANTIATE_HALF_KERNEL_TEST(LinearKernel16);
