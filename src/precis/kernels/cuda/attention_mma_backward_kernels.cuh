@@ -117,15 +117,8 @@ PRECIS_KERNEL void attention_backward_query_mma_kernel(AttentionArgs<T> a, const
           d_scores[(p.index * s.q_len + row[e / 2]) * s.k_len + j] = ds[nt][e];
       }
     PRECIS_ATTENTION_UNROLL
-    for (int kc = 0; kc < kMmaKeys / 16; ++kc) {
-      uint32_t dsa[4];
-      scores_as_a<T>(dsa, ds[2 * kc], ds[2 * kc + 1]);
-      PRECIS_ATTENTION_UNROLL
-      for (int dt = 0; dt < kMmaBackwardMaxHeadDim / 8; ++dt) {
-        if (dt >= d_tiles) break;
-        accumulate_with_columns<T>(acc[dt], dsa, keys, kc * 16, dt * 8, lane);
-      }
-    }
+    for (int kc = 0; kc < kMmaKeys / 16; ++kc)
+      accumulate_scores_times_tile<T>(acc, ds[2 * kc], ds[2 * kc + 1], keys, kc * 16, d_tiles, lane);
   }
   T* dq_head = dq + p.batch * s.q_len * s.q_stride + p.head * s.head_dim;
   PRECIS_ATTENTION_UNROLL
@@ -226,15 +219,8 @@ PRECIS_KERNEL void attention_backward_key_mma_kernel(AttentionArgs<T> a, const T
     // dv += Wᵀ · dO;  dk += dSᵀ · Q, 16 queries at a time.
     PRECIS_ATTENTION_UNROLL
     for (int kc = 0; kc < kMmaQueries / 16; ++kc) {
-      uint32_t wa[4], dsa[4];
-      scores_as_a<T>(wa, w[2 * kc], w[2 * kc + 1]);
-      scores_as_a<T>(dsa, ds[2 * kc], ds[2 * kc + 1]);
-      PRECIS_ATTENTION_UNROLL
-      for (int dt = 0; dt < kMmaBackwardMaxHeadDim / 8; ++dt) {
-        if (dt >= d_tiles) break;
-        accumulate_with_columns<T>(acc_v[dt], wa, douts, kc * 16, dt * 8, lane);
-        accumulate_with_columns<T>(acc_k[dt], dsa, queries, kc * 16, dt * 8, lane);
-      }
+      accumulate_scores_times_tile<T>(acc_v, w[2 * kc], w[2 * kc + 1], douts, kc * 16, d_tiles, lane);
+      accumulate_scores_times_tile<T>(acc_k, ds[2 * kc], ds[2 * kc + 1], queries, kc * 16, d_tiles, lane);
     }
   }
   T* dk_head = dk + p.batch * s.k_len * s.k_stride + p.head * s.head_dim;

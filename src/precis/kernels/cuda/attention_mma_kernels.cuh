@@ -171,6 +171,21 @@ PRECIS_ATTENTION_DEVICE void scores_as_a(uint32_t (&a)[4], const float (&left)[4
   a[3] = pack_halves(w[6], w[7]);
 }
 
+// acc[dt] += A · tile[k0 .. k0 + 16)[8·dt .. 8·dt + 8) for the head's d_tiles column tiles, A the
+// two score tiles `left` and `right` rounded to T (scores_as_a): P·V, dS·K, Wᵀ·dO and dSᵀ·Q.
+template <class T, int kTiles>
+PRECIS_ATTENTION_DEVICE void accumulate_scores_times_tile(float (&acc)[kTiles][4], const float (&left)[4],
+                                                          const float (&right)[4], const MmaTile& tile,
+                                                          int k0, int d_tiles, int lane) {
+  uint32_t a[4];
+  scores_as_a<T>(a, left, right);
+  PRECIS_ATTENTION_UNROLL
+  for (int dt = 0; dt < kTiles; ++dt) {
+    if (dt >= d_tiles) break;
+    accumulate_with_columns<T>(acc[dt], a, tile, k0, dt * 8, lane);
+  }
+}
+
 // x of a lane's row joined over the row's four lanes (lanes 4g .. 4g + 3): max or sum, the
 // same order on every lane, so all four keep the same bits.
 PRECIS_ATTENTION_DEVICE float row_max4(float x) {
@@ -276,13 +291,7 @@ PRECIS_KERNEL void attention_forward_mma_kernel(AttentionArgs<T> a, T* out, floa
           const int nt = 2 * kc + half;
           w[half][e] = dropped(a, p.index, row[e / 2], j0 + nt * 8 + mma_c_col(lane, e), x[nt][e]);
         }
-      uint32_t pa[4];
-      scores_as_a<T>(pa, w[0], w[1]);
-      PRECIS_ATTENTION_UNROLL
-      for (int dt = 0; dt < kMmaMaxHeadDim / 8; ++dt) {
-        if (dt >= d_tiles) break;
-        accumulate_with_columns<T>(acc[dt], pa, values, kc * 16, dt * 8, lane);
-      }
+      accumulate_scores_times_tile<T>(acc, w[0], w[1], values, kc * 16, d_tiles, lane);
     }
   }
 
