@@ -58,6 +58,32 @@ AttentionArgs<T> attention_args(const AttentionShape& s, const T* q, const T* k,
   return {s, q, k, v, key_mask, causal, past, bias, scale, dropout};
 }
 
+// The (query tile, key tile) pairs a tensor-core kernel walks when the causal limit is its only
+// skip (the padding's skips are the device's to find), and the bias entries they cover: over the
+// query tiles, each walking its key tiles (the forward, the backward's query kernel; every key
+// tile with `all`), or over the key tiles, each walking its query tiles (the key kernel).
+struct WalkedTiles {
+  double tiles = 0, bias_entries = 0;
+};
+WalkedTiles walked_tiles(const AttentionShape& s, bool causal, int64_t past, bool by_keys, bool all = false) {
+  WalkedTiles w;
+  auto add = [&](int64_t i0, int64_t j0) {
+    w.tiles += 1;
+    w.bias_entries += double(std::min<int64_t>(kMmaQueries, s.q_len - i0) * std::min<int64_t>(kMmaKeys, s.k_len - j0));
+  };
+  if (!by_keys)
+    for (int64_t i0 = 0; i0 < s.q_len; i0 += kMmaQueries) {
+      const KeyTiles walk = all ? KeyTiles{0, s.k_len} : walked_key_tiles(s, causal, past, i0, 0, s.k_len - 1, false);
+      for (int64_t j0 = walk.begin; j0 < walk.end; j0 += kMmaKeys) add(i0, j0);
+    }
+  else
+    for (int64_t j0 = 0; j0 < s.k_len; j0 += kMmaKeys) {
+      const KeyTiles walk = walked_query_tiles(s, causal, past, j0, 0, s.k_len - 1, false);
+      for (int64_t i0 = walk.begin; i0 < walk.end; i0 += kMmaQueries) add(i0, j0);
+    }
+  return w;
+}
+
 // The tensor-core forward (attention_mma_kernels.cuh). Its declared cost counts the key tiles
 // the causal limit lets it walk (the padding's skips are the device's to find: not counted), each
 // tile 64 x 64 scores formed whole on the tensor cores, QKᵀ and PV at 2·D operations an entry.
@@ -71,15 +97,8 @@ void attention_forward_on_tensor_cores(const AttentionArgs<T>& a, T* out, float*
                                        Stream stream) {
   const AttentionShape& s = a.shape;
   const unsigned query_tiles = unsigned((s.q_len + kMmaQueries - 1) / kMmaQueries);
-  double tiles = 0, bias_entries = 0;
-  for (int64_t i0 = 0; i0 < s.q_len; i0 += kMmaQueries) {
-    const KeyTiles walk = walked_key_tiles(s, a.causal, a.past, i0, 0, s.k_len - 1, false);
-    const int64_t rows = std::min<int64_t>(kMmaQueries, s.q_len - i0);
-    for (int64_t j0 = walk.begin; j0 < walk.end; j0 += kMmaKeys) {
-      tiles += 1;
-      bias_entries += double(rows * std::min<int64_t>(kMmaKeys, s.k_len - j0));
-    }
-  }
+  const WalkedTiles walked = walked_tiles(s, a.causal, a.past, false);
+  const double tiles = walked.tiles, bias_entries = walked.bias_entries;
   const double pairs = double(s.batch * s.heads), scores = pairs * tiles * kMmaQueries * kMmaKeys;
   const double q_bytes = double(s.batch * s.q_len * s.heads * s.head_dim) * sizeof(T);
   const double k_bytes = double(s.batch * s.k_len * s.heads * s.head_dim) * sizeof(T);
@@ -127,20 +146,10 @@ void attention_backward_on_tensor_cores(const AttentionArgs<T>& a, const T* dout
   const AttentionShape& s = a.shape;
   const unsigned pairs = unsigned(s.batch * s.heads);
   auto* row_dots = static_cast<float*>(scratch(stream, size_t(pairs) * size_t(s.q_len) * sizeof(float)));
-  double query_tiles = 0, key_tiles = 0, bias_entries = 0;
-  for (int64_t i0 = 0; i0 < s.q_len; i0 += kMmaQueries) {
-    const KeyTiles walk = d_scores ? KeyTiles{0, s.k_len}
-                                   : walked_key_tiles(s, a.causal, a.past, i0, 0, s.k_len - 1, false);
-    const int64_t rows = std::min<int64_t>(kMmaQueries, s.q_len - i0);
-    for (int64_t j0 = walk.begin; j0 < walk.end; j0 += kMmaKeys) {
-      query_tiles += 1;
-      bias_entries += double(rows * std::min<int64_t>(kMmaKeys, s.k_len - j0));
-    }
-  }
-  for (int64_t j0 = 0; j0 < s.k_len; j0 += kMmaKeys) {
-    const KeyTiles walk = walked_query_tiles(s, a.causal, a.past, j0, 0, s.k_len - 1, false);
-    for (int64_t i0 = walk.begin; i0 < walk.end; i0 += kMmaQueries) key_tiles += 1;
-  }
+  const WalkedTiles query_walk = walked_tiles(s, a.causal, a.past, false, d_scores != nullptr);
+  const WalkedTiles key_walk = walked_tiles(s, a.causal, a.past, true);
+  const double query_tiles = query_walk.tiles, key_tiles = key_walk.tiles;
+  const double bias_entries = query_walk.bias_entries;
   const double tile = double(pairs) * kMmaQueries * kMmaKeys, dims = 2.0 * double(s.head_dim);
   const double q_bytes = double(s.batch * s.q_len * s.heads * s.head_dim) * sizeof(T);
   const double k_bytes = double(s.batch * s.k_len * s.heads * s.head_dim) * sizeof(T);
@@ -158,14 +167,8 @@ void attention_backward_on_tensor_cores(const AttentionArgs<T>& a, const T* dout
                 stream, a, dout, log_sum_exp, row_dots, dq, d_scores);
   // Reads q, dout, k, v, the log-sum-exps, the row terms, the mask and the bias (the key kernel
   // walks every tile the query kernel walks without d_scores); writes dk and dv.
-  double key_bias = 0;
-  if (a.bias)
-    for (int64_t j0 = 0; j0 < s.k_len; j0 += kMmaKeys) {
-      const KeyTiles walk = walked_query_tiles(s, a.causal, a.past, j0, 0, s.k_len - 1, false);
-      for (int64_t i0 = walk.begin; i0 < walk.end; i0 += kMmaQueries)
-        key_bias += double(std::min<int64_t>(kMmaQueries, s.q_len - i0) * std::min<int64_t>(kMmaKeys, s.k_len - j0));
-    }
-  declare_cost({2 * q_bytes + 2 * k_bytes + 2 * rows + mask + double(s.heads) * key_bias * sizeof(float),
+  const double key_bias = a.bias ? double(s.heads) * key_walk.bias_entries * sizeof(float) : 0;
+  declare_cost({2 * q_bytes + 2 * k_bytes + 2 * rows + mask + key_bias,
                 2 * k_bytes, key_tiles * tile * drops, key_tiles * tile * 4 * dims});
   PRECIS_LAUNCH(attention_backward_key_mma_kernel<T>,
                 (dim3{unsigned((s.k_len + kMmaKeys - 1) / kMmaKeys), pairs}), dim3{kMmaThreads}, stream,
