@@ -36,6 +36,18 @@ build() {  # dir, targets...
   echo "built $dir in $((SECONDS - start)) s"
 }
 
+# The unit tests in `jobs` processes at once (GoogleTest's shards: test i runs in shard i mod
+# jobs), as the emulated models' tests each keep about one core busy; all must pass.
+unit_tests() {  # build dir
+  local pids=() shard rc=0
+  for ((shard = 0; shard < jobs; shard++)); do
+    GTEST_TOTAL_SHARDS=$jobs GTEST_SHARD_INDEX=$shard "$1/tests/precis_unit_tests" --gtest_brief=1 &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+  [ $rc = 0 ] || { echo "sanitize: unit tests failed in $1" >&2; exit 1; }
+}
+
 oracle() {  # build dir, test files...
   local dir=$1
   shift
@@ -59,7 +71,7 @@ if [ "$which" = asan ] || [ "$which" = all ]; then
   export LSAN_OPTIONS="suppressions=$root/scripts/sanitizers/lsan.supp:print_suppressions=0"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
   export PRECIS_SANITIZER=address OMP_NUM_THREADS=2
-  build-asan/tests/precis_unit_tests --gtest_brief=1
+  unit_tests build-asan
   # Every oracle test file (ctest gives each one OpenMP thread), but the browser's. Those that
   # start MPI ranks unwind each allocation in full: Open MPI's plugins have no frame pointers,
   # and their allocations must be traced back to the library to be suppressed.
@@ -71,9 +83,12 @@ if [ "$which" = asan ] || [ "$which" = all ]; then
   # training against HF and its evaluation and generation, not every case.
   (cd build-asan && ctest -j "$jobs" -R '^oracle\.' -E "test_serve_browser|test_train_cuda|test_sagemaker_hosts|$mpi" \
      --output-on-failure)
-  oracle build-asan test_train_cuda.py -k "three_steps or eval_and_predict"
+  # The emulated CLI (about one core) beside the MPI tests.
+  oracle build-asan test_train_cuda.py -k "three_steps or eval_and_predict" &
+  emulated=$!
   (cd build-asan && ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0" \
      ctest -j "$jobs" -R "$mpi" --output-on-failure)
+  wait $emulated || { echo "sanitize: test_train_cuda failed under asan" >&2; exit 1; }
   unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
   echo "asan: clean in $((SECONDS - start)) s"
 fi
@@ -90,7 +105,7 @@ if [ "$which" = tsan ] || [ "$which" = all ]; then
   export ARCHER_OPTIONS="verbose=0"
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1"
   export PRECIS_SANITIZER=thread OMP_NUM_THREADS=4
-  build-tsan/tests/precis_unit_tests --gtest_brief=1
+  unit_tests build-tsan
   oracle build-tsan test_serve_load.py test_serve.py "test_train.py::test_resume_is_bit_identical"
   unset TSAN_OPTIONS OMP_TOOL_LIBRARIES
   echo "tsan: clean in $((SECONDS - start)) s"
