@@ -3,8 +3,9 @@
 // weights (initialize_bart), one batch of random tokens, and the trainer's step: forward, loss,
 // backward, clipping, AdamW over fp32 master weights, in bf16 or fp16 mixed precision
 // (train/compute_copy.h: the 16-bit activations and weights the trainer uses under --bf16 and
-// --fp16) or fp32, on the GPU. Each step reads its loss and gradient norm back once (the
-// trainer's one read per step), which also waits for the step; the median after warm-up is
+// --fp16) or fp32, on the GPU. The batch's ids are known to be in the vocabulary (the trainer
+// checks them on the host as it collates), and each step reads its loss and gradient norm back
+// once, as the trainer does, which also waits for the step; the median after warm-up is
 // reported as one JSON line in hf_peer.py's shape, with the bytes the step's arenas hold.
 //
 //   precis_gpu_train_bench DTYPE BATCH SOURCE TARGET STEPS [--tiny]
@@ -12,6 +13,7 @@
 //     (a dry run of the driver itself, fp32 only there)
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -22,10 +24,11 @@
 #include "gpu_backend.h"
 #include "precis/kernels/copy.h"
 #include "precis/kernels/elementwise.h"
+#include "precis/kernels/fill.h"
 #include "precis/model/bart/bart.h"
 #include "precis/model/bart/bart_init.h"
 #include "precis/model/bart/bart_model.h"
-#include "precis/model/common/teacher_forcing.h"
+#include "precis/model/common/seq2seq_family.h"
 #include "precis/train/compute_copy.h"
 #include "precis/train/optimizer.h"
 #include "precis/kernels/cpu/blas_core.h"
@@ -50,7 +53,8 @@ Seq2SeqBatch random_batch(const BartConfig& c, Arena& arena, int64_t B, int64_t 
     copy(Tensor{v.data(), shape, DType::I32, Device::cpu()}, t);
     return t;
   };
-  return {up(ids, {B, S}), up(mask, {B, S}), up(decoder, {B, T}), up(labels, {B, T})};
+  return {up(ids, {B, S}), up(mask, {B, S}), up(decoder, {B, T}), up(labels, {B, T}),
+          CheckedIds{c.vocab_size}};
 }
 
 }  // namespace
@@ -101,6 +105,11 @@ int main(int argc, char** argv) {
     // fp16: HF's initial loss scale; no step of random data overflows it.
     const double loss_scale = compute == DType::F16 ? 65536.0 : 1.0;
 
+    // The step's loss and gradient's Σ g², where the step leaves them: its one read.
+    Arena report_arena(Arena::kAlignment);
+    const Tensor report = report_arena.zeros(Shape{2}, DType::F64);
+    const double label_tokens = double(B * T);  // random labels: none is -100
+
     std::vector<double> seconds;
     double loss = 0, norm = 0;
     const int warmup = 2;
@@ -109,16 +118,18 @@ int main(int argc, char** argv) {
       auto start = std::chrono::steady_clock::now();
       const DropoutContext dropout{true, 42, uint64_t(i), 0};
       bart_forward(c, params, batch, acts, dropout);
-      const CrossEntropyResult ce = model_loss(batch, acts);
-      bart_backward(c, params, batch, acts, dropout, 0.0f,
-                    float(loss_scale / double(ce.counted)), grads.params, scratch);
+      accumulate_model_loss(batch, acts, 0.0f, label_tokens, 1.0, report.slice(0, 1));
+      bart_backward(c, params, batch, acts, dropout, 0.0f, float(loss_scale / label_tokens),
+                    grads.params, scratch);
       if (loss_scale != 1.0)
         scale_in_place(dist::flat_tensor(c, grads.params), float(1.0 / loss_scale));
-      norm = train::clip_grad_norm(c, grads.params, 1.0);  // reads the norm: waits for the step
-      optimizer.step(model.params, grads.params, 5e-5);
-      train::zero_grads(c, grads.params);
+      optimizer.clipped_step(model.params, grads.params, 5e-5, 1.0, false, report.slice(1, 2));
       if (copy16) copy16->refresh(model.params);
-      loss = ce.mean();
+      double host[2];
+      copy(report, Tensor{host, report.shape, DType::F64, Device::cpu()});  // waits for the step
+      zero(report);
+      loss = host[0];
+      norm = std::sqrt(host[1]);
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (i >= warmup) seconds.push_back(s);
       if (bench::kCounted && i == warmup) break;  // the counted step is the first after warm-up

@@ -43,3 +43,10 @@ def test_the_model_prices_every_case_and_records_the_whole_step():
             assert kernel in names, sorted(names)
         assert not names & {"attention_forward_kernel<T>", "attention_backward_query_kernel<T>",
                             "attention_backward_key_kernel<T>"}, sorted(names)
+    # The training step waits for the GPU once: its loss and gradient norm read back together
+    # (the ids were checked on the host, the clipping scale is formed on the device).
+    for case in ("train bf16 4x(265+42)", "train bf16 32x(512+128)"):
+        step = [r for r in records if r["case"] == case]
+        syncs = sum(r["count"] for r in step if r["kind"] == "sync")
+        reads = [r for r in step if r["kind"] == "copy" and r["direction"] == "d2h"]
+        assert syncs == 1 and sum(r["count"] for r in reads) == 1 and reads[0]["bytes"] == 16, (case, syncs, reads)

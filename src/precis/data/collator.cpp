@@ -1,7 +1,9 @@
 #include "precis/data/collator.h"
 
 #include <algorithm>
+#include <string>
 
+#include "precis/core/error.h"
 #include "precis/kernels/copy.h"
 #include "precis/kernels/cross_entropy.h"
 
@@ -48,7 +50,28 @@ Seq2SeqBatch upload(const Seq2SeqBatch& batch, Arena& arena) {
     return out;
   };
   return {moved(batch.input_ids), moved(batch.attention_mask), moved(batch.decoder_input_ids),
-          moved(batch.labels)};
+          moved(batch.labels), batch.ids_checked};
+}
+
+// Every id of the host batch below `vocab` (labels: or -100), first the sources, then the
+// labels, then the decoder's inputs (the pad and start ids the shift brought in).
+void check_ids(const Seq2SeqBatch& batch, int64_t vocab) {
+  const auto check_tensor = [&](const Tensor& t, const char* what, bool labels) {
+    const int64_t width = t.size(1);
+    const int32_t* ids = t.i32();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      const int32_t id = ids[i];
+      if ((id >= 0 && id < vocab) || (labels && id == kIgnoreIndex)) continue;
+      throw Error(std::string(what) + " of the batch's example " + std::to_string(i / width) +
+                  " (position " + std::to_string(i % width) + ") holds token id " +
+                  std::to_string(id) + ", outside the model's vocabulary of " +
+                  std::to_string(vocab) + " tokens" + (labels ? " (and not -100)" : "") +
+                  ": were the examples tokenized with this model's tokenizer?");
+    }
+  };
+  check_tensor(batch.input_ids, "input_ids", false);
+  check_tensor(batch.labels, "labels", true);
+  check_tensor(batch.decoder_input_ids, "decoder_input_ids", false);
 }
 
 }  // namespace
@@ -78,6 +101,10 @@ Seq2SeqBatch collate(std::span<const SummarizationExample* const> examples,
   }
   shift_tokens_right(batch.labels, options.pad_token_id, options.decoder_start_token_id,
                      batch.decoder_input_ids);
+  if (options.vocab_size > 0) {
+    check_ids(batch, options.vocab_size);
+    batch.ids_checked = CheckedIds{options.vocab_size};
+  }
   return batch;
 }
 

@@ -16,6 +16,10 @@ namespace precis::data {
 struct CollatorOptions {
   int32_t pad_token_id, decoder_start_token_id;
   int64_t pad_to_multiple_of = 1;
+  // The model's vocabulary: when set, collate() checks every id it writes on the host, where
+  // the ids are, and the batch says so (Seq2SeqBatch::ids_checked); an id outside it is an
+  // error naming the example and the id. 0: unchecked here, the ops check (on a GPU, a wait).
+  int64_t vocab_size = 0;
 };
 
 // The (source, target) lengths collate() would give these examples.

@@ -8,7 +8,8 @@ namespace precis {
 
 namespace {
 
-void check_labels(const Tensor& labels, int64_t vocab) {
+void check_labels(const Tensor& labels, int64_t vocab, CheckedIds known = {}) {
+  if (known.covers(vocab)) return;
   InvalidId bad = first_invalid_id(labels, vocab, kIgnoreIndex);
   check(bad.index < 0, "label " + std::to_string(bad.id) + " is outside the vocabulary of " +
                            std::to_string(vocab) + " (and is not -100)");
@@ -45,14 +46,14 @@ CrossEntropyResult cross_entropy_forward(const Tensor& logits, const Tensor& lab
 
 void cross_entropy_forward_into(const Tensor& logits, const Tensor& labels, const Tensor& losses,
                                 float label_smoothing, double global_tokens,
-                                double accumulation_steps, const Tensor& total) {
+                                double accumulation_steps, const Tensor& total, CheckedIds known) {
   int64_t vocab = logits.shape[-1], n = logits.numel() / vocab;
   check(
       labels.numel() == n && losses.numel() == n && total.numel() == 1 && total.dtype == DType::F64,
       "cross entropy: logits " + logits.describe() + ", labels " + labels.describe() + ", total " +
           total.describe() + " (one F64)");
   check_losses(logits, losses);
-  check_labels(labels, vocab);
+  check_labels(labels, vocab, known);
   dispatch_op(
       "cross entropy", {&logits, &labels, &losses, &total},
       [&] {
@@ -69,12 +70,12 @@ void cross_entropy_forward_into(const Tensor& logits, const Tensor& labels, cons
 }
 
 void cross_entropy_backward(const Tensor& logits, const Tensor& labels, float label_smoothing,
-                            float loss_scale, const Tensor& dlogits) {
+                            float loss_scale, const Tensor& dlogits, CheckedIds known) {
   int64_t vocab = logits.shape[-1], n = logits.numel() / vocab;
   check(labels.numel() == n && dlogits.shape == logits.shape && dlogits.dtype == logits.dtype,
         "cross entropy backward: logits " + logits.describe() + ", labels " + labels.describe() +
             ", dlogits " + dlogits.describe());
-  check_labels(labels, vocab);
+  check_labels(labels, vocab, known);
   return dispatch_op(
       "cross entropy backward", {&logits, &labels, &dlogits},
       [&] {

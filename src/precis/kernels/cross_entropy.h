@@ -4,6 +4,7 @@
 #pragma once
 
 #include "precis/core/tensor.h"
+#include "precis/kernels/token_ids.h"
 
 namespace precis {
 
@@ -22,10 +23,12 @@ CrossEntropyResult cross_entropy_forward(const Tensor& logits, const Tensor& lab
 // Training's form: the same per-position losses, and the micro-batch's share of the step's
 // loss added where it was computed, to total (1) F64:
 //   total += Σ_counted loss_i / global_tokens / accumulation_steps
-// (in double, as the host form's loss_sum). Nothing is read back to the host.
+// (in double, as the host form's loss_sum). Nothing is read back to the host where the labels
+// are `known` to be in range (CheckedIds; otherwise their check reads one value back).
 void cross_entropy_forward_into(const Tensor& logits, const Tensor& labels, const Tensor& losses,
                                 float label_smoothing, double global_tokens,
-                                double accumulation_steps, const Tensor& total);
+                                double accumulation_steps, const Tensor& total,
+                                CheckedIds known = {});
 
 // dlogits = d(loss_scale * Σ_counted loss_i) / d logits (=). With p = softmax(logits_i), the
 // per-position loss (1-ε)·(-log p[y]) + ε·mean_v(-log p[v]) has gradient
@@ -33,6 +36,6 @@ void cross_entropy_forward_into(const Tensor& logits, const Tensor& labels, cons
 // Rows labelled -100 get zeros. loss_scale is 1/counted for the mean (the model's loss and
 // LabelSmoother's), or 1/(counted over the accumulation group). dlogits may alias logits.
 void cross_entropy_backward(const Tensor& logits, const Tensor& labels, float label_smoothing,
-                            float loss_scale, const Tensor& dlogits);
+                            float loss_scale, const Tensor& dlogits, CheckedIds known = {});
 
 }  // namespace precis

@@ -8,7 +8,8 @@ namespace precis {
 
 namespace {
 
-void check_token_ids(const Tensor& ids, int64_t vocab) {
+void check_token_ids(const Tensor& ids, int64_t vocab, CheckedIds known) {
+  if (known.covers(vocab)) return;
   InvalidId bad = first_invalid_id(ids, vocab);
   check(bad.index < 0, "token id " + std::to_string(bad.id) +
                            " is outside the embedding table of " + std::to_string(vocab) + " rows");
@@ -28,19 +29,20 @@ void check_dtypes(const char* op, const char* table_name, const Tensor& table,
 // What a lookup and its backward both check: `table` (V, dim) F32, `rows` one row of dim per
 // id in the table's or an activation dtype, and every id below V.
 void check_lookup(const char* op, const Tensor& ids, const char* table_name, const Tensor& table,
-                  const char* rows_name, const Tensor& rows) {
+                  const char* rows_name, const Tensor& rows, CheckedIds known) {
   const int64_t dim = table.rank() == 2 ? table.size(1) : -1;
   check(dim >= 0 && rows.numel() == ids.numel() * dim && rows.shape[-1] == dim,
         std::string(op) + ": ids " + ids.describe() + ", " + table_name + " " + table.describe() +
             ", " + rows_name + " " + rows.describe());
   check_dtypes(op, table_name, table, rows_name, rows);
-  check_token_ids(ids, table.size(0));
+  check_token_ids(ids, table.size(0), known);
 }
 
 }  // namespace
 
-void embedding_forward(const Tensor& ids, const Tensor& table, float scale, const Tensor& out) {
-  check_lookup("embedding", ids, "table", table, "out", out);
+void embedding_forward(const Tensor& ids, const Tensor& table, float scale, const Tensor& out,
+                       CheckedIds known) {
+  check_lookup("embedding", ids, "table", table, "out", out, known);
   const int64_t dim = table.size(1), vocab = table.size(0);
   return dispatch_op(
       "embedding", {&ids, &table, &out},
@@ -74,8 +76,8 @@ void add_position_embeddings(const Tensor& x, const Tensor& positions, int64_t f
 }
 
 void embedding_backward(const Tensor& dout, const Tensor& ids, float scale, int64_t padding_idx,
-                        const Tensor& dtable) {
-  check_lookup("embedding backward", ids, "dtable", dtable, "dout", dout);
+                        const Tensor& dtable, CheckedIds known) {
+  check_lookup("embedding backward", ids, "dtable", dtable, "dout", dout, known);
   const int64_t dim = dtable.size(1);
   return dispatch_op(
       "embedding backward", {&dout, &ids, &dtable},

@@ -11,4 +11,8 @@ namespace precis {
 // added in block order, so the value depends on the data only, never on the thread count.
 double sum_of_squares(const Tensor& x);
 
+// The same value, written to total (1) F64 on x's device and not read back: a training step
+// forms its clipping scale from it where it is (GradientRead, kernels/optimizer.h).
+void sum_of_squares_into(const Tensor& x, const Tensor& total);
+
 }  // namespace precis

@@ -6,6 +6,7 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/fill.h"
 #include "precis/kernels/op_dispatch.h"
+#include "precis/kernels/optimizer_math.h"
 
 namespace precis {
 
@@ -67,10 +68,25 @@ void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor
             std::to_string((n + 31) / 32) + " words expected)");
   AdamWScalars scalars = adamw_scalars(lr, beta1, beta2, eps, weight_decay, step);
   scalars.grad_scale = read.clip_scale;
+  const bool clip_from_norm = read.norm_squared.ptr != nullptr;
+  if (clip_from_norm) {
+    check(read.norm_squared.numel() == 1 && read.norm_squared.dtype == DType::F64,
+          "adamw: norm_squared " + read.norm_squared.describe() + " (one F64)");
+    scalars.clip = {read.norm_squared.data<double>(), read.max_norm, read.skip_if_not_finite};
+  }
   const auto* mask = reinterpret_cast<const uint32_t*>(decay_mask.i32());
   dispatch_op(
-      "adamw", {&params, &grads, &exp_avg, &exp_avg_sq, &decay_mask},
+      "adamw", {&params, &grads, &exp_avg, &exp_avg_sq, &decay_mask, &read.norm_squared},
       [&] {
+        if (clip_from_norm) {  // on the host: the kernel's own rule, before the loop
+          const double norm = std::sqrt(*scalars.clip.norm_squared);
+          scalars.clip = {};
+          if (read.skip_if_not_finite && !std::isfinite(norm)) {
+            if (read.zero_after) zero(grads);
+            return;
+          }
+          scalars.grad_scale = optimizer_math::clip_coefficient(norm, read.max_norm);
+        }
         cpu::adamw_update_masked(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(), mask,
                                  n, scalars, read.zero_after);
       },

@@ -31,6 +31,14 @@ void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_a
 struct GradientRead {
   float clip_scale = 1.0f;  // the float clip_grad_norm_ multiplies the gradient by
   bool zero_after = false;
+  // Or the scale formed where the gradient's Σ g² was left (sum_of_squares_into: one F64 on
+  // the parameters' device), so nothing is read back between the norm and the update:
+  // clip_grad_norm_'s coefficient for max_norm (optimizer_math::clip_coefficient). With
+  // skip_if_not_finite an inf or NaN norm leaves the parameters and moments as they are
+  // (fp16's GradScaler skips the step); zero_after still zeroes the gradient.
+  Tensor norm_squared = {};
+  double max_norm = 0.0;
+  bool skip_if_not_finite = false;
 };
 void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
                          const Tensor& exp_avg_sq, const Tensor& decay_mask, double lr,

@@ -9,6 +9,14 @@
 
 namespace precis {
 
+// Clipping formed where the gradient's Σ g² was left (GradientRead::norm_squared, on the
+// parameters' device), so no host read comes between the norm and the update.
+struct ClipFromNormSquared {
+  const double* norm_squared = nullptr;  // null: AdamWScalars::grad_scale as it is
+  double max_norm = 0.0;
+  bool skip_if_not_finite = false;  // an inf or NaN norm: no update (fp16's GradScaler)
+};
+
 // The step's scalars, each formed from Python floats (double) and rounded to float once
 // where it meets a float tensor, as torch does (kernels/optimizer.cpp forms them).
 struct AdamWScalars {
@@ -20,9 +28,20 @@ struct AdamWScalars {
   // torch.nn.utils.clip_grad_norm_'s in-place g *= clip_coef, done as AdamW reads g (the same
   // float product; 1 when nothing is clipped, which changes no bit).
   float grad_scale = 1.0f;
+  ClipFromNormSquared clip =
+      {};  // on the CUDA kernel only; kernels/optimizer.cpp resolves it on a CPU
 };
 
 namespace optimizer_math {
+
+// torch.nn.utils.clip_grad_norm_'s coefficient: max_norm / (norm + 1e-6) in double, rounded
+// to the float that multiplies the gradient where it is under 1 (max_norm > 0); else 1. A NaN
+// norm gives a NaN coefficient, which is not under 1: nothing is scaled.
+PRECIS_HOST_DEVICE inline float clip_coefficient(double norm, double max_norm) {
+  if (max_norm <= 0) return 1.0f;
+  const double coef = max_norm / (norm + 1e-6);
+  return coef < 1.0 ? float(coef) : 1.0f;
+}
 
 // The operations and their order are torch's (param.mul_, exp_avg.mul_().add_(),
 // exp_avg_sq.mul_().addcmul_(), sqrt / bc2_sqrt + eps, param.addcdiv_()). decay_factor is

@@ -15,6 +15,14 @@ struct InvalidId {
   int32_t id = 0;
 };
 
+// What a caller already knows of a tensor of ids: every id is in [0, below) (labels: or -100),
+// checked on the host where the ids were built (data::collate). An op whose table has at least
+// `below` rows skips its own check, which on a GPU is a host read: a wait for the queue to drain.
+struct CheckedIds {
+  int64_t below = 0;  // 0: nothing is known
+  bool covers(int64_t limit) const { return below > 0 && below <= limit; }
+};
+
 // The first id of `ids` (I32) outside [0, limit) other than `allowed` (labels' ignore index).
 // One pass in order on the CPU.
 InvalidId first_invalid_id(const Tensor& ids, int64_t limit,

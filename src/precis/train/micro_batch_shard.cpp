@@ -30,9 +30,10 @@ MicroBatchShard collate_shard(const GlobalBatch& global,
       for (int64_t i : s) all_rows.push_back(&examples[size_t(i)]);
     Seq2SeqBatch all = data::collate(all_rows, collator, arena);
     const int64_t first = global.first_row(rank), rows = int64_t(mine.size());
-    shard.batch = {
-        all.input_ids.slice(first, first + rows), all.attention_mask.slice(first, first + rows),
-        all.decoder_input_ids.slice(first, first + rows), all.labels.slice(first, first + rows)};
+    shard.batch = {all.input_ids.slice(first, first + rows),
+                   all.attention_mask.slice(first, first + rows),
+                   all.decoder_input_ids.slice(first, first + rows),
+                   all.labels.slice(first, first + rows), all.ids_checked};
     shard.dropout.first_row = uint64_t(first);
     shard.dropout.rows = uint64_t(rows);
     shard.examples.assign(all_rows.begin() + first, all_rows.begin() + first + rows);

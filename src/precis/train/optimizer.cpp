@@ -8,6 +8,7 @@
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/grad_norm.h"
 #include "precis/kernels/optimizer.h"
+#include "precis/kernels/optimizer_math.h"
 #include "precis/io/safetensors.h"
 
 namespace precis::train {
@@ -33,10 +34,12 @@ template <class Config>
 AdamW<Config>::AdamW(const Config& config, const AdamWSettings& settings)
     : config_(config),
       settings_(settings),
-      arena_(2 * parameter_bytes(config) + decay_mask_bytes(parameter_bytes(config) / 4)) {
+      arena_(2 * parameter_bytes(config) + decay_mask_bytes(parameter_bytes(config) / 4) +
+             Arena::kAlignment) {
   allocate_parameters(config_, exp_avg_, arena_);
   allocate_parameters(config_, exp_avg_sq_, arena_);
   decay_mask_ = upload_decay_mask(dist::flat_layout(config_, exp_avg_), arena_);
+  norm_squared_ = arena_.zeros(Shape{1}, DType::F64);
 }
 
 // One fused update over the flat buffers: the parameters, gradients and moments share one
@@ -51,15 +54,23 @@ void AdamW<Config>::step(Params& params, Params& grads, double lr, const Gradien
 }
 
 template <class Config>
+void AdamW<Config>::clipped_step(Params& params, Params& grads, double lr, double max_norm,
+                                 bool skip_if_not_finite, const Tensor& norm_squared) {
+  sum_of_squares_into(dist::flat_tensor(config_, grads), norm_squared);
+  step(params, grads, lr,
+       {.zero_after = true, .norm_squared = norm_squared, .max_norm = max_norm,
+        .skip_if_not_finite = skip_if_not_finite});
+  zero_buffer_grads(config_, grads);
+}
+
+template <class Config>
 double AdamW<Config>::clipped_step(Params& params, Params& grads, double lr, double max_norm,
                                    bool skip_if_not_finite) {
-  const double norm = global_grad_norm(config_, grads);
-  if (skip_if_not_finite && !std::isfinite(norm)) {
-    zero_grads(config_, grads);
-    return norm;
-  }
-  step(params, grads, lr, {clip_scale(norm, max_norm), /*zero_after=*/true});
-  zero_buffer_grads(config_, grads);
+  clipped_step(params, grads, lr, max_norm, skip_if_not_finite, norm_squared_);
+  double squared = 0.0;
+  copy(norm_squared_, Tensor{&squared, Shape{1}, DType::F64, Device::cpu()});
+  const double norm = std::sqrt(squared);
+  if (skip_if_not_finite && !std::isfinite(norm)) step_skipped();
   return norm;
 }
 
@@ -110,11 +121,8 @@ double global_grad_norm(const Config& c, ParamsOf<Config>& grads) {
   return std::sqrt(sum_of_squares(dist::flat_tensor(c, grads)));
 }
 
-// A NaN norm gives a NaN coefficient, which is not under 1: nothing is scaled, as before.
 float clip_scale(double norm, double max_norm) {
-  if (max_norm <= 0) return 1.0f;
-  const double coef = max_norm / (norm + 1e-6);
-  return coef < 1.0 ? float(coef) : 1.0f;
+  return optimizer_math::clip_coefficient(norm, max_norm);
 }
 
 template <class Config>

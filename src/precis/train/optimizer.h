@@ -27,9 +27,17 @@ class AdamW {
   void step(Params& params, Params& grads, double lr, const GradientRead& read = {});
 
   // clip_grad_norm_(max_norm), step() and zero_grad() as Seq2SeqTrainer runs them, in two
-  // passes over the gradient: its norm, then the update reading it scaled by clipping and
-  // leaving it zero. Returns the norm before clipping. With skip_if_not_finite (fp16's
-  // GradScaler) an inf or NaN norm skips the update; the gradient is zeroed either way.
+  // passes over the gradient and with nothing read back: its Σ g² into `norm_squared` (one
+  // F64 on the parameters' device), then the update reading the gradient scaled by the
+  // clipping coefficient formed there and leaving it zero. With skip_if_not_finite (fp16's
+  // GradScaler) an inf or NaN norm leaves the parameters and moments as they were; the
+  // gradient is zeroed either way, and the caller, once it has read the norm, says so with
+  // step_skipped() (a skipped step is not counted).
+  void clipped_step(Params& params, Params& grads, double lr, double max_norm,
+                    bool skip_if_not_finite, const Tensor& norm_squared);
+  void step_skipped() { --step_; }
+  // The same, reading the norm back (on a GPU a wait for the queue): returns the norm before
+  // clipping.
   double clipped_step(Params& params, Params& grads, double lr, double max_norm,
                       bool skip_if_not_finite = false);
   int64_t steps_taken() const { return step_; }
@@ -44,7 +52,8 @@ class AdamW {
   AdamWSettings settings_;
   Arena arena_;
   Params exp_avg_, exp_avg_sq_;
-  Tensor decay_mask_;  // dist::weight_decay_mask over the flat range, in arena_
+  Tensor decay_mask_;    // dist::weight_decay_mask over the flat range, in arena_
+  Tensor norm_squared_;  // (1) F64 in arena_: the reading clipped_step's norm
   int64_t step_ = 0;
 };
 

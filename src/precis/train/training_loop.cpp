@@ -96,7 +96,7 @@ TrainingLoop<Model>::TrainingLoop(const TrainingArguments& a, dist::Communicator
       stop_policy_(a, comm, job_start),
       micro_batches_done_(position_.micro_batches_done),
       loss_arena_(Arena::kAlignment),
-      step_loss_(loss_arena_.zeros(Shape{1}, DType::F64)),
+      step_report_(loss_arena_.zeros(Shape{2}, DType::F64)),
       last_logged_step_(position_.first_step) {
   stop_policy_.watch_for_interrupts();
 }
@@ -157,7 +157,7 @@ void TrainingLoop<Model>::micro_batch(const GlobalBatch& global, bool update) {
     const MicroBatchResult r = micro_batch_step(
         run_.model.config, run_.params_to_compute_with(), run_.grads, shard,
         LossNormaliser{global_tokens, plan_.accumulation}, float(args_.label_smoothing_factor),
-        world > 1, update ? grad_sync_.get() : nullptr, step_loss_, arena_,
+        world > 1, update ? grad_sync_.get() : nullptr, step_report_.slice(0, 1), arena_,
         run_.scaler ? run_.scaler->scale() : 1.0);
     samples_seen_ += r.samples;
     tokens_seen_ += r.tokens;
@@ -178,13 +178,19 @@ void TrainingLoop<Model>::end_step(double epoch_progress) {
   const double lr =
       learning_rate_at(args_, state.global_step - skipped, plan_.total_steps, plan_.warmup);
   const JobClock::time_point optimizer_start = JobClock::now();
-  const OptimizerStepResult update = run_.optimizer_step(lr, grad_sync_.get());
+  OptimizerStepResult update = run_.optimizer_step(lr, grad_sync_.get(), step_report_.slice(1, 2));
   step_times_.allreduce_wait_s += update.exposed_allreduce_s;
+  // The step's one read (on a GPU its one wait): the loss, from where the micro-batches added
+  // it up, and the gradient's norm.
+  double report[2] = {0.0, 0.0};
+  copy(step_report_, Tensor{report, step_report_.shape, DType::F64, Device::cpu()});
+  zero(step_report_);
   step_times_.optimizer_s += seconds_since(optimizer_start) - update.exposed_allreduce_s;
-  // The step's one read of the loss, from where the micro-batches added it up.
-  double step_loss = 0.0;
-  copy(step_loss_, Tensor{&step_loss, step_loss_.shape, DType::F64, Device::cpu()});
-  zero(step_loss_);
+  double step_loss = report[0];
+  if (update.norm_on_device) {
+    update.grad_norm = std::sqrt(report[1]);
+    run_.norm_read(update.grad_norm);
+  }
   if (comm_.world_size() > 1)
     comm_.all_reduce(std::span<double>(&step_loss, 1), dist::ReduceOp::Sum);
   state.global_step += 1;

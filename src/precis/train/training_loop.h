@@ -76,7 +76,9 @@ class TrainingLoop {
   int64_t micro_batches_done_;  // over all epochs, as HF counts them for accumulation
   int64_t micro_in_step_ = 0;
   Arena loss_arena_;            // on the training device
-  Tensor step_loss_;            // (1) F64: this step's loss, summed over its micro-batches
+  // (2) F64 on the training device, the step's one read: its loss, summed over its
+  // micro-batches, then its gradient's Σ g² (the optimizer's, unless ZeRO-1 read it already).
+  Tensor step_report_;
 
   double logged_loss_sum_ = 0;  // step losses since the last logging step
   int64_t last_logged_step_;

@@ -67,7 +67,8 @@ TrainingRun<Model>::TrainingRun(const TrainingArguments& a, dist::Communicator& 
       model(std::move(loaded.model)),
       tokenizer(std::move(loaded.tokenizer)),
       grad_arena(parameter_bytes(model.config)),
-      collator{model.config.pad_token_id, model.config.decoder_start_token_id, 1} {
+      collator{model.config.pad_token_id, model.config.decoder_start_token_id, 1,
+               model.config.vocab_size} {
   allocate_parameters(model.config, grads, grad_arena);
   // The CPU computes in fp32 (run_job says so under --bf16); a GPU in the 16-bit type.
   if ((a.bf16 || a.fp16) && !current_device().is_cpu()) {
@@ -105,7 +106,8 @@ void TrainingRun<Model>::save_model(const fs::path& dir) const {
 
 template <class Model>
 OptimizerStepResult TrainingRun<Model>::optimizer_step(double lr,
-                                                       dist::GradientAllReduce* grad_sync) {
+                                                       dist::GradientAllReduce* grad_sync,
+                                                       const Tensor& norm_squared) {
   OptimizerStepResult result;
   if (sharded) {
     result.grad_norm = sharded->step(model.params, grads, lr, args.max_grad_norm);
@@ -114,12 +116,20 @@ OptimizerStepResult TrainingRun<Model>::optimizer_step(double lr,
     if (grad_sync) result.exposed_allreduce_s = grad_sync->finish();
     // GradScaler.unscale_ before clipping; the norm then tells an inf or NaN anywhere.
     if (scaler) scale_in_place(dist::flat_tensor(model.config, grads), scaler->inverse_scale());
-    result.grad_norm = optimizer->clipped_step(model.params, grads, lr, args.max_grad_norm,
-                                               /*skip_if_not_finite=*/scaler.has_value());
-    if (scaler) scaler->update(std::isfinite(result.grad_norm));
+    optimizer->clipped_step(model.params, grads, lr, args.max_grad_norm,
+                            /*skip_if_not_finite=*/scaler.has_value(), norm_squared);
+    result.norm_on_device = true;
   }
   refresh_compute();
   return result;
+}
+
+template <class Model>
+void TrainingRun<Model>::norm_read(double grad_norm) {
+  if (!scaler) return;  // (ZeRO-1 refuses --fp16: trainer.cpp)
+  const bool finite = std::isfinite(grad_norm);
+  scaler->update(finite);
+  if (!finite) optimizer->step_skipped();
 }
 
 template struct TrainingRun<BartModel>;

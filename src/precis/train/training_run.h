@@ -26,7 +26,8 @@ AdamWSettings adamw_settings(const TrainingArguments& args);
 
 // What the update that ends a step reports.
 struct OptimizerStepResult {
-  double grad_norm = 0;            // the global norm before clipping
+  double grad_norm = 0;            // the global norm before clipping, unless norm_on_device
+  bool norm_on_device = false;     // the norm's square is where optimizer_step was told to put it
   double exposed_allreduce_s = 0;  // waiting for the bucketed all-reduce the backward did not hide
 };
 
@@ -71,7 +72,12 @@ struct TrainingRun {
   // update this rank's segment, all-gather), or the bucketed all-reduce's end (`grad_sync`,
   // with several ranks), clipping and AdamW. The gradients are zero afterwards. Under --fp16
   // the gradients are unscaled first, and a step with an inf or NaN in them is skipped.
-  OptimizerStepResult optimizer_step(double lr, dist::GradientAllReduce* grad_sync);
+  // Without ZeRO-1 nothing is read back: the norm's square goes to `norm_squared` (one F64 on
+  // the training device), and norm_read() follows once the caller has read it.
+  OptimizerStepResult optimizer_step(double lr, dist::GradientAllReduce* grad_sync,
+                                     const Tensor& norm_squared);
+  // The step's norm, read: under --fp16 the loss scaler learns whether the step was skipped.
+  void norm_read(double grad_norm);
 };
 
 }  // namespace precis::train

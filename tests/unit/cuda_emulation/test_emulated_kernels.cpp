@@ -87,6 +87,11 @@ TEST(EmulatedSumOfSquares, BlockPartialsAddUpToTheCpuSum) {
           x.data(), n, partials.data());
   double total = 0.0;
   for (double s : partials) total += s;
+  // The device's own sum of the partials (what the training step's clipping reads) adds them in
+  // this very order: the same bits.
+  double on_device = -1.0;
+  EMULATE(cuda::sum_in_block_order, dim3{1}, dim3{1}, partials.data(), blocks, &on_device);
+  EXPECT_EQ(on_device, total);
   // Each square is exact in double; n additions of positive terms err by at most n·2^-53 of
   // the sum (2.3e-11 for these 2e5), whatever their order. The reference sums in long double.
   long double exact = 0.0L;
@@ -103,6 +108,17 @@ TEST(EmulatedSumOfSquares, BlockPartialsAddUpToTheCpuSum) {
       block += double(x[size_t(i)]) * double(x[size_t(i)]);
     EXPECT_NEAR(partials[size_t(b)], block, double(cuda::kSumChunk) * 0x1p-53 * block) << "block " << b;
   }
+}
+
+// First to last, whatever rounds: 1 then eight halves of an ulp of 1 stays 1 (each addition
+// rounds to even), where the small ones added first would have made 1 + 2^-50.
+TEST(EmulatedSumOfSquares, PartialsAddedFirstToLast) {
+  std::vector<double> partials(9, 0x1p-53);
+  partials[0] = 1.0;
+  double total = -1.0;
+  EMULATE(cuda::sum_in_block_order, dim3{1}, dim3{1}, partials.data(), int64_t(partials.size()),
+          &total);
+  EXPECT_EQ(total, 1.0);
 }
 
 namespace {

@@ -58,6 +58,9 @@ class DeviceTensors {
   Tensor on_device(const std::vector<uint32_t>& values, Shape shape) {
     return upload(values.data(), shape, DType::I32);
   }
+  Tensor on_device(const std::vector<double>& values, Shape shape) {
+    return upload(values.data(), shape, DType::F64);
+  }
   // A tensor on the backend with every element `value`.
   Tensor filled(Shape shape, float value = 0.0f) {
     return on_device(std::vector<float>(size_t(shape.numel()), value), shape);

@@ -1,8 +1,9 @@
 // grad_norm (kernels/grad_norm.h): Σ x² in double on every backend, on a ragged length and
-// odd shapes; the same value for any thread count on the CPU.
+// odd shapes, read back or left on the device; the same value for any thread count on the CPU.
 #include <random>
 #include <vector>
 
+#include "precis/kernels/copy.h"
 #include "precis/kernels/grad_norm.h"
 
 #include "kernel_test.h"
@@ -43,6 +44,22 @@ TEST_P(GradNormKernel, OddShapes) {
     EXPECT_NEAR(sum_of_squares(on_device(x, {s.rows, s.cols})), expected, 1e-12 * expected)
         << s.rows << "x" << s.cols;
   }
+}
+
+// The training step's form, left where x is: the very value the read-back form returns (on a
+// GPU the partials are added in block order on the device instead of the host), 0 for none.
+TEST_P(GradNormKernel, IntoTheDeviceGivesTheReadBackValue) {
+  std::mt19937 rng(5);
+  for (int64_t n : {int64_t(0), int64_t(1), int64_t(65536), int64_t(300001)}) {
+    std::vector<float> x = random_floats(n, rng);
+    const Tensor t = on_device(x, {n});
+    const Tensor total = on_device(std::vector<double>{-1.0}, {1});
+    sum_of_squares_into(t, total);
+    double back = 0.0;
+    copy(total, Tensor{&back, Shape{1}, DType::F64, Device::cpu()});
+    EXPECT_EQ(back, sum_of_squares(t)) << n;
+  }
+  EXPECT_THROW(sum_of_squares_into(filled({4}), filled({1})), Error);  // the total is one F64
 }
 
 INSTANTIATE_KERNEL_TEST(GradNormKernel);

@@ -1,7 +1,7 @@
 // optimizer (kernels/optimizer.h): AdamW on every backend against a double-precision
 // transcription of torch.optim.AdamW (torch 1.13, _single_tensor_adamw), over a flat range and
 // odd shapes; the masked update over a flat buffer of several parameters equals their own
-// updates bit for bit.
+// updates bit for bit; clipping formed on the device equals the host's.
 #include <cmath>
 #include <random>
 #include <vector>
@@ -9,7 +9,9 @@
 #include "kernel_test.h"
 #include "precis/dist/flat_parameters.h"
 #include "precis/kernels/elementwise.h"
+#include "precis/kernels/grad_norm.h"
 #include "precis/kernels/optimizer.h"
+#include "precis/kernels/optimizer_math.h"
 
 using namespace precis;
 using namespace precis::testing;
@@ -160,6 +162,62 @@ TEST_P(OptimizerKernel, FusedClipAndZeroEqualTheirSeparatePasses) {
   EXPECT_EQ(to_host(pf), to_host(ps));
   EXPECT_EQ(to_host(mf), to_host(ms));
   EXPECT_EQ(to_host(vf), to_host(vs));
+}
+
+// Clipping formed where the norm lies (GradientRead::norm_squared: the training step's path,
+// nothing read back) is bit for bit the host's: the norm read back, clip_grad_norm_'s
+// coefficient formed on the host, and the fused read with it. Clipped (norm over max_norm),
+// not clipped, and max_norm 0 (no clipping).
+TEST_P(OptimizerKernel, ClipFormedWhereTheNormLiesEqualsTheHostsClip) {
+  const int64_t n = 40000;
+  std::mt19937 rng(10);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> p(static_cast<size_t>(n)), g(static_cast<size_t>(n));
+  for (float& x : p) x = normal(rng);
+  const Tensor mask =
+      on_device(std::vector<uint32_t>(size_t(n + 31) / 32, 0x5555u), {(n + 31) / 32});
+  for (double max_norm : {1.0, 1e6, 0.0}) {
+    Tensor pd = on_device(p, {n}), md = filled({n}), vd = filled({n});
+    Tensor ph = on_device(p, {n}), mh = filled({n}), vh = filled({n});
+    for (int64_t step = 1; step <= 2; ++step) {
+      for (float& x : g) x = normal(rng);
+      Tensor gd = on_device(g, {n}), gh = on_device(g, {n});
+      const Tensor norm_squared = on_device(std::vector<double>{0.0}, {1});
+      sum_of_squares_into(gd, norm_squared);
+      adamw_update_masked(pd, gd, md, vd, mask, 1e-3, 0.9, 0.999, 1e-8, 0.1, step,
+                          {.zero_after = true, .norm_squared = norm_squared, .max_norm = max_norm});
+      const float scale = optimizer_math::clip_coefficient(std::sqrt(sum_of_squares(gh)), max_norm);
+      EXPECT_EQ(scale < 1.0f, max_norm == 1.0) << max_norm;  // the cases are what they say
+      adamw_update_masked(ph, gh, mh, vh, mask, 1e-3, 0.9, 0.999, 1e-8, 0.1, step,
+                          {scale, /*zero_after=*/true});
+      EXPECT_EQ(to_host(gd), std::vector<float>(size_t(n), 0.0f));
+    }
+    EXPECT_EQ(to_host(pd), to_host(ph)) << "max_norm " << max_norm;
+    EXPECT_EQ(to_host(md), to_host(mh)) << "max_norm " << max_norm;
+    EXPECT_EQ(to_host(vd), to_host(vh)) << "max_norm " << max_norm;
+  }
+}
+
+// fp16's skipped step, decided where the norm lies: an inf in the gradient leaves the
+// parameters and moments as they were and the gradient zero; a finite one updates.
+TEST_P(OptimizerKernel, NonFiniteNormSkipsTheUpdateWhereTheNormLies) {
+  const int64_t n = 1000;
+  std::vector<float> p(size_t(n), 0.5f), g(size_t(n), 0.25f), m(size_t(n), 0.125f);
+  const Tensor mask = on_device(std::vector<uint32_t>(size_t(n + 31) / 32, ~0u), {(n + 31) / 32});
+  for (bool overflow : {true, false}) {
+    std::vector<float> grads = g;
+    if (overflow) grads[17] = INFINITY;
+    Tensor pt = on_device(p, {n}), gt = on_device(grads, {n}), mt = on_device(m, {n}),
+           vt = on_device(m, {n});
+    const Tensor norm_squared = on_device(std::vector<double>{0.0}, {1});
+    sum_of_squares_into(gt, norm_squared);
+    adamw_update_masked(pt, gt, mt, vt, mask, 1e-3, 0.9, 0.999, 1e-8, 0.1, 3,
+                        {.zero_after = true, .norm_squared = norm_squared, .max_norm = 1.0,
+                         .skip_if_not_finite = true});
+    EXPECT_EQ(to_host(gt), std::vector<float>(size_t(n), 0.0f));
+    EXPECT_EQ(to_host(pt) == p, overflow) << "overflow " << overflow;
+    EXPECT_EQ(to_host(mt) == m, overflow) << "overflow " << overflow;
+  }
 }
 
 INSTANTIATE_KERNEL_TEST(OptimizerKernel);

@@ -1,8 +1,9 @@
 // The CUDA twin's kernel of sum_of_squares (kernels/grad_norm.h), the global gradient norm's
 // one reduction: block b sums the squares of elements [b·kSumChunk, (b+1)·kSumChunk) in double,
 // each thread a strided slice, then a tree over shared memory in a fixed order. The partial
-// sums are added in block order after it, so the value depends on n alone, never on timing; it
-// differs from the CPU's blocked sum only in the order of additions (~1e-16 relative).
+// sums are added in block order after it (sum_in_block_order, one thread, where the partials
+// are: nothing read back), so the value depends on n alone, never on timing; it differs from
+// the CPU's blocked sum only in the order of additions (~1e-16 relative).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,15 @@ PRECIS_KERNEL void sum_of_squares_partials(const float* x, int64_t n, double* pa
     __syncthreads();
   }
   if (threadIdx.x == 0) partials[blockIdx.x] = lanes[0];
+}
+
+// *total = the partials added first to last (a few thousand at most: bart-large's 406M
+// gradients give 6,200), so the order is fixed.
+PRECIS_KERNEL void sum_in_block_order(const double* partials, int64_t blocks, double* total) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  double s = 0.0;
+  for (int64_t b = 0; b < blocks; ++b) s += partials[b];
+  *total = s;
 }
 
 }  // namespace precis::cuda

@@ -65,6 +65,7 @@ struct Kernels {
                        const uint32_t* decay_mask, int64_t n, const AdamWScalars& scalars,
                        Stream stream) = nullptr;
   double (*sum_of_squares)(const float* x, int64_t n, Stream stream) = nullptr;
+  void (*sum_of_squares_into)(const float* x, int64_t n, double* total, Stream stream) = nullptr;
 
   // attention.h, its CPU twin's arguments with the mask's fields spelled out: key padding
   // (B, Tk) or null, causality and past, position bias (H, Tq, Tk) or null. The forward keeps

@@ -4,6 +4,7 @@
 // (tests/cuda_emulation/), which run these very bodies on the host.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "precis/core/host_device.h"
@@ -14,8 +15,15 @@ namespace precis::cuda {
 
 // Over n elements of a flat buffer; decay_mask null: every element decays with s.decay_factor
 // (adamw_update), else bit i decides (adamw_update_masked).
+// With s.clip set, every thread forms the clipping scale from the norm the gradient's
+// reduction left on the device (the same double math as the host's, so the same float).
 PRECIS_KERNEL void adamw_kernel(float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
                                 const uint32_t* decay_mask, int64_t n, AdamWScalars s) {
+  if (s.clip.norm_squared) {
+    const double norm = std::sqrt(*s.clip.norm_squared);
+    if (s.clip.skip_if_not_finite && !std::isfinite(norm)) return;
+    s.grad_scale = optimizer_math::clip_coefficient(norm, s.clip.max_norm);
+  }
   for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride) {
     const float decay_factor =
         !decay_mask || optimizer_math::decays(decay_mask, i) ? s.decay_factor : 1.0f;

@@ -60,8 +60,8 @@ void decoder_layer_forward(const BartConfig& c, const BartDecoderLayerParams& lp
 void embeddings_forward(const BartConfig& c, const Tensor& ids, const Tensor& shared,
                         const Tensor& positions, const LayerNormParams& layernorm,
                         const DropoutSpec& dropout, const Tensor& embedded,
-                        LayerNormActivations& out) {
-  embedding_forward(ids, shared, c.embed_scale(), embedded);
+                        LayerNormActivations& out, CheckedIds known) {
+  embedding_forward(ids, shared, c.embed_scale(), embedded, known);
   add_position_embeddings(embedded, positions, BartConfig::kPositionOffset);
   layer_norm_forward(layernorm, embedded, BartConfig::kLayerNormEps, out);
   dropout_forward(out.out, dropout, out.out);
@@ -86,7 +86,7 @@ void bart_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& 
   embeddings_forward(c, batch.input_ids, p.shared, p.encoder_positions,
                      p.encoder_layernorm_embedding,
                      drop::embedding(c, ctx, drop::kEncoderEmbedding), a.encoder_embedded,
-                     a.encoder_layernorm_embedding);
+                     a.encoder_layernorm_embedding, batch.ids_checked);
   AttentionMask source_mask{.key_padding = batch.attention_mask};
   const Tensor* h = &a.encoder_layernorm_embedding.out;
   for (size_t i = 0; i < a.encoder_layers.size(); ++i) {
@@ -100,7 +100,7 @@ void bart_forward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch& 
   embeddings_forward(c, batch.decoder_input_ids, p.shared, p.decoder_positions,
                      p.decoder_layernorm_embedding,
                      drop::embedding(c, ctx, drop::kDecoderEmbedding), a.decoder_embedded,
-                     a.decoder_layernorm_embedding);
+                     a.decoder_layernorm_embedding, batch.ids_checked);
   h = &a.decoder_layernorm_embedding.out;
   for (size_t i = 0; i < a.decoder_layers.size(); ++i) {
     decoder_layer_forward(c, p.decoder_layers[i], *h, encoder_out, source_mask, ctx,

@@ -110,12 +110,12 @@ void decoder_layer_backward(const BartStackBackward& sb, const BartDecoderLayerP
 void embedding_backward_all(const BartStackBackward& sb, const Tensor& ids, const Tensor& embedded,
                             const LayerNormParams& ln, const LayerNormActivations& ln_acts,
                             uint32_t stack, LayerNormParams& g_ln, const Tensor& g_positions,
-                            const Tensor& g_shared) {
+                            const Tensor& g_shared, CheckedIds known) {
   const BartConfig& c = sb.c;
   dropout_backward(sb.dh, bart_dropout::embedding(c, sb.ctx, stack), sb.dh);
   layer_norm_backward(ln, embedded, ln_acts, sb.dh, g_ln, sb.dbranch);
   position_embeddings_backward(sb.dbranch, BartConfig::kPositionOffset, g_positions);
-  embedding_backward(sb.dbranch, ids, c.embed_scale(), c.pad_token_id, g_shared);
+  embedding_backward(sb.dbranch, ids, c.embed_scale(), c.pad_token_id, g_shared, known);
 }
 
 }  // namespace
@@ -143,7 +143,7 @@ void bart_backward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch&
   embedding_backward_all(dec, batch.decoder_input_ids, a.decoder_embedded,
                          p.decoder_layernorm_embedding, a.decoder_layernorm_embedding,
                          drop::kDecoderEmbedding, g.decoder_layernorm_embedding,
-                         g.decoder_positions, g.shared);
+                         g.decoder_positions, g.shared, batch.ids_checked);
   s.end_stage(bart_stages::decoder_embeddings(c));
 
   // Encoder layers, last to first, starting from the cross-attentions' gradient.
@@ -158,7 +158,8 @@ void bart_backward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch&
   }
   embedding_backward_all(enc, batch.input_ids, a.encoder_embedded, p.encoder_layernorm_embedding,
                          a.encoder_layernorm_embedding, drop::kEncoderEmbedding,
-                         g.encoder_layernorm_embedding, g.encoder_positions, g.shared);
+                         g.encoder_layernorm_embedding, g.encoder_positions, g.shared,
+                         batch.ids_checked);
 }
 
 }  // namespace precis

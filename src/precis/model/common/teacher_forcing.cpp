@@ -33,7 +33,8 @@ void accumulate_teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& log
   check(batch.labels.ptr != nullptr, "the loss needs labels");
   const int64_t tokens = logits.size(0) * logits.size(1);
   cross_entropy_forward_into(logits.view({tokens, logits.size(2)}), batch.labels.view({tokens}),
-                             losses, label_smoothing, global_tokens, accumulation_steps, total);
+                             losses, label_smoothing, global_tokens, accumulation_steps, total,
+                             batch.ids_checked);
 }
 
 void teacher_forced_loss_backward(const Seq2SeqBatch& batch, const Tensor& logits, const Tensor& x,
@@ -42,7 +43,8 @@ void teacher_forced_loss_backward(const Seq2SeqBatch& batch, const Tensor& logit
   check(batch.labels.ptr != nullptr, "the backward needs labels");
   const int64_t tokens = logits.size(0) * logits.size(1);
   const Tensor flat = logits.view({tokens, logits.size(2)});
-  cross_entropy_backward(flat, batch.labels.view({tokens}), label_smoothing, loss_scale, flat);
+  cross_entropy_backward(flat, batch.labels.view({tokens}), label_smoothing, loss_scale, flat,
+                         batch.ids_checked);
   linear_backward(logits, x, lm_head, dx, g_lm_head, Tensor{});
 }
 

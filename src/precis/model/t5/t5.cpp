@@ -19,8 +19,8 @@ namespace {
 // h = dropout(embed(ids)) into `embedded`, and the stack's relative position bias into `bias`.
 void stack_embeddings_forward(const T5Config& c, const Tensor& ids, const Tensor& shared,
                               const Tensor& bias_table, bool decoder, const DropoutSpec& dropout,
-                              const Tensor& embedded, const Tensor& bias) {
-  embedding_forward(ids, shared, 1.0f, embedded);
+                              const Tensor& embedded, const Tensor& bias, CheckedIds known) {
+  embedding_forward(ids, shared, 1.0f, embedded, known);
   dropout_forward(embedded, dropout, embedded);
   relative_position_bias_forward(bias_table, c.buckets(decoder), 0, bias);
 }
@@ -83,13 +83,14 @@ void decoder_block_forward(const T5Config& c, const T5DecoderBlockParams& lp,
 }  // namespace
 
 void t5_encoder_forward(const T5Config& c, const T5Params& p, const Tensor& input_ids,
-                        const Tensor& attention_mask, T5Activations& a, const DropoutContext& ctx) {
+                        const Tensor& attention_mask, T5Activations& a, const DropoutContext& ctx,
+                        CheckedIds known) {
   namespace drop = t5_dropout;
 
   // Encoder: h = dropout(embed(ids)); per block h += SelfAttn(norm(h)); h += FF(norm(h)).
   stack_embeddings_forward(c, input_ids, p.shared, p.encoder_relative_bias, false,
                            drop::embedding(c, ctx, drop::kEncoderEmbedding), a.encoder_embedded,
-                           a.encoder_bias);
+                           a.encoder_bias, known);
   AttentionMask source_mask{.key_padding = attention_mask, .position_bias = a.encoder_bias};
   const Tensor* h = &a.encoder_embedded;
   for (size_t i = 0; i < a.encoder_blocks.size(); ++i) {
@@ -106,12 +107,12 @@ void t5_forward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch,
   namespace drop = t5_dropout;
   check_batch_fits(batch, a.batch, a.source_len, a.target_len);
 
-  t5_encoder_forward(c, p, batch.input_ids, batch.attention_mask, a, ctx);
+  t5_encoder_forward(c, p, batch.input_ids, batch.attention_mask, a, ctx, batch.ids_checked);
 
   // Decoder: causal self-attention with its own bias, cross-attention without one, FF.
   stack_embeddings_forward(c, batch.decoder_input_ids, p.shared, p.decoder_relative_bias, true,
                            drop::embedding(c, ctx, drop::kDecoderEmbedding), a.decoder_embedded,
-                           a.decoder_bias);
+                           a.decoder_bias, batch.ids_checked);
   AttentionMask causal{.causal = true, .position_bias = a.decoder_bias};
   AttentionMask cross_mask{.key_padding = batch.attention_mask};
   const Tensor* h = &a.decoder_embedded;

@@ -73,10 +73,11 @@ T5GradScratch allocate_grad_scratch(const T5Config& config, Arena& arena, int64_
 void t5_forward(const T5Config& config, const T5Params& params, const Seq2SeqBatch& batch,
                 T5Activations& acts, const DropoutContext& dropout = {});
 
-// The encoder alone (what generation runs once): fills acts up to encoder_output().
+// The encoder alone (what generation runs once): fills acts up to encoder_output(). Ids
+// `known` to be in the vocabulary (CheckedIds) are not checked again.
 void t5_encoder_forward(const T5Config& config, const T5Params& params, const Tensor& input_ids,
                         const Tensor& attention_mask, T5Activations& acts,
-                        const DropoutContext& dropout = {});
+                        const DropoutContext& dropout = {}, CheckedIds known = {});
 
 // Backward of loss_scale * Σ per-token loss; parameter gradients accumulate into `grads`,
 // acts.logits is overwritten with its gradient. `dropout`: the forward's context.

@@ -117,9 +117,9 @@ void final_norm_backward(const T5StackBackward& sb, const Tensor& last, const Te
 
 // A stack's embedded = dropout(embed(ids)) in reverse, into the shared embedding's gradient.
 void embeddings_backward(const T5StackBackward& sb, const Tensor& ids, uint32_t stack,
-                         const Tensor& g_shared) {
+                         const Tensor& g_shared, CheckedIds known) {
   dropout_backward(sb.dh, t5_dropout::embedding(sb.c, sb.ctx, stack), sb.dh);
-  embedding_backward(sb.dh, ids, 1.0f, -1, g_shared);
+  embedding_backward(sb.dh, ids, 1.0f, -1, g_shared, known);
 }
 
 }  // namespace
@@ -147,7 +147,8 @@ void t5_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch
                            drop::kDecoder + uint32_t(i));
     s.end_stage(t5_stages::decoder_block(c, int64_t(i)));
   }
-  embeddings_backward(dec, batch.decoder_input_ids, drop::kDecoderEmbedding, g.shared);
+  embeddings_backward(dec, batch.decoder_input_ids, drop::kDecoderEmbedding, g.shared,
+                      batch.ids_checked);
 
   // Encoder, from the cross-attentions' gradient of its (dropped-out, normalised) output.
   const T5StackBackward enc = stack_backward(c, ctx, s, B, S);
@@ -162,7 +163,7 @@ void t5_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch
                            input, g.encoder_relative_bias, uint32_t(i));
     s.end_stage(t5_stages::encoder_block(c, int64_t(i)));
   }
-  embeddings_backward(enc, batch.input_ids, drop::kEncoderEmbedding, g.shared);
+  embeddings_backward(enc, batch.input_ids, drop::kEncoderEmbedding, g.shared, batch.ids_checked);
 }
 
 }  // namespace precis
