@@ -39,21 +39,24 @@ float element(const GemmOperand& x, int64_t i, int64_t j) {
 }  // namespace
 
 void gemm(Stream, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a, GemmOperand b,
-          float beta, void* c, DType c_type, int64_t ldc) {
+          float beta, void* c, DType c_type, int64_t ldc, const void* bias) {
   const int64_t a_rows = a.transpose ? k : m, b_rows = b.transpose ? n : k;
   check(a.ld >= a_rows && b.ld >= b_rows && ldc >= m && a.ld > 0 && b.ld > 0 && ldc > 0,
         "gemm: leading dimensions " + std::to_string(a.ld) + ", " + std::to_string(b.ld) + ", " +
             std::to_string(ldc) + " for " + std::to_string(m) + "x" + std::to_string(n) + "x" +
             std::to_string(k));
   check_gemm_types(a.type, b.type, c_type);
+  check_gemm_bias(bias, beta);
   cuda_emulation::DeviceMemoryAccess access;
   for (int64_t j = 0; j < n; ++j)
     for (int64_t i = 0; i < m; ++i) {
       float acc = 0.0f;
       for (int64_t l = 0; l < k; ++l) acc += element(a, i, l) * element(b, l, j);
       const int64_t out = i + j * ldc;
-      // cuBLAS does not read C when beta is 0 (it may hold NaN).
-      store(c, c_type, out, beta == 0.0f ? alpha * acc : alpha * acc + beta * load(c, c_type, out));
+      // cuBLAS does not read C when beta is 0 (it may hold NaN). The epilogue's bias is added
+      // to the fp32 result, before C's one rounding.
+      const float product = alpha * acc + (bias ? load(bias, c_type, i) : 0.0f);
+      store(c, c_type, out, beta == 0.0f ? product : product + beta * load(c, c_type, out));
     }
 }
 

@@ -100,7 +100,8 @@ TEST(ComputeCopy, T5UntiedInBf16) {
   check_compute_copy(c, DType::BF16);
 }
 
-// mixed(): the weights the model multiplies by from the copy, every other tensor the master's.
+// mixed(): the weights the model multiplies by and their biases from the copy, every other
+// tensor the master's.
 template <class Config>
 void check_mixed(const Config& c, const std::vector<std::string>& from_copy) {
   using Model = typename ModelFamily<Config>::Model;
@@ -129,8 +130,10 @@ void check_mixed(const Config& c, const std::vector<std::string>& from_copy) {
 }
 
 TEST(ComputeCopy, MixedTakesTheMultipliedWeightsFromTheCopy) {
+  // BART's linear layers' biases too (autocast casts F.linear's bias), not its LayerNorms'.
   check_mixed(bart_config_from("bart-tiny"),
-              {"proj.weight", "fc1.weight", "fc2.weight", "lm_head.weight"});
+              {"proj.weight", "fc1.weight", "fc2.weight", "lm_head.weight", "proj.bias", "fc1.bias",
+               "fc2.bias"});
   const T5Config c = tiny_t5();
   check_mixed(c, {"q.weight", "k.weight", "v.weight", "o.weight", "wi_0.weight", "wi_1.weight",
                   "wo.weight", "lm_head.weight"});

@@ -172,8 +172,9 @@ void* scratch(Stream, size_t bytes) {
 }
 
 void gemm(Stream, int64_t m, int64_t n, int64_t k, float, GemmOperand a, GemmOperand b, float beta,
-          void*, DType c_type, int64_t) {
+          void*, DType c_type, int64_t, const void* bias) {
   check_gemm_types(a.type, b.type, c_type);
+  check_gemm_bias(bias, beta);
   State& s = counting::state();
   std::lock_guard<std::mutex> lock(s.mu);
   if (!s.recording) return;
@@ -183,7 +184,8 @@ void gemm(Stream, int64_t m, int64_t n, int64_t k, float, GemmOperand a, GemmOpe
                     {"k", k},
                     {"ab", dtype_name(a.type)},
                     {"c", dtype_name(c_type)},
-                    {"accumulate", beta != 0.0f}});
+                    {"accumulate", beta != 0.0f},
+                    {"bias", bias != nullptr}});
 }
 
 }  // namespace precis::cuda

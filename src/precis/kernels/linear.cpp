@@ -11,8 +11,13 @@ void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, c
   check(x.shape[-1] == in && y.shape[-1] == out && x.numel() / in == y.numel() / out,
         "linear: x " + x.describe() + ", weight " + weight.describe() + ", y " + y.describe());
   check(bias.ptr == nullptr || bias.numel() == out, "linear: bias " + bias.describe());
-  // Mixed precision: x, the weight's compute copy and y of one type, the bias an fp32 parameter.
-  check_mixed_precision("linear", {{"x", x}, {"weight", weight}, {"y", y}}, {{"bias", bias}});
+  // Mixed precision: x, the weight's compute copy and y of one type; the bias an fp32
+  // parameter, or its compute copy (autocast casts F.linear's bias too).
+  const bool bias_16 = bias.ptr != nullptr && is_16_bit(bias.dtype);
+  if (bias_16)
+    check_mixed_precision("linear", {{"x", x}, {"weight", weight}, {"y", y}, {"bias", bias}}, {});
+  else
+    check_mixed_precision("linear", {{"x", x}, {"weight", weight}, {"y", y}}, {{"bias", bias}});
   return dispatch_op(
       {"linear", 2.0 * double(x.numel() / in) * double(in) * double(out)}, {&x, &weight, &bias, &y},
       [&] {
@@ -20,8 +25,8 @@ void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, c
                                    x.numel() / in, in, out);
       },
       [&](const CudaOp& gpu) {
-        return gpu.run(&cuda::Kernels::linear_forward, x.dtype, x.ptr, weight.ptr,
-                       bias.ptr ? bias.f32() : nullptr, y.ptr, x.numel() / in, in, out);
+        return gpu.run(&cuda::Kernels::linear_forward, x.dtype, x.ptr, weight.ptr, bias.ptr,
+                       bias.dtype, y.ptr, x.numel() / in, in, out);
       });
 }
 

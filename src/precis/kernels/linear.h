@@ -1,6 +1,8 @@
 // Linear layer as torch.nn.Linear stores it: weight (out, in), y = x · weightᵀ + bias.
 // Dtypes: all F32; or, on CUDA under mixed precision, x, weight (the 16-bit compute copy), y,
-// dy and dx one 16-bit type (BF16 or F16) with bias, dweight and dbias F32 (fp32 accumulation).
+// dy and dx one 16-bit type (BF16 or F16) with dweight and dbias F32 (fp32 accumulation), and
+// the bias F32 or of that type (the compute copy's, as autocast casts it). Either way y is the
+// fp32 product plus the bias, rounded once.
 #pragma once
 
 #include "precis/core/tensor.h"

@@ -1,5 +1,7 @@
 #include "precis/train/compute_copy.h"
 
+#include <cstring>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,13 +74,25 @@ typename ComputeCopy<Config>::Params ComputeCopy<Config>::mixed(const Params& ma
   visit_parameters(config_, params_, [&](const std::string&, Tensor& t, Shape, ParamRole) {
     copies.push_back(&t);
   });
+  // The linear layers' biases too, as autocast casts F.linear's bias: "<layer>.bias" beside a
+  // multiplied "<layer>.weight" (a LayerNorm's is not).
+  std::set<std::string> layers;
+  visit_parameters(config_, params_,
+                   [&](const std::string& name, Tensor&, Shape shape, ParamRole role) {
+                     if (multiplied(name, shape, role) && name.ends_with(".weight"))
+                       layers.insert(name.substr(0, name.size() - std::strlen(".weight")));
+                   });
+  const auto linear_bias = [&](const std::string& name, ParamRole role) {
+    return role != ParamRole::Buffer && name.ends_with(".bias") &&
+           layers.contains(name.substr(0, name.size() - std::strlen(".bias")));
+  };
   Params out = master;
   size_t i = 0;
-  visit_parameters(config_, out, [&](const std::string& name, Tensor& t, Shape shape,
-                                     ParamRole role) {
-    Tensor* copy = copies[i++];
-    if (multiplied(name, shape, role)) t = *copy;
-  });
+  visit_parameters(config_, out,
+                   [&](const std::string& name, Tensor& t, Shape shape, ParamRole role) {
+                     Tensor* copy = copies[i++];
+                     if (multiplied(name, shape, role) || linear_bias(name, role)) t = *copy;
+                   });
   // A tied head is not visited (it is the shared embedding): the copy's view of it.
   if (config_.tie_word_embeddings) out.lm_head = params_.lm_head;
   return out;

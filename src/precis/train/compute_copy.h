@@ -27,10 +27,12 @@ class ComputeCopy {
   Params& params() { return params_; }
 
   // What the model computes with under mixed precision: the master's tensors, but the weights
-  // it multiplies activations by (the linear layers' and the LM head's) from this copy. The
-  // embeddings (looked up, not multiplied), norms and biases stay the fp32 master's, as the
-  // 16-bit kernels take them (kernels/cuda/kernels_cuda.h). Do not visit_parameters the
-  // result: visiting a tied struct ties its LM head to its (fp32) shared embedding again.
+  // it multiplies activations by (the linear layers' and the LM head's) and the linear layers'
+  // biases from this copy, as autocast casts F.linear's inputs. The embeddings (looked up, not
+  // multiplied), norms and buffers (BART's final_logits_bias, added after the LM head) stay the
+  // fp32 master's, as the 16-bit kernels take them (kernels/cuda/kernels_cuda.h). Do not
+  // visit_parameters the result: visiting a tied struct ties its LM head to its (fp32) shared
+  // embedding again.
   Params mixed(const Params& master);
   const Tensor& flat() const { return flat_; }  // the trainable range, 16-bit
 

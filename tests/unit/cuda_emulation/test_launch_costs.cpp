@@ -131,9 +131,16 @@ TEST_F(LaunchCosts, LinearBiasOptimizerNorm) {
   uint16_t* y16 = o.make16(size_t(n * out));
   float* db = o.make<float>(size_t(out) * 8);
   // The GEMMs are cuBLAS's (priced from m, n, k by the model); the bias kernels around them.
-  expect_declared("linear forward fp32", 2, [&] { k.linear_forward(DType::F32, x, w, bias, y, n, in, out, s); });
-  expect_declared("linear forward bf16", 4,
-                  [&] { k.linear_forward(DType::BF16, x16, w16, bias, y16, n, in, out, s); });
+  expect_declared("linear forward fp32", 2,
+                  [&] { k.linear_forward(DType::F32, x, w, bias, DType::F32, y, n, in, out, s); });
+  expect_declared("linear forward bf16, fp32 bias", 4, [&] {
+    k.linear_forward(DType::BF16, x16, w16, bias, DType::F32, y16, n, in, out, s);
+  });
+  // A 16-bit bias the GEMM's epilogue cannot read (not 16-byte aligned): the same kernel.
+  uint16_t* bias16 = o.make16(size_t(out) * 16);
+  expect_declared("linear forward bf16, unaligned bf16 bias", 4, [&] {
+    k.linear_forward(DType::BF16, x16, w16, bias16 + 1, DType::BF16, y16, n, in, out, s);
+  });
   expect_declared("linear backward bf16", 3, [&] {
     k.linear_backward(DType::BF16, y16, x16, w16, nullptr, nullptr, db, n, in, out, s);
   });

@@ -219,7 +219,11 @@ TEST_P(LinearKernel16, MixedDtypesAreRefused) {
   EXPECT_THROW(linear_forward(x, w32, b32, y), Error);
   EXPECT_THROW(linear_forward(x, w_other, b32, y), Error);
   EXPECT_THROW(linear_forward(x, w, b32, y32), Error);
-  EXPECT_THROW(linear_forward(x, w, b16, y), Error);
+  EXPECT_NO_THROW(linear_forward(x, w, b16, y));  // the bias's compute copy
+  Tensor b_other = b16;
+  b_other.dtype = other_16();
+  EXPECT_THROW(linear_forward(x, w, b_other, y), Error);
+  EXPECT_THROW(linear_forward(filled({6, 3}), w32, b16, y32), Error);  // fp32 takes an fp32 bias
 
   Tensor dx = filled_16({6, 3}), dw = filled({2, 3}), db = filled({2});
   EXPECT_NO_THROW(linear_backward(y, x, w, dx, dw, db));
@@ -228,6 +232,32 @@ TEST_P(LinearKernel16, MixedDtypesAreRefused) {
   EXPECT_THROW(linear_backward(y, x, w, filled({6, 3}), dw, db), Error);
   EXPECT_THROW(linear_backward(y, x, w, dx, filled_16({2, 3}), db), Error);
   EXPECT_THROW(linear_backward(y, x, w, dx, dw, b16), Error);
+}
+
+// The bias of the compute copy's type (autocast's F.linear casts it): y = the fp32 product plus
+// the 16-bit bias, rounded once, as the CPU gives on the rounded values; through the GEMM's
+// bias epilogue (an aligned bias) and through the kernel after it (one the epilogue cannot
+// read), with the same bits.
+TEST_P(LinearKernel16, SixteenBitBiasAddedBeforeTheOneRounding) {
+  std::mt19937 rng(33);
+  for (LinearCase c :
+       {LinearCase{5, 129, 37, true}, LinearCase{37, 3, 129, true}, LinearCase{1, 7, 1, true}}) {
+    SCOPED_TRACE(::testing::Message() << c);
+    const Shape xs{c.n, c.in}, ws{c.out, c.in}, ys{c.n, c.out}, bs{c.out};
+    auto [x, w, b, G] = LinearInputs(c, rng);
+    Tensor xt = on_device_16(x, xs), wt = on_device_16(w, ws);
+    std::vector<float> padded(1, 0.0f);
+    padded.insert(padded.end(), b.begin(), b.end());
+    const Tensor aligned = on_device_16(b, bs);  // rounds b to the 16-bit type in place
+    const Tensor unaligned = on_device_16(padded, {c.out + 1}).slice(1, c.out + 1);
+    std::vector<float> y(size_t(c.n * c.out));
+    linear_forward(on_cpu(x, xs), on_cpu(w, ws), on_cpu(b, bs), on_cpu(y, ys));
+    Tensor epilogue = filled_16(ys, 3.0f), after = filled_16(ys, 3.0f);
+    linear_forward(xt, wt, aligned, epilogue);
+    linear_forward(xt, wt, unaligned, after);
+    expect_rounded_from(to_host(epilogue), y, dtype(), "forward, bias epilogue");
+    EXPECT_EQ(to_host(epilogue), to_host(after));
+  }
 }
 
 // cuda/blas.h refuses, before reading anything, the types cuBLASLt has no fp32-compute GEMM

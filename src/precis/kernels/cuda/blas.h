@@ -31,8 +31,25 @@ struct GemmOperand {
 // C (m, n) = alpha · op(A) (m, k) · op(B) (k, n) + beta · C, C column-major of type c_type
 // with leading dimension ldc (not read when beta is 0). Throws Error on a leading dimension
 // smaller than the stored rows, and on types outside check_gemm_types.
+//
+// `bias`: null, or m elements of c_type added to every column in fp32 before C's element is
+// rounded (cuBLASLt's CUBLASLT_EPILOGUE_BIAS, whose bias is of the output's type): C =
+// round(alpha · op(A)·op(B) + bias), the 16-bit linear forward with no pass of its own. It needs
+// beta 0 and a bias aligned to kGemmBiasAlignment bytes (gemm_bias_fits).
 void gemm(Stream s, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a, GemmOperand b,
-          float beta, void* c, DType c_type, int64_t ldc);
+          float beta, void* c, DType c_type, int64_t ldc, const void* bias = nullptr);
+
+// cuBLASLt's epilogue reads the bias in vectors: 16-byte alignment (as Marian and others found
+// on A100s; the 16-bit compute copy's tensors start 32-byte aligned).
+constexpr uintptr_t kGemmBiasAlignment = 16;
+inline bool gemm_bias_fits(const void* bias) {
+  return reinterpret_cast<uintptr_t>(bias) % kGemmBiasAlignment == 0;
+}
+
+inline void check_gemm_bias(const void* bias, float beta) {
+  check(bias == nullptr || (beta == 0.0f && gemm_bias_fits(bias)),
+        "gemm: a bias epilogue needs beta 0 and a bias aligned to 16 bytes");
+}
 
 // The type combinations cuBLASLt runs with fp32 compute (its cublasLtMatmul table): A and B of
 // one type, F32, BF16 or F16, and C of that type or F32. Both implementations refuse the rest.

@@ -87,16 +87,20 @@ struct GemmKey {
   DType a, b, c;
   bool transpose_a, transpose_b;
   uint32_t align_a, align_b, align_c;
+  bool bias;  // CUBLASLT_EPILOGUE_BIAS: the heuristic picks among kernels that have it
   bool operator==(const GemmKey&) const = default;
 };
 
 struct GemmKeyHash {
   size_t operator()(const GemmKey& key) const {
     size_t h = 0;
-    auto mix = [&h](uint64_t v) { h ^= std::hash<uint64_t>{}(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+    auto mix = [&h](uint64_t v) {
+      h ^= std::hash<uint64_t>{}(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    };
     for (int64_t v : {key.m, key.n, key.k, key.lda, key.ldb, key.ldc}) mix(uint64_t(v));
-    mix(uint64_t(key.device) | uint64_t(key.a) << 8 | uint64_t(key.b) << 16 | uint64_t(key.c) << 24 |
-        uint64_t(key.transpose_a) << 32 | uint64_t(key.transpose_b) << 33);
+    mix(uint64_t(key.device) | uint64_t(key.a) << 8 | uint64_t(key.b) << 16 |
+        uint64_t(key.c) << 24 | uint64_t(key.transpose_a) << 32 | uint64_t(key.transpose_b) << 33 |
+        uint64_t(key.bias) << 34);
     mix(uint64_t(key.align_a) | uint64_t(key.align_b) << 16 | uint64_t(key.align_c) << 32);
     return h;
   }
@@ -118,6 +122,12 @@ GemmPlan make_plan(const GemmKey& key, cublasLtHandle_t handle) {
   const cublasOperation_t tb = key.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   ok(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)), "transa");
   ok(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)), "transb");
+  if (key.bias) {  // of C's type (the default CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE), m long
+    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    ok(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                      sizeof(epilogue)),
+       "bias epilogue");
+  }
   const int64_t a_rows = key.transpose_a ? key.k : key.m, a_cols = key.transpose_a ? key.m : key.k;
   const int64_t b_rows = key.transpose_b ? key.n : key.k, b_cols = key.transpose_b ? key.k : key.n;
   ok(cublasLtMatrixLayoutCreate(&plan.a, cuda_type(key.a), uint64_t(a_rows), uint64_t(a_cols), key.lda),
@@ -177,7 +187,7 @@ void scale_without_terms(Stream s, int64_t m, int64_t n, float beta, void* c, DT
 }  // namespace
 
 void gemm(Stream s, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a, GemmOperand b,
-          float beta, void* c, DType c_type, int64_t ldc) {
+          float beta, void* c, DType c_type, int64_t ldc, const void* bias) {
   const int64_t a_rows = a.transpose ? k : m;
   const int64_t b_rows = b.transpose ? n : k;
   check(a.ld >= a_rows && b.ld >= b_rows && ldc >= m,
@@ -185,13 +195,25 @@ void gemm(Stream s, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a,
             std::to_string(ldc) + " for " + std::to_string(m) + "x" + std::to_string(n) + "x" +
             std::to_string(k));
   check_gemm_types(a.type, b.type, c_type);
+  check_gemm_bias(bias, beta);
   if (m == 0 || n == 0) return;
   use_device(s);
+  check(k > 0 || !bias, "gemm: a bias epilogue with k = 0");
   if (k == 0) return scale_without_terms(s, m, n, beta, c, c_type, ldc);
   PerDevice& d = per_device(s.device.index);
-  const GemmKey key{s.device.index, m, n, k, a.ld, b.ld, ldc, a.type, b.type, c_type, a.transpose,
-                    b.transpose, alignment(a.data), alignment(b.data), alignment(c)};
+  const GemmKey key{s.device.index, m, n, k, a.ld, b.ld, ldc, a.type, b.type, c_type,
+                    a.transpose, b.transpose, alignment(a.data), alignment(b.data),
+                    alignment(c), bias != nullptr};
   const GemmPlan& plan = plan_for(key, d.handle);
+  // The bias pointer is an attribute of the shared descriptor: set and used under one lock.
+  static std::mutex bias_mu;
+  std::unique_lock<std::mutex> bias_lock(bias_mu, std::defer_lock);
+  if (bias) {
+    bias_lock.lock();
+    ok(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                      sizeof(bias)),
+       "bias pointer");
+  }
   ok(cublasLtMatmul(d.handle, plan.op, &alpha, a.data, plan.a, b.data, plan.b, &beta, c, plan.c, c,
                     plan.c, &plan.algo, d.workspace, kWorkspaceBytes, native(s)),
      "matmul");

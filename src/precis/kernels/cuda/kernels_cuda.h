@@ -46,9 +46,10 @@ struct Kernels {
   void (*append_rows)(const char* values, char* cache, int64_t rows, size_t row_bytes,
                       size_t cache_row_bytes, size_t offset_bytes, Stream stream) = nullptr;
 
-  // x, w (the weight, or its 16-bit compute copy), y, dy and dx of one dtype; b, dw and db fp32.
-  void (*linear_forward)(DType dtype, const void* x, const void* w, const float* b, void* y,
-                         int64_t n, int64_t in, int64_t out, Stream stream) = nullptr;
+  // x, w (the weight, or its 16-bit compute copy), y, dy and dx of one dtype; dw and db fp32;
+  // b fp32, or in 16-bit its compute copy (bias_dtype: F32 or `dtype`).
+  void (*linear_forward)(DType dtype, const void* x, const void* w, const void* b, DType bias_dtype,
+                         void* y, int64_t n, int64_t in, int64_t out, Stream stream) = nullptr;
   void (*linear_backward)(DType dtype, const void* dy, const void* x, const void* w, void* dx,
                           float* dw, float* db, int64_t n, int64_t in, int64_t out,
                           Stream stream) = nullptr;

@@ -3,11 +3,13 @@
 // column-major with leading dimension out), and the bias kernels of linear_kernels.cuh.
 //
 // In bf16/fp16 the GEMMs read 16-bit x, w and dy and accumulate in fp32; dx is rounded once and
-// dw (the fp32 master gradient) accumulated with beta 1. cuBLASLt documents its bias epilogue
-// for 16-bit output only with a bias of the output's type (cublasLt.h,
-// CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE), so a forward with its fp32 bias takes the GEMM's fp32
-// result in scratch memory, a chunk of rows at a time, and bias_round_kernel adds the bias and
-// rounds y once.
+// dw (the fp32 master gradient) accumulated with beta 1. The forward's bias is the 16-bit
+// compute copy's, as autocast casts F.linear's bias: cuBLASLt's bias epilogue adds it to the
+// fp32 result and rounds y once, in the GEMM (cuBLASLt documents the epilogue for 16-bit
+// output only with a bias of the output's type, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE). An fp32
+// bias (BART's final_logits_bias on the LM head), or one the epilogue cannot read (unaligned),
+// takes the GEMM's fp32 result in scratch memory, a chunk of rows at a time, and
+// bias_round_kernel adds the bias and rounds y once: the same arithmetic.
 #include <algorithm>
 
 #include "precis/kernels/cuda/blas.h"
@@ -31,8 +33,11 @@ constexpr int64_t kBiasChunkBytes = int64_t(4) << 10;
 constexpr int64_t kBiasChunkBytes = int64_t(64) << 20;
 #endif
 
-void linear_forward(const float* x, const float* w, const float* b, float* y, int64_t n,
-                    int64_t in, int64_t out, Stream s) {
+void linear_forward(const float* x, const float* w, const void* bias, DType bias_dtype, float* y,
+                    int64_t n, int64_t in, int64_t out, Stream s) {
+  check(!bias || bias_dtype == DType::F32,
+        "linear: an fp32 forward with a " + dtype_name(bias_dtype) + " bias");
+  const auto* b = static_cast<const float*>(bias);
   float beta = 0.0f;
   if (b) {  // the GEMM accumulates onto the bias rows, as the CPU's does
     declare_cost({double(out) * sizeof(float), double(n * out) * sizeof(float), 0, 0});
@@ -44,15 +49,11 @@ void linear_forward(const float* x, const float* w, const float* b, float* y, in
        DType::F32, out);
 }
 
-// The 16-bit forward: x, w and y of T, the bias fp32.
-template <class T>
-void linear_forward_16(const T* x, const T* w, const float* b, T* y, int64_t n, int64_t in,
-                       int64_t out, Stream s) {
+// y = the GEMM's fp32 result + the bias (of B: fp32 or T), rounded once, in row chunks.
+template <class T, class B>
+void bias_after_gemm(const T* x, const T* w, const B* b, T* y, int64_t n, int64_t in, int64_t out,
+                     Stream s) {
   constexpr DType t = dtype_of<T>();
-  if (!b) {  // the GEMM rounds y once
-    gemm(s, out, n, in, 1.0f, {w, t, in, true}, {x, t, in, false}, 0.0f, y, t, out);
-    return;
-  }
   if (n == 0 || out == 0) return;
   const int64_t rows =
       std::min(n, std::max<int64_t>(1, kBiasChunkBytes / (out * int64_t(sizeof(float)))));
@@ -62,10 +63,26 @@ void linear_forward_16(const T* x, const T* w, const float* b, T* y, int64_t n, 
     // accᵀ (out, count) = w · x's rows first.. ᵀ, in fp32
     gemm(s, out, count, in, 1.0f, {w, t, in, true}, {x + first * in, t, in, false}, 0.0f, acc,
          DType::F32, out);
-    declare_cost({double(count * out) * sizeof(float) + double(out) * sizeof(float),
+    declare_cost({double(count * out) * sizeof(float) + double(out) * sizeof(B),
                   double(count * out) * sizeof(T), double(count * out), 0});
-    PRECIS_LAUNCH_OVER(bias_round_kernel<T>, count * out, s, acc, b, y + first * out, count, out);
+    PRECIS_LAUNCH_OVER((bias_round_kernel<T, B>), count * out, s, acc, b, y + first * out, count,
+                       out);
   }
+}
+
+// The 16-bit forward: x, w and y of T, the bias of bias_dtype (T, or fp32) or none.
+template <class T>
+void linear_forward_16(const T* x, const T* w, const void* b, DType bias_dtype, T* y, int64_t n,
+                       int64_t in, int64_t out, Stream s) {
+  constexpr DType t = dtype_of<T>();
+  if (!b || (bias_dtype == t && gemm_bias_fits(b) && in > 0)) {  // the GEMM rounds y once
+    gemm(s, out, n, in, 1.0f, {w, t, in, true}, {x, t, in, false}, 0.0f, y, t, out, b);
+    return;
+  }
+  if (bias_dtype == t) return bias_after_gemm(x, w, static_cast<const T*>(b), y, n, in, out, s);
+  check(bias_dtype == DType::F32, "linear: a " + dtype_name(bias_dtype) + " bias for " +
+                                      dtype_name(t) + " activations (F32 or " + dtype_name(t) + ")");
+  bias_after_gemm(x, w, static_cast<const float*>(b), y, n, in, out, s);
 }
 
 // dy, x, w and dx of T, in fp32 or 16-bit alike: dx rounded once to T, dw (the fp32 master

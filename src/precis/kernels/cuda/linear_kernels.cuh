@@ -1,9 +1,9 @@
 // The CUDA twin's kernels of linear (kernels/linear.h) around its GEMMs (cuda/blas.h): the
 // bias rows the forward GEMM accumulates onto, and the bias gradient, summed in double over
 // chunks of rows in order and then over the chunks (column_sums.cuh), added to db once.
-// Mixed precision's forward adds the fp32 bias to the GEMM's fp32 result and rounds y once
-// (bias_round_kernel); its bias gradient reads 16-bit dy into the same double sum. T is the
-// element type (element.cuh).
+// Mixed precision's forward, where the GEMM's bias epilogue cannot take the bias, adds it to
+// the GEMM's fp32 result and rounds y once (bias_round_kernel); its bias gradient reads 16-bit
+// dy into the same double sum. T is the element type (element.cuh), B the bias's (fp32 or T).
 #pragma once
 
 #include <cstdint>
@@ -22,11 +22,10 @@ PRECIS_KERNEL void bias_rows_kernel(const float* b, float* y, int64_t n, int64_t
 }
 
 // y (n, out) = acc (n, out, fp32) + the bias in every row, rounded once to T.
-template <class T>
-PRECIS_KERNEL void bias_round_kernel(const float* acc, const float* b, T* y, int64_t n,
-                                     int64_t out) {
+template <class T, class B>
+PRECIS_KERNEL void bias_round_kernel(const float* acc, const B* b, T* y, int64_t n, int64_t out) {
   for (int64_t i = grid_thread(), stride = grid_threads(); i < n * out; i += stride)
-    store(y[i], acc[i] + b[i % out]);
+    store(y[i], acc[i] + load(b[i % out]));
 }
 
 // The bias gradient's partials (column_sums.cuh): partials[chunk, c] = Σ over the chunk's rows
