@@ -123,8 +123,9 @@ int main(int argc, char** argv) {
                     grads.params, scratch);
       if (loss_scale != 1.0)
         scale_in_place(dist::flat_tensor(c, grads.params), float(1.0 / loss_scale));
-      optimizer.clipped_step(model.params, grads.params, 5e-5, 1.0, false, report.slice(1, 2));
-      if (copy16) copy16->refresh(model.params);
+      optimizer.clipped_step(model.params, grads.params, 5e-5, 1.0, false, report.slice(1, 2),
+                             copy16 ? copy16->flat() : Tensor{});
+      if (copy16) copy16->refresh_buffers(model.params);
       double host[2];
       copy(report, Tensor{host, report.shape, DType::F64, Device::cpu()});  // waits for the step
       zero(report);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "precis/kernels/convert.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/fill.h"
 #include "precis/kernels/op_dispatch.h"
@@ -74,9 +75,17 @@ void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor
           "adamw: norm_squared " + read.norm_squared.describe() + " (one F64)");
     scalars.clip = {read.norm_squared.data<double>(), read.max_norm, read.skip_if_not_finite};
   }
+  const Tensor& copy = read.compute_copy;
+  if (copy.ptr) {
+    check(is_16_bit(copy.dtype) && copy.numel() == n,
+          "adamw: compute copy " + copy.describe() + " for " + std::to_string(n) +
+              " parameters (BF16 or F16, one element each)");
+    scalars.copy16 = copy.u16();
+    scalars.copy_bf16 = copy.dtype == DType::BF16;
+  }
   const auto* mask = reinterpret_cast<const uint32_t*>(decay_mask.i32());
   dispatch_op(
-      "adamw", {&params, &grads, &exp_avg, &exp_avg_sq, &decay_mask, &read.norm_squared},
+      "adamw", {&params, &grads, &exp_avg, &exp_avg_sq, &decay_mask, &read.norm_squared, &copy},
       [&] {
         if (clip_from_norm) {  // on the host: the kernel's own rule, before the loop
           const double norm = std::sqrt(*scalars.clip.norm_squared);
@@ -87,8 +96,10 @@ void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor
           }
           scalars.grad_scale = optimizer_math::clip_coefficient(norm, read.max_norm);
         }
+        scalars.copy16 = nullptr;
         cpu::adamw_update_masked(params.f32(), grads.f32(), exp_avg.f32(), exp_avg_sq.f32(), mask,
                                  n, scalars, read.zero_after);
+        if (copy.ptr) convert(params, copy);  // the CPU's mixed precision has no copy: a pass
       },
       [&](const CudaOp& gpu) {
         gpu.run(&cuda::Kernels::adamw_update, params.f32(), grads.f32(), exp_avg.f32(),

@@ -39,6 +39,10 @@ struct GradientRead {
   Tensor norm_squared = {};
   double max_norm = 0.0;
   bool skip_if_not_finite = false;
+  // Where defined (BF16 or F16, as many elements as the parameters): the updated parameters
+  // rounded to it too, mixed precision's compute copy refreshed in the same pass (convert's
+  // bits; a skipped step leaves it as the parameters, unchanged).
+  Tensor compute_copy = {};
 };
 void adamw_update_masked(const Tensor& params, const Tensor& grads, const Tensor& exp_avg,
                          const Tensor& exp_avg_sq, const Tensor& decay_mask, double lr,

@@ -28,8 +28,12 @@ struct AdamWScalars {
   // torch.nn.utils.clip_grad_norm_'s in-place g *= clip_coef, done as AdamW reads g (the same
   // float product; 1 when nothing is clipped, which changes no bit).
   float grad_scale = 1.0f;
-  ClipFromNormSquared clip =
-      {};  // on the CUDA kernel only; kernels/optimizer.cpp resolves it on a CPU
+  // On the CUDA kernel only (kernels/optimizer.cpp resolves these on a CPU): clipping formed
+  // where the norm lies, and, where copy16 is not null, the updated parameter rounded to bf16
+  // (copy_bf16) or fp16 too: mixed precision's compute copy refreshed in the same pass.
+  ClipFromNormSquared clip = {};
+  uint16_t* copy16 = nullptr;
+  bool copy_bf16 = true;
 };
 
 namespace optimizer_math {

@@ -51,6 +51,11 @@ ComputeCopy<Config>::ComputeCopy(const Config& config, Params& master, DType dty
 template <class Config>
 void ComputeCopy<Config>::refresh(Params& master) {
   convert(dist::flat_tensor(config_, master), flat_);
+  refresh_buffers(master);
+}
+
+template <class Config>
+void ComputeCopy<Config>::refresh_buffers(Params& master) {
   std::vector<Tensor*> from = buffers_of(config_, master), to = buffers_of(config_, params_);
   for (size_t i = 0; i < from.size(); ++i) convert(*from[i], *to[i]);
 }

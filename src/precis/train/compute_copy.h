@@ -23,6 +23,9 @@ class ComputeCopy {
 
   // Every tensor = the master's, rounded to the 16-bit type (nearest even).
   void refresh(Params& master);
+  // The buffers alone (outside the flat range), where an optimizer step wrote flat() as it
+  // updated the master (GradientRead::compute_copy).
+  void refresh_buffers(Params& master);
 
   Params& params() { return params_; }
 

@@ -55,11 +55,12 @@ void AdamW<Config>::step(Params& params, Params& grads, double lr, const Gradien
 
 template <class Config>
 void AdamW<Config>::clipped_step(Params& params, Params& grads, double lr, double max_norm,
-                                 bool skip_if_not_finite, const Tensor& norm_squared) {
+                                 bool skip_if_not_finite, const Tensor& norm_squared,
+                                 const Tensor& compute_copy) {
   sum_of_squares_into(dist::flat_tensor(config_, grads), norm_squared);
   step(params, grads, lr,
        {.zero_after = true, .norm_squared = norm_squared, .max_norm = max_norm,
-        .skip_if_not_finite = skip_if_not_finite});
+        .skip_if_not_finite = skip_if_not_finite, .compute_copy = compute_copy});
   zero_buffer_grads(config_, grads);
 }
 

@@ -32,9 +32,11 @@ class AdamW {
   // clipping coefficient formed there and leaving it zero. With skip_if_not_finite (fp16's
   // GradScaler) an inf or NaN norm leaves the parameters and moments as they were; the
   // gradient is zeroed either way, and the caller, once it has read the norm, says so with
-  // step_skipped() (a skipped step is not counted).
+  // step_skipped() (a skipped step is not counted). `compute_copy` (mixed precision's flat
+  // 16-bit copy, ComputeCopy::flat) is refreshed in the same pass where given.
   void clipped_step(Params& params, Params& grads, double lr, double max_norm,
-                    bool skip_if_not_finite, const Tensor& norm_squared);
+                    bool skip_if_not_finite, const Tensor& norm_squared,
+                    const Tensor& compute_copy = {});
   void step_skipped() { --step_; }
   // The same, reading the norm back (on a GPU a wait for the queue): returns the norm before
   // clipping.

@@ -112,15 +112,18 @@ OptimizerStepResult TrainingRun<Model>::optimizer_step(double lr,
   if (sharded) {
     result.grad_norm = sharded->step(model.params, grads, lr, args.max_grad_norm);
     zero_grads(model.config, grads);
-  } else {
-    if (grad_sync) result.exposed_allreduce_s = grad_sync->finish();
-    // GradScaler.unscale_ before clipping; the norm then tells an inf or NaN anywhere.
-    if (scaler) scale_in_place(dist::flat_tensor(model.config, grads), scaler->inverse_scale());
-    optimizer->clipped_step(model.params, grads, lr, args.max_grad_norm,
-                            /*skip_if_not_finite=*/scaler.has_value(), norm_squared);
-    result.norm_on_device = true;
+    refresh_compute();
+    return result;
   }
-  refresh_compute();
+  if (grad_sync) result.exposed_allreduce_s = grad_sync->finish();
+  // GradScaler.unscale_ before clipping; the norm then tells an inf or NaN anywhere.
+  if (scaler) scale_in_place(dist::flat_tensor(model.config, grads), scaler->inverse_scale());
+  // The compute copy's flat range refreshed by the update itself; its buffers after.
+  optimizer->clipped_step(model.params, grads, lr, args.max_grad_norm,
+                          /*skip_if_not_finite=*/scaler.has_value(), norm_squared,
+                          compute ? compute->flat() : Tensor{});
+  result.norm_on_device = true;
+  if (compute) compute->refresh_buffers(model.params);
   return result;
 }
 

@@ -9,6 +9,7 @@
 #include "kernel_test.h"
 #include "precis/dist/flat_parameters.h"
 #include "precis/kernels/elementwise.h"
+#include "precis/kernels/convert.h"
 #include "precis/kernels/grad_norm.h"
 #include "precis/kernels/optimizer.h"
 #include "precis/kernels/optimizer_math.h"
@@ -196,6 +197,36 @@ TEST_P(OptimizerKernel, ClipFormedWhereTheNormLiesEqualsTheHostsClip) {
     EXPECT_EQ(to_host(md), to_host(mh)) << "max_norm " << max_norm;
     EXPECT_EQ(to_host(vd), to_host(vh)) << "max_norm " << max_norm;
   }
+}
+
+// Mixed precision's compute copy written by the update (GradientRead::compute_copy): convert's
+// bits of the updated parameters, bf16 and fp16; the parameters and moments as without it.
+TEST_P(OptimizerKernel, ComputeCopyWrittenByTheUpdateIsConvertsBits) {
+  const int64_t n = 5000;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> p(static_cast<size_t>(n)), g(static_cast<size_t>(n));
+  for (float& x : p) x = normal(rng);
+  for (float& x : g) x = normal(rng);
+  const Tensor mask =
+      on_device(std::vector<uint32_t>(size_t(n + 31) / 32, 0x3333u), {(n + 31) / 32});
+  for (DType type : {DType::BF16, DType::F16}) {
+    Tensor pf = on_device(p, {n}), mf = filled({n}), vf = filled({n});
+    Tensor ps = on_device(p, {n}), ms = filled({n}), vs = filled({n});
+    const Tensor fused = filled_as({n}, type, 7.0f), separate = filled_as({n}, type);
+    adamw_update_masked(pf, on_device(g, {n}), mf, vf, mask, 1e-3, 0.9, 0.999, 1e-8, 0.1, 1,
+                        {.clip_scale = 0.5f, .compute_copy = fused});
+    adamw_update_masked(ps, on_device(g, {n}), ms, vs, mask, 1e-3, 0.9, 0.999, 1e-8, 0.1, 1,
+                        {.clip_scale = 0.5f});
+    convert(ps, separate);
+    EXPECT_EQ(to_host(fused), to_host(separate)) << dtype_name(type);
+    EXPECT_EQ(to_host(pf), to_host(ps)) << dtype_name(type);
+    EXPECT_EQ(to_host(vf), to_host(vs)) << dtype_name(type);
+  }
+  EXPECT_THROW(adamw_update_masked(on_device(p, {n}), on_device(g, {n}), filled({n}), filled({n}),
+                                   mask, 1e-3, 0.9, 0.999, 1e-8, 0.1, 1,
+                                   {.compute_copy = filled({n})}),  // fp32 is no compute copy
+               Error);
 }
 
 // fp16's skipped step, decided where the norm lies: an inf in the gradient leaves the

@@ -16,11 +16,12 @@ namespace {
 void adamw_update(float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
                   const uint32_t* decay_mask, int64_t n, const AdamWScalars& scalars, Stream s) {
   // params, grads and both moments read (and the mask's bit per element where given, and the
-  // norm clipping reads); params and both moments written; about 15 operations an element
-  // (two lerps, sqrt, divide, decay).
+  // norm clipping reads); params and both moments written (and the compute copy's 16 bits);
+  // about 15 operations an element (two lerps, sqrt, divide, decay).
   declare_cost({double(n) * 4 * sizeof(float) + (decay_mask ? double(n) / 8 : 0) +
                     (scalars.clip.norm_squared ? sizeof(double) : 0),
-                double(n) * 3 * sizeof(float), double(n) * 15, 0});
+                double(n) * (3 * sizeof(float) + (scalars.copy16 ? sizeof(uint16_t) : 0)),
+                double(n) * 15, 0});
   PRECIS_LAUNCH_OVER(adamw_kernel, n, s, params, grads, exp_avg, exp_avg_sq, decay_mask, n,
                      scalars);
 }

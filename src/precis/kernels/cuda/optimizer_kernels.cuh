@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "precis/core/host_device.h"
+#include "precis/kernels/convert_math.h"
 #include "precis/kernels/cuda/grid_stride.cuh"
 #include "precis/kernels/optimizer_math.h"
 
@@ -16,7 +17,8 @@ namespace precis::cuda {
 // Over n elements of a flat buffer; decay_mask null: every element decays with s.decay_factor
 // (adamw_update), else bit i decides (adamw_update_masked).
 // With s.clip set, every thread forms the clipping scale from the norm the gradient's
-// reduction left on the device (the same double math as the host's, so the same float).
+// reduction left on the device (the same double math as the host's, so the same float); with
+// s.copy16, each updated parameter is also written rounded to 16 bits (convert's bits).
 PRECIS_KERNEL void adamw_kernel(float* params, const float* grads, float* exp_avg, float* exp_avg_sq,
                                 const uint32_t* decay_mask, int64_t n, AdamWScalars s) {
   if (s.clip.norm_squared) {
@@ -28,6 +30,9 @@ PRECIS_KERNEL void adamw_kernel(float* params, const float* grads, float* exp_av
     const float decay_factor =
         !decay_mask || optimizer_math::decays(decay_mask, i) ? s.decay_factor : 1.0f;
     optimizer_math::adamw_step(params[i], grads[i], exp_avg[i], exp_avg_sq[i], s, decay_factor);
+    if (s.copy16)
+      s.copy16[i] =
+          s.copy_bf16 ? convert_math::to_bf16(params[i]) : convert_math::to_f16(params[i]);
   }
 }
 
