@@ -37,14 +37,31 @@ build() {  # dir, targets...
 }
 
 # The unit tests in `jobs` processes at once (GoogleTest's shards: test i runs in shard i mod
-# jobs), as the emulated models' tests each keep about one core busy; all must pass.
+# jobs), as the emulated models' tests each keep about one core busy; all must pass. Each
+# shard writes its own log (dir/unit-shard-N.log); a failing shard's report and the test it
+# was running are printed last, where a log cut in the middle still shows them.
 unit_tests() {  # build dir
-  local pids=() shard rc=0
+  local pids=() shard rc=0 log
   for ((shard = 0; shard < jobs; shard++)); do
-    GTEST_TOTAL_SHARDS=$jobs GTEST_SHARD_INDEX=$shard "$1/tests/precis_unit_tests" --gtest_brief=1 &
+    GTEST_TOTAL_SHARDS=$jobs GTEST_SHARD_INDEX=$shard "$1/tests/precis_unit_tests" \
+      > "$1/unit-shard-$shard.log" 2>&1 &
     pids+=($!)
   done
-  for pid in "${pids[@]}"; do wait "$pid" || rc=1; done
+  for ((shard = 0; shard < jobs; shard++)); do
+    log=$1/unit-shard-$shard.log
+    if wait "${pids[$shard]}"; then
+      echo "unit tests, shard $shard of $jobs: $(grep -E '^\[  PASSED  \]' "$log" || echo passed)"
+      continue
+    fi
+    rc=1
+    echo "== unit tests, shard $shard of $jobs failed in $1 (its whole log: $log); its last lines:"
+    tail -n 60 "$log"
+    echo "== the reports and failures in it:"
+    grep -E -A 12 'WARNING: ThreadSanitizer|ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer' \
+      "$log" | head -n 120 || true
+    grep -E '^\[  FAILED  \]|: Failure$' "$log" | head -n 40 || true
+    echo "== the last test it started: $(grep -E '^\[ RUN      \]' "$log" | tail -n 1)"
+  done
   [ $rc = 0 ] || { echo "sanitize: unit tests failed in $1" >&2; exit 1; }
 }
 
