@@ -96,8 +96,8 @@ if [ "$which" = asan ] || [ "$which" = all ]; then
   # test_sagemaker_hosts starts its ranks through sshd, which hands them none of the sanitizer
   # options set here (LeakSanitizer would report Open MPI's allocations in them): it runs in
   # the plain build only.
-  # The CLI over the kernel emulator trains slowly (a host thread per CUDA thread): its
-  # training against HF and its evaluation and generation, not every case.
+  # The CLI over the kernel emulator: its training against HF and its evaluation and
+  # generation (the other cases add no code the sanitizers do not already see here).
   (cd build-asan && ctest -j "$jobs" -R '^oracle\.' -E "test_serve_browser|test_train_cuda|test_sagemaker_hosts|$mpi" \
      --output-on-failure)
   # The emulated CLI (about one core) beside the MPI tests.

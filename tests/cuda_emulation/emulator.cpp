@@ -1,21 +1,32 @@
 #include "emulator.h"
 
 #include "device_memory.h"
+#include "fiber_context.h"
 #include "precis/kernels/convert_math.h"
 
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <cstdlib>
-#include <memory>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
-#include <semaphore>
-#include <thread>
 #include <utility>
 #include <vector>
+
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PRECIS_EMULATOR_TSAN 1
+#endif
+#endif
+
+#if PRECIS_EMULATOR_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
 
 thread_local precis::cuda_emulation::dim3 threadIdx, blockIdx, blockDim, gridDim;
 
@@ -29,62 +40,219 @@ namespace {
   std::abort();
 }
 
-// __syncthreads for the threads of one block, and a warp's shuffle for the threads of one warp.
-class BlockBarrier {
- public:
-  BlockBarrier(const char* kernel, int threads, const char* what = "__syncthreads")
-      : kernel_(kernel), what_(what), threads_(threads) {}
+// TSan's view of the fibers (fiber_context.h switches them without synchronizing): the
+// barriers, a block's start and its end are the happens-before edges, as on a GPU.
+#if PRECIS_EMULATOR_TSAN
+extern "C" void AnnotateIgnoreWritesBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreWritesEnd(const char* file, int line);
+void tsan_release(void* sync) { __tsan_release(sync); }
+void tsan_acquire(void* sync) { __tsan_acquire(sync); }
+// The scheduler's writes of the thread-locals every fiber reads (threadIdx, the warp): one OS
+// thread's variables, rewritten before each switch, which no fiber writes.
+void tsan_ignore_writes(bool on) {
+  if (on)
+    AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
+  else
+    AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
+}
+#else
+void tsan_release(void*) {}
+void tsan_acquire(void*) {}
+void tsan_ignore_writes(bool) {}
+#endif
 
-  // On atomics and futex waits (std::atomic::wait), not a mutex and condition variable: at every
-  // barrier each thread sleeps and wakes once, without queueing on a mutex after the wake-up.
-  void wait() {
-    const uint32_t generation = generation_.load();
-    // Dekker with exit(): of a thread arriving here and one returning from the kernel, at
-    // least one sees the other's count, so a divergent barrier always ends the run. An exit
-    // counts only while this barrier is still open: a thread slow to look may find exits that
-    // came after the barrier completed and the others ran to the kernel's end.
-    const int arrived = arrived_.fetch_add(1) + 1;
-    if (exited_.load() > 0 && generation_.load() == generation) divergent();
-    if (arrived == threads_) {
-      arrived_.store(0);  // before the next generation: no thread can arrive until it begins
-      generation_.fetch_add(1);
-      generation_.notify_all();
-      return;
-    }
-    while (generation_.load() == generation) generation_.wait(generation);
+// A CUDA thread's stack: mapped once and kept (reused by the thread of that index in every
+// block), with a page below it that stops an overflow.
+constexpr size_t kStackBytes = size_t(1) << 20;
+
+struct Stack {
+  Stack() {
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    void* p = mmap(nullptr, kStackBytes + page, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) fail("cannot map a CUDA thread's stack");
+    mprotect(p, page, PROT_NONE);
+    bottom = static_cast<char*>(p) + page;
   }
-
-  // A thread returned from the kernel.
-  void exit() {
-    exited_.fetch_add(1);
-    if (arrived_.load() > 0) divergent();
-  }
-
- private:
-  [[noreturn]] void divergent() {
-    fail(std::string(kernel_) + ": divergent " + what_ + ": a thread of block " +
-         std::to_string(blockIdx.x) + " returned while others wait at (or will reach) it");
-  }
-
-  const char* kernel_;
-  const char* what_;
-  const int threads_;
-  std::atomic<int> arrived_{0}, exited_{0};
-  std::atomic<uint32_t> generation_{0};
+  char* bottom = nullptr;
 };
 
-// One warp of a block: its barrier and a slot per lane for the values a shuffle exchanges, and
-// for the registers an mma exchanges (A 4, B 2, C 4 words a lane).
+// Where a CUDA thread of the running block is.
+enum Where : int { kRunning, kAtSyncthreads, kAtWarpBarrier, kReturned };
+
+// One CUDA thread: its context, stack and index.
+struct Fiber {
+  FiberContext context;
+  std::unique_ptr<Stack> stack;
+  dim3 index;
+  int warp = 0;
+  std::atomic<int> where{kRunning};
+};
+
+// A barrier's happens-before: the threads arriving in one generation release its slot and
+// those leaving it acquire that slot; two slots, so that a thread already past the barrier,
+// arriving at the next one, cannot hand its later writes to a thread still leaving this one.
+struct BarrierSync {
+  std::atomic<uint32_t> generation{0};
+  char slots[2] = {};
+  void* slot(uint32_t g) { return &slots[g % 2]; }
+};
+
+// One warp of the block: a slot per lane for the values a shuffle exchanges, and for the
+// registers an mma exchanges (A 4, B 2, C 4 words a lane).
 struct Warp {
-  Warp(const char* kernel, int lanes) : barrier(kernel, lanes, "warp shuffle"), lanes(lanes) {}
-  BlockBarrier barrier;
+  explicit Warp(int lanes) : lanes(lanes) {}
   const int lanes;
+  BarrierSync sync;
   uint64_t slots[32] = {};
   uint32_t mma[32][10] = {};
 };
 
-thread_local BlockBarrier* current_barrier = nullptr;
+class Block;
+thread_local Block* current_block = nullptr;
+char block_start = 0;  // for TSan: what the scheduler wrote before a block is its threads' to read
+thread_local Fiber* current_fiber = nullptr;
 thread_local Warp* current_warp = nullptr;
+
+// The CUDA threads of one block as fibers on the launching thread, run in turn: each runs until
+// it reaches a barrier (__syncthreads, a warp's shuffle or mma) or returns. A barrier opens when
+// every thread it waits for is there; a thread that returned while others wait at a barrier is a
+// divergent barrier, and threads waiting at barriers that none can open are a deadlock: both end
+// the run with the kernel's name, at once (no clock: the order is fixed).
+class Block {
+ public:
+  Block(const char* kernel, dim3 index, dim3 block, int threads, std::deque<Fiber>& fibers,
+        const std::function<void()>& body)
+      : kernel_(kernel), index_(index), threads_(threads), fibers_(fibers), body_(body) {
+    for (int first = 0; first < threads; first += 32)
+      warps_.push_back(std::make_unique<Warp>(std::min(32, threads - first)));
+    for (int t = 0; t < threads; ++t) {
+      Fiber& f = fibers_[size_t(t)];
+      f.index = {unsigned(t) % block.x, unsigned(t) / block.x % block.y,
+                 unsigned(t) / (block.x * block.y)};
+      f.warp = t / 32;
+      f.where = kRunning;
+      start_fiber(f.context, f.stack->bottom, kStackBytes, &Block::entry, &f, scheduler_);
+    }
+  }
+
+  void run() {
+    adopt_current_thread(scheduler_);
+    current_block = this;
+    tsan_release(&block_start);
+    for (;;) {
+      bool ran = false;
+      for (int t = 0; t < threads_; ++t)
+        if (fibers_[size_t(t)].where == kRunning) {
+          switch_to(t);
+          ran = true;
+        }
+      if (!ran && !open_barriers()) break;
+    }
+    tsan_acquire(&end_);
+    current_block = nullptr;
+    enter(nullptr, nullptr);
+  }
+
+  // In the running thread: wait at __syncthreads, or at its warp's barrier.
+  void syncthreads() { wait(kAtSyncthreads, block_sync_); }
+  void warp_barrier() { wait(kAtWarpBarrier, current_warp->sync); }
+
+ private:
+  static void entry(void* fiber) {
+    tsan_acquire(&block_start);
+    Block* self = current_block;
+    self->body_();
+    static_cast<Fiber*>(fiber)->where = kReturned;
+    tsan_release(&self->end_);
+  }
+
+  // The thread-locals the kernel reads, for the fiber about to run (written by the scheduler
+  // alone).
+  void enter(Fiber* f, Warp* warp) {
+    tsan_ignore_writes(true);
+    if (f) threadIdx = f->index;
+    current_fiber = f;
+    current_warp = warp;
+    tsan_ignore_writes(false);
+  }
+
+  void switch_to(int t) {
+    Fiber& f = fibers_[size_t(t)];
+    enter(&f, warps_[size_t(f.warp)].get());
+    switch_fiber(scheduler_, f.context);
+  }
+
+  void wait(Where where, BarrierSync& sync) {
+    Fiber& f = *current_fiber;
+    const uint32_t generation = sync.generation;
+    tsan_release(sync.slot(generation));
+    f.where = where;
+    switch_fiber(f.context, scheduler_);
+    tsan_acquire(sync.slot(generation));
+  }
+
+  // With no thread running: opens the warps' barriers whose every lane is there, else
+  // __syncthreads when every thread is there; false when every thread has returned. A barrier
+  // a returned thread will never reach, or barriers none can open, end the run.
+  bool open_barriers() {
+    bool opened = false;
+    int at_syncthreads = 0, at_warp = 0, returned = 0;
+    for (size_t w = 0; w < warps_.size(); ++w) {
+      int waiting = 0, gone = 0;
+      const int first = int(w) * 32, lanes = warps_[w]->lanes;
+      for (int t = first; t < first + lanes; ++t) {
+        const int where = fibers_[size_t(t)].where;
+        waiting += where == kAtWarpBarrier;
+        gone += where == kReturned;
+      }
+      if (waiting > 0 && gone > 0) divergent("warp shuffle");
+      if (waiting == lanes) {
+        ++warps_[w]->sync.generation;
+        for (int t = first; t < first + lanes; ++t) fibers_[size_t(t)].where = kRunning;
+        opened = true;
+      }
+      at_warp += waiting;
+    }
+    if (opened) return true;
+    for (int t = 0; t < threads_; ++t) {
+      const int where = fibers_[size_t(t)].where;
+      at_syncthreads += where == kAtSyncthreads;
+      returned += where == kReturned;
+    }
+    if (returned == threads_) return false;
+    if (at_syncthreads > 0 && returned > 0) divergent("__syncthreads");
+    if (at_syncthreads == threads_) {
+      ++block_sync_.generation;
+      for (int t = 0; t < threads_; ++t) fibers_[size_t(t)].where = kRunning;
+      return true;
+    }
+    fail(std::string(kernel_) + ": deadlock: in block (" + std::to_string(index_.x) + ", " +
+         std::to_string(index_.y) + ", " + std::to_string(index_.z) + "), " +
+         std::to_string(at_syncthreads) + " threads wait at __syncthreads and " +
+         std::to_string(at_warp) + " at warp barriers that the others never reach");
+  }
+
+  [[noreturn]] void divergent(const char* what) {
+    fail(std::string(kernel_) + ": divergent " + what + ": a thread of block " +
+         std::to_string(index_.x) + " returned while others wait at (or will reach) it");
+  }
+
+  const char* kernel_;
+  const dim3 index_;
+  const int threads_;
+  std::deque<Fiber>& fibers_;
+  const std::function<void()>& body_;
+  std::vector<std::unique_ptr<Warp>> warps_;
+  BarrierSync block_sync_;
+  char end_ = 0;  // for TSan: what the threads wrote is the scheduler's to read after the block
+  FiberContext scheduler_;
+};
+
+void warp_barrier() {
+  if (!current_block || !current_warp) fail("a warp barrier outside a kernel");
+  current_block->warp_barrier();
+}
 
 }  // namespace
 
@@ -94,28 +262,32 @@ uint64_t shuffle(unsigned mask, uint64_t value, int source_lane, int width) {
   const int lane = lane_id();
   const unsigned full = warp->lanes == 32 ? 0xFFFFFFFFu : (1u << warp->lanes) - 1;
   // A partial mask would need the lanes outside it to skip the exchange: not emulated.
-  if (mask != full) fail("a warp shuffle with mask " + std::to_string(mask) + ": only the whole warp's is emulated");
-  if (width <= 0 || width > 32 || (width & (width - 1)) != 0) fail("a warp shuffle of width " + std::to_string(width));
+  if (mask != full)
+    fail("a warp shuffle with mask " + std::to_string(mask) +
+         ": only the whole warp's is emulated");
+  if (width <= 0 || width > 32 || (width & (width - 1)) != 0)
+    fail("a warp shuffle of width " + std::to_string(width));
   warp->slots[lane] = value;
-  warp->barrier.wait();  // every lane has written
+  warp_barrier();  // every lane has written
   // CUDA's rule: the source lane is taken within the lane's segment of `width` lanes; a lane
   // outside the warp's existing lanes gives the caller its own value.
   const int source = (lane / width) * width + ((source_lane % width) + width) % width;
   const uint64_t result = source < warp->lanes ? warp->slots[source] : value;
-  warp->barrier.wait();  // every lane has read before the next shuffle writes
+  warp_barrier();  // every lane has read before the next shuffle writes
   return result;
 }
 
-void warp_mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2], const float (&c)[4],
-                       bool bf16) {
+void warp_mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2],
+                       const float (&c)[4], bool bf16) {
   Warp* warp = current_warp;
   if (!warp) fail("an mma outside a kernel");
-  if (warp->lanes != 32) fail("an mma in a warp of " + std::to_string(warp->lanes) + " lanes: mma.sync takes 32");
+  if (warp->lanes != 32)
+    fail("an mma in a warp of " + std::to_string(warp->lanes) + " lanes: mma.sync takes 32");
   const int lane = lane_id();
   for (int r = 0; r < 4; ++r) warp->mma[lane][r] = a[r];
   for (int r = 0; r < 2; ++r) warp->mma[lane][4 + r] = b[r];
   for (int e = 0; e < 4; ++e) std::memcpy(&warp->mma[lane][6 + e], &c[e], sizeof(float));
-  warp->barrier.wait();  // every lane's registers are in
+  warp_barrier();  // every lane's registers are in
   const auto half = [&](uint32_t word, int which) {
     const uint16_t bits = uint16_t(which ? word >> 16 : word & 0xFFFFu);
     return bf16 ? convert_math::from_bf16(bits) : convert_math::from_f16(bits);
@@ -135,10 +307,12 @@ void warp_mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b
       const int col = in_group * 2 + (i & 1) + (i >= 4 ? 8 : 0);
       A[row][col] = half(warp->mma[l][i / 2], i % 2);
     }
-    for (int i = 0; i < 4; ++i) B[in_group * 2 + (i & 1) + (i >= 2 ? 8 : 0)][group] = half(warp->mma[l][4 + i / 2], i % 2);
-    for (int i = 0; i < 4; ++i) std::memcpy(&C[group + (i >= 2 ? 8 : 0)][in_group * 2 + (i & 1)], &warp->mma[l][6 + i], 4);
+    for (int i = 0; i < 4; ++i)
+      B[in_group * 2 + (i & 1) + (i >= 2 ? 8 : 0)][group] = half(warp->mma[l][4 + i / 2], i % 2);
+    for (int i = 0; i < 4; ++i)
+      std::memcpy(&C[group + (i >= 2 ? 8 : 0)][in_group * 2 + (i & 1)], &warp->mma[l][6 + i], 4);
   }
-  warp->barrier.wait();  // every lane has read before a next mma writes
+  warp_barrier();  // every lane has read before a next mma writes
   const int group = lane >> 2, in_group = lane % 4;
   for (int e = 0; e < 4; ++e) {
     const int row = group + (e >= 2 ? 8 : 0), col = in_group * 2 + (e & 1);
@@ -149,79 +323,9 @@ void warp_mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b
 }
 
 void syncthreads() {
-  if (!current_barrier) fail("__syncthreads outside a kernel");
-  current_barrier->wait();
+  if (!current_block) fail("__syncthreads outside a kernel");
+  current_block->syncthreads();
 }
-
-namespace {
-
-// The CUDA threads of a block: a pool of host threads kept across launches (starting 256
-// threads for every block of every launch made a tiny model's training step take seconds).
-// Worker t runs CUDA thread t of each block in turn; a block starts when the previous one has
-// ended, as the emulator's blocks never overlap.
-class ThreadPool {
- public:
-  ~ThreadPool() {
-    stop_ = true;
-    for (auto& w : workers_) w->go.release();
-    for (auto& w : workers_) w->thread.join();
-  }
-
-  // task(t) on workers 0 .. threads-1 at once; returns when all have returned. Only those
-  // workers wake: a block of 32 threads costs 32 wake-ups, not one per worker of the pool.
-  void run(int threads, const std::function<void(int)>& task) {
-    while (int(workers_.size()) < threads) {
-      const int index = int(workers_.size());
-      auto worker = std::make_unique<Worker>();
-      // The thread gets its Worker itself: the vector may move its pointers as it grows.
-      Worker* self = worker.get();
-      worker->thread = std::thread([this, self, index] { work(*self, index); });
-      workers_.push_back(std::move(worker));
-    }
-    task_ = &task;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      remaining_ = threads;
-    }
-    for (int t = 0; t < threads; ++t) workers_[size_t(t)]->go.release();
-    std::unique_lock<std::mutex> lock(mu_);
-    // A block whose threads wait at a barrier some never reach (a deadlock) never ends.
-    if (!done_.wait_for(lock, std::chrono::seconds(30), [&] { return remaining_ == 0; }))
-      fail(std::string(kernel_name_) + ": deadlock: block (" + std::to_string(blockIdx_.x) + ", " +
-           std::to_string(blockIdx_.y) + ", " + std::to_string(blockIdx_.z) +
-           ") did not finish in 30 s (threads waiting at a barrier others never reach?)");
-    task_ = nullptr;
-  }
-
-  // For the deadlock message: the launch and block the pool runs.
-  const char* kernel_name_ = "";
-  dim3 blockIdx_;
-
- private:
-  struct Worker {
-    std::thread thread;
-    std::binary_semaphore go{0};
-  };
-
-  void work(Worker& self, int index) {
-    for (;;) {
-      self.go.acquire();  // what run() wrote before releasing it is visible from here
-      if (stop_) return;
-      (*task_)(index);
-      std::lock_guard<std::mutex> lock(mu_);
-      if (--remaining_ == 0) done_.notify_one();
-    }
-  }
-
-  std::mutex mu_;
-  std::condition_variable done_;
-  std::vector<std::unique_ptr<Worker>> workers_;  // only run() and the destructor touch it
-  const std::function<void(int)>* task_ = nullptr;
-  int remaining_ = 0;
-  bool stop_ = false;
-};
-
-}  // namespace
 
 namespace {
 
@@ -236,7 +340,8 @@ void check_configuration(const char* kernel, dim3 grid, dim3 block) {
     fail(std::string(kernel) + ": invalid configuration argument: grid " + str(grid) + ", block " +
          str(block) + ": " + why);
   };
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0) refuse("a grid of no blocks (launch nothing instead)");
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0)
+    refuse("a grid of no blocks (launch nothing instead)");
   if (grid.x > 2147483647u) refuse("gridDim.x is at most 2^31 - 1");
   if (grid.y > 65535 || grid.z > 65535) refuse("gridDim.y and gridDim.z are at most 65535");
   if (block.x == 0 || block.y == 0 || block.z == 0) refuse("a block of no threads");
@@ -298,38 +403,33 @@ void launch(const char* kernel, dim3 grid, dim3 block, const std::function<void(
   const int threads = int(block.x * block.y * block.z);
   MeasuredLaunch record{kernel, has_declared, declared_cost, 0, 0};
   has_declared = false;
-  // One device: launches from several host threads run one after another.
+  // One device: launches from several host threads run one after another, on the thread
+  // that launches: its fibers, one per CUDA thread of a block, kept across launches.
   static std::mutex device;
-  static ThreadPool pool;
+  static std::deque<Fiber> fibers;
   std::lock_guard<std::mutex> one_at_a_time(device);
+  while (int(fibers.size()) < threads) {
+    Fiber& f = fibers.emplace_back();
+    f.stack = std::make_unique<Stack>();
+  }
   launch_shared = SharedDeclarations{kernel, {}, 0};
   std::optional<DeviceMemoryAccess> access;
   std::optional<PageTouches> touches;
-  if (measuring) touches.emplace();
-  else access.emplace();
+  if (measuring)
+    touches.emplace();
+  else
+    access.emplace();
+  tsan_ignore_writes(true);
+  blockDim = block;
+  gridDim = grid;
+  tsan_ignore_writes(false);
   for (unsigned bz = 0; bz < grid.z; ++bz)
     for (unsigned by = 0; by < grid.y; ++by)
       for (unsigned bx = 0; bx < grid.x; ++bx) {
-        BlockBarrier barrier(kernel, threads);
-        std::vector<std::unique_ptr<Warp>> warps;
-        for (int first = 0; first < threads; first += 32)
-          warps.push_back(std::make_unique<Warp>(kernel, std::min(32, threads - first)));
-        pool.kernel_name_ = kernel;
-        pool.blockIdx_ = {bx, by, bz};
-        pool.run(threads, [&](int t) {
-          threadIdx = {unsigned(t) % block.x, unsigned(t) / block.x % block.y,
-                       unsigned(t) / (block.x * block.y)};
-          blockIdx = {bx, by, bz};
-          blockDim = block;
-          gridDim = grid;
-          current_barrier = &barrier;
-          current_warp = warps[size_t(t / 32)].get();
-          body();
-          current_warp->barrier.exit();
-          barrier.exit();
-          current_barrier = nullptr;
-          current_warp = nullptr;
-        });
+        tsan_ignore_writes(true);
+        blockIdx = {bx, by, bz};
+        tsan_ignore_writes(false);
+        Block(kernel, {bx, by, bz}, block, threads, fibers, body).run();
       }
   if (touches) {
     record.read_page_bytes = touches->read_bytes();

@@ -1,16 +1,22 @@
 // The kernel emulator: runs the CUDA kernels' bodies (src/precis/kernels/cuda/*.cuh) on the
 // host, so the CUDA twins' op tests run in CI without a GPU, also under ASan and TSan.
 //
-// - A launch runs its blocks in turn; a block runs one host thread per CUDA thread (a pool kept
-//   across launches), which sees its own threadIdx / blockIdx / blockDim / gridDim
-//   (thread_local). Launches from several host threads run one at a time.
+// - A launch runs its blocks in turn, on the thread that launches; a block's CUDA threads are
+//   fibers (ucontext, a stack each, kept across launches), each seeing its own threadIdx and
+//   the block's blockIdx / blockDim / gridDim (thread_local, set before each switch). Launches
+//   from several host threads run one at a time.
 // - __shared__ becomes `static`: one copy, shared by the threads of the block that runs (blocks
 //   never overlap), the same storage a block's threads share on the GPU.
-// - __syncthreads() is a barrier of the block's threads. A thread that returns while others
-//   wait at it (a divergent barrier) or a block that does not end within 30 s (a deadlock)
-//   aborts with the kernel's name. Between barriers the threads really run concurrently, so a
-//   missing __syncthreads is a data race TSan reports at its line, and an index off by one an
-//   out-of-bounds access ASan reports at its line.
+// - The threads run in turn, each until it reaches a barrier (__syncthreads, or its warp's for a
+//   shuffle or an mma) or returns; a barrier opens when all it waits for are there. A thread
+//   that returns while others wait at a barrier (a divergent barrier), or threads waiting at
+//   barriers none can open (a deadlock), end the run with the kernel's name. Under TSan each
+//   thread is a fiber of its own whose switches do not synchronize: only the barriers, the
+//   block's start and its end order two threads' accesses, as on a GPU, so a missing
+//   __syncthreads is a data race TSan reports at its line; an index off by one is an
+//   out-of-bounds access ASan reports at its line. (Fibers, not a host thread per CUDA thread:
+//   a barrier is two context switches in one process instead of a futex wake-up each, which
+//   made a tiny model's training step spend 95% of its time in the scheduler.)
 //
 // - A launch the GPU would refuse (cudaErrorInvalidConfiguration, or ptxas's "too much shared
 //   data") aborts with the kernel's name: a grid with no blocks, gridDim.x over 2^31 - 1 or
@@ -23,8 +29,9 @@
 // another here), host/device pointer mix-ups unless device memory is guarded
 // (device_memory.h: then the host's own reads and writes of it stop with SIGSEGV), a device
 // pointer passed where a kernel expects host memory (all of it is host memory), register and
-// shared-memory limits and occupancy, warp-synchronous code (shuffles and votes are not
-// emulated yet), and cuBLASLt and NCCL themselves. Keep shapes small: threads are real threads.
+// shared-memory limits and occupancy, warp-synchronous code beyond shuffles and mma (votes are
+// not emulated), and cuBLASLt and NCCL themselves. Keep shapes small: every thread of every
+// block runs on the launching thread's one core.
 //
 // Include it before a kernel header, in files outside the unity build (the macros below would
 // leak into the other files of a unity batch).

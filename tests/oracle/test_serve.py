@@ -92,7 +92,7 @@ def test_on_cuda_equals_transformers(model):
     _, hf, tok = model
     with Server(model[0], "--max_input_tokens", MAX_INPUT_TOKENS, "--device", "cuda", binary="precis_emulated") as s:
         assert "on cuda:0" in s.stdout_lines[0], s.stdout_lines[0]
-        # Short summaries, and time to spare: the emulator runs a host thread per CUDA thread,
+        # Short summaries, and time to spare: the emulator runs every CUDA thread on one core,
         # slow on a loaded CI machine and slower under the sanitizers (the test is of results).
         for case in ("greedy-max-length", "beam-repetition-penalty", "beam-3-length-penalty"):
             parameters = dict(CASES[case], max_length=14) if case == "beam-3-length-penalty" else CASES[case]

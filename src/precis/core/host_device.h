@@ -4,7 +4,7 @@
 // PRECIS_KERNEL marks a CUDA kernel's body in kernels/cuda/*.cuh: a __global__ function of
 // each translation unit that includes it under nvcc (static: the launchers of several .cu
 // files include one header); an inline function elsewhere, which the kernel emulator of the
-// tests (tests/cuda_emulation/) runs with one host thread per CUDA thread.
+// tests (tests/cuda_emulation/) runs with a fiber per CUDA thread.
 #pragma once
 
 // PRECIS_DEVICE marks a helper only kernels call (a block reduction with __syncthreads):
