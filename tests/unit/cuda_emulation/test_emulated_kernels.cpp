@@ -161,6 +161,13 @@ void divergent_shuffle_kernel(int* out) {
   out[threadIdx.x] = __shfl_xor_sync(0xFFFFFFFFu, int(threadIdx.x), 1);
 }
 
+// Half of warp 0 shuffles while the rest of the block waits at __syncthreads: neither barrier
+// can open.
+void deadlock_kernel(int* out) {
+  if (threadIdx.x < 16) out[threadIdx.x] = __shfl_xor_sync(0xFFFFFFFFu, int(threadIdx.x), 1);
+  else __syncthreads();
+}
+
 void count_kernel(int64_t* counter, float* total) {
   atomicAdd(counter, int64_t(1));
   atomicAdd(total, 0.5f);
@@ -187,6 +194,13 @@ TEST(CudaEmulator, ADivergentShuffleEndsTheRunWithTheKernelsName) {
   std::vector<int> out(32, 0);
   EXPECT_DEATH(EMULATE(divergent_shuffle_kernel, dim3{1}, dim3{32}, out.data()),
                "divergent_shuffle_kernel: divergent warp shuffle");
+}
+
+TEST(CudaEmulator, ThreadsWaitingAtBarriersNoneCanOpenEndTheRunAsADeadlock) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::vector<int> out(64, 0);
+  EXPECT_DEATH(EMULATE(deadlock_kernel, dim3{1}, dim3{64}, out.data()),
+               "deadlock_kernel: deadlock: in block \\(0, 0, 0\\), 48 threads wait at __syncthreads and 16 at warp");
 }
 
 TEST(CudaEmulator, AtomicsAddFromEveryThread) {
