@@ -96,12 +96,12 @@ if [ "$which" = asan ] || [ "$which" = all ]; then
   # test_sagemaker_hosts starts its ranks through sshd, which hands them none of the sanitizer
   # options set here (LeakSanitizer would report Open MPI's allocations in them): it runs in
   # the plain build only.
-  # The CLI over the kernel emulator: its training against HF and its evaluation and
-  # generation (the other cases add no code the sanitizers do not already see here).
+  # test_train_cuda, the CLI over the kernel emulator, runs below in full (fp32, bf16 and fp16
+  # training, dropout and resume, evaluation and generation, --device's errors).
   (cd build-asan && ctest -j "$jobs" -R '^oracle\.' -E "test_serve_browser|test_train_cuda|test_sagemaker_hosts|$mpi" \
      --output-on-failure)
-  # The emulated CLI (about one core) beside the MPI tests.
-  oracle build-asan test_train_cuda.py -k "three_steps or eval_and_predict" &
+  # The emulated CLI (one core) beside the MPI tests.
+  oracle build-asan test_train_cuda.py &
   emulated=$!
   (cd build-asan && ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0" \
      ctest -j "$jobs" -R "$mpi" --output-on-failure)

@@ -109,8 +109,11 @@ TEST(ServeBatcher, FullQueueRefusesAndDepthIsReported) {
   rec.hold = true;
   Batcher batcher(options, rec.work());
   auto running = batcher.submit("k", one(1));
-  // The worker takes the first request off the queue, then blocks in the work.
-  for (int i = 0; i < 1000 && batcher.queue_depth() != 0; ++i) std::this_thread::sleep_for(1ms);
+  // The worker takes the first request off the queue, then blocks in the work (on a loaded
+  // machine under TSan that can take a while: the bound only keeps a broken batcher from
+  // hanging the test).
+  for (int i = 0; i < 60000 && batcher.queue_depth() != 0; ++i) std::this_thread::sleep_for(1ms);
+  ASSERT_EQ(batcher.queue_depth(), 0u) << "the worker never took the first request";
   auto a = batcher.submit("k", one(2));
   auto b = batcher.submit("k", one(3));
   auto refused = batcher.submit("k", one(4));
