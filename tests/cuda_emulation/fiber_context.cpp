@@ -29,6 +29,8 @@ namespace {
 // The switch itself, and a new fiber's first frame.
 PRECIS_UNINSTRUMENTED void raw_switch(FiberContext& from, FiberContext& to);
 PRECIS_UNINSTRUMENTED void fiber_main(FiberContext* self);
+// Makes the context's first switch enter fiber_main(&context) on the stack.
+PRECIS_UNINSTRUMENTED void prepare_stack(FiberContext& context, char* bottom, size_t bytes);
 
 }  // namespace
 
@@ -129,21 +131,11 @@ namespace {
 void raw_switch(FiberContext& from, FiberContext& to) {
   precis_fiber_switch(&from.stack_pointer, to.stack_pointer);
 }
-}  // namespace
 
-PRECIS_UNINSTRUMENTED void start_fiber(FiberContext& context, char* bottom, size_t bytes,
-                                       void (*entry)(void*), void* arg, FiberContext& parent) {
-  context.entry = entry;
-  context.arg = arg;
-  context.parent = &parent;
-  context.stack_bottom = bottom;
-  context.stack_bytes = bytes;
-#if PRECIS_FIBER_TSAN
-  if (!context.tsan_fiber) context.tsan_fiber = __tsan_create_fiber(0);
-#endif
-  // Below the 16-byte aligned top: the return address (the trampoline), then the six registers
-  // and the control words precis_fiber_switch pops. After its `ret` the stack pointer is 16-byte
-  // aligned, as the trampoline's call needs.
+// Below the 16-byte aligned top: the return address (the trampoline), then the six registers
+// and the control words precis_fiber_switch pops. After its `ret` the stack pointer is 16-byte
+// aligned, as the trampoline's call needs.
+PRECIS_UNINSTRUMENTED void prepare_stack(FiberContext& context, char* bottom, size_t bytes) {
   auto* top =
       reinterpret_cast<uint64_t*>((reinterpret_cast<uintptr_t>(bottom) + bytes) & ~uintptr_t(15));
   uint64_t* sp = top - 3;
@@ -161,6 +153,7 @@ PRECIS_UNINSTRUMENTED void start_fiber(FiberContext& context, char* bottom, size
   sp[0] = uint64_t(mxcsr) | (uint64_t(x87) << 32);
   context.stack_pointer = sp;
 }
+}  // namespace
 
 #else
 
@@ -172,7 +165,19 @@ PRECIS_UNINSTRUMENTED void trampoline(int high, int low) {
   fiber_main(reinterpret_cast<FiberContext*>((uintptr_t(uint32_t(high)) << 32) |
                                              uintptr_t(uint32_t(low))));
 }
+
+PRECIS_UNINSTRUMENTED void prepare_stack(FiberContext& context, char* bottom, size_t bytes) {
+  getcontext(&context.context);
+  context.context.uc_stack.ss_sp = bottom;
+  context.context.uc_stack.ss_size = bytes;
+  context.context.uc_link = nullptr;
+  const auto self = reinterpret_cast<uintptr_t>(&context);
+  makecontext(&context.context, reinterpret_cast<void (*)()>(&trampoline), 2,
+              int(uint32_t(self >> 32)), int(uint32_t(self)));
+}
 }  // namespace
+
+#endif
 
 PRECIS_UNINSTRUMENTED void start_fiber(FiberContext& context, char* bottom, size_t bytes,
                                        void (*entry)(void*), void* arg, FiberContext& parent) {
@@ -184,15 +189,7 @@ PRECIS_UNINSTRUMENTED void start_fiber(FiberContext& context, char* bottom, size
 #if PRECIS_FIBER_TSAN
   if (!context.tsan_fiber) context.tsan_fiber = __tsan_create_fiber(0);
 #endif
-  getcontext(&context.context);
-  context.context.uc_stack.ss_sp = bottom;
-  context.context.uc_stack.ss_size = bytes;
-  context.context.uc_link = nullptr;
-  const auto self = reinterpret_cast<uintptr_t>(&context);
-  makecontext(&context.context, reinterpret_cast<void (*)()>(&trampoline), 2,
-              int(uint32_t(self >> 32)), int(uint32_t(self)));
+  prepare_stack(context, bottom, bytes);
 }
-
-#endif
 
 }  // namespace precis::cuda_emulation
