@@ -2,9 +2,12 @@
 // over ranks (against the one-process batches), how the gradient buffer is bucketed, and
 // the single-process communicator.
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <iterator>
 #include <numeric>
 #include <set>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -163,6 +166,60 @@ TEST(DataParallel, BucketsCoverTheGradientBufferOnceInBackwardOrder) {
   EXPECT_EQ(stage_of("model.decoder.layers." + std::to_string(c.decoder_layers - 1) + ".fc1.weight"), 0);
   EXPECT_EQ(stage_of("model.decoder.layernorm_embedding.bias"), c.decoder_layers);
   EXPECT_EQ(stage_of("model.encoder.layers.0.fc2.bias"), c.decoder_layers + c.encoder_layers);
+}
+
+// A communicator whose every progress call takes `progress_s`: the time a step spends in
+// communication calls, without a second process.
+class SlowProgressCommunicator final : public dist::Communicator {
+ public:
+  double progress_s = 0;
+  int rank() const override { return 0; }
+  int world_size() const override { return 2; }
+  int local_rank() const override { return 0; }
+  int local_size() const override { return 2; }
+  int hosts() const override { return 1; }
+  void all_reduce(const Tensor&, dist::ReduceOp, Stream) override {}
+  void all_reduce(std::span<double>, dist::ReduceOp) override {}
+  void reduce_scatter(const Tensor&, std::span<const int64_t>, dist::ReduceOp, Stream) override {}
+  void all_gather(const Tensor&, std::span<const int64_t>, Stream) override {}
+  std::vector<std::string> all_gather_bytes(const std::string& mine) override {
+    return {mine, mine};
+  }
+  void broadcast(std::span<std::byte>, int) override {}
+  void barrier() override {}
+  Handle all_reduce_async(const Tensor&, dist::ReduceOp, Stream) override { return 0; }
+  void progress() override {
+    std::this_thread::sleep_for(std::chrono::duration<double>(progress_s));
+  }
+  double wait(Handle) override { return 0.0; }
+  [[noreturn]] void abort(int) override { std::abort(); }
+};
+
+// The calls made during the backward are told apart from the wait after it: the backward's
+// clock counts the first, the optimizer's the second, and a step's parts must add up to it
+// (a sum of both reported as the wait after the backward made the optimizer's part negative).
+TEST(DataParallel, ExposedAllReduceTimeIsSplitAtTheEndOfTheBackward) {
+  BartConfig c = bart_config_from("bart-tiny");
+  c.vocab_size = 1000;
+  Arena arena(parameter_bytes(c));
+  BartParams grads;
+  allocate_parameters(c, grads, arena);
+  SlowProgressCommunicator comm;
+  dist::GradientAllReduce sync(c, grads, comm, 5000 * 4, 700 * 4);
+  const double in_backward = 0.02;
+  comm.progress_s = in_backward;
+  const int stages = final_backward_stage(c);  // stage_done for 0 .. stages-1 in the backward
+  for (int s = 0; s < stages; ++s) sync.stage_done(s);
+  comm.progress_s = 0;
+  const dist::GradientAllReduce::ExposedTime first = sync.finish();
+  EXPECT_GE(first.in_backward_s, stages * in_backward);
+  EXPECT_LT(first.after_backward_s, first.in_backward_s / 2)
+      << "the backward's calls counted after it";
+  // The next step starts from nothing.
+  comm.progress_s = 0.01;
+  const dist::GradientAllReduce::ExposedTime second = sync.finish();
+  EXPECT_EQ(second.in_backward_s, 0.0);
+  EXPECT_GE(second.after_backward_s, 0.01);
 }
 
 TEST(DataParallel, RanksSharingAHostShareItsCores) {

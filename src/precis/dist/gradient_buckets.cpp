@@ -57,16 +57,16 @@ void GradientAllReduce::stage_done(int stage) {
   in_calls_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double GradientAllReduce::finish() {
+GradientAllReduce::ExposedTime GradientAllReduce::finish() {
   const auto start = std::chrono::steady_clock::now();
-  const double before = in_calls_s_;
+  const double in_backward = in_calls_s_;
   stage_done(final_stage_);
   for (Communicator::Handle h : handles_) comm_.wait(h);
   handles_.clear();
   started_ = 0;
-  const double total = before + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   in_calls_s_ = 0;
-  return total;
+  return {in_backward,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
 
 }  // namespace precis::dist

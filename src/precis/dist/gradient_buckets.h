@@ -34,11 +34,15 @@ class GradientAllReduce {
 
   // Backward stage `stage` has ended: start the buckets it completes, let the others progress.
   void stage_done(int stage);
-  // Starts what is left and waits for everything. Returns the seconds this step spent in
-  // communication calls (here and in stage_done): the all-reduce time the backward did not
+  // The seconds a step spent in communication calls: the all-reduce time the backward did not
   // hide. With MPI on CPU the transfers and sums advance inside those calls (there is no
   // progress thread), so on CPU little is hidden; NCCL's streams hide what they overlap.
-  double finish();
+  struct ExposedTime {
+    double in_backward_s = 0;     // inside stage_done, so inside the backward's own clock too
+    double after_backward_s = 0;  // inside finish
+  };
+  // Starts what is left and waits for everything.
+  ExposedTime finish();
 
   const std::vector<GradientBucket>& buckets() const { return buckets_; }
   const Tensor& flat() const { return flat_; }

@@ -179,13 +179,17 @@ void TrainingLoop<Model>::end_step(double epoch_progress) {
       learning_rate_at(args_, state.global_step - skipped, plan_.total_steps, plan_.warmup);
   const JobClock::time_point optimizer_start = JobClock::now();
   OptimizerStepResult update = run_.optimizer_step(lr, grad_sync_.get(), step_report_.slice(1, 2));
-  step_times_.allreduce_wait_s += update.exposed_allreduce_s;
+  // The parts of a step add up to its time: the calls made inside the backward move from the
+  // backward's part to the all-reduce's.
+  const dist::GradientAllReduce::ExposedTime exposed = update.exposed_allreduce;
+  step_times_.allreduce_wait_s += exposed.in_backward_s + exposed.after_backward_s;
+  step_times_.backward_s -= exposed.in_backward_s;
   // The step's one read (on a GPU its one wait): the loss, from where the micro-batches added
   // it up, and the gradient's norm.
   double report[2] = {0.0, 0.0};
   copy(step_report_, Tensor{report, step_report_.shape, DType::F64, Device::cpu()});
   zero(step_report_);
-  step_times_.optimizer_s += seconds_since(optimizer_start) - update.exposed_allreduce_s;
+  step_times_.optimizer_s += seconds_since(optimizer_start) - exposed.after_backward_s;
   double step_loss = report[0];
   if (update.norm_on_device) {
     update.grad_norm = std::sqrt(report[1]);

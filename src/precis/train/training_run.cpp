@@ -115,7 +115,7 @@ OptimizerStepResult TrainingRun<Model>::optimizer_step(double lr,
     refresh_compute();
     return result;
   }
-  if (grad_sync) result.exposed_allreduce_s = grad_sync->finish();
+  if (grad_sync) result.exposed_allreduce = grad_sync->finish();
   // GradScaler.unscale_ before clipping; the norm then tells an inf or NaN anywhere.
   if (scaler) scale_in_place(dist::flat_tensor(model.config, grads), scaler->inverse_scale());
   // The compute copy's flat range refreshed by the update itself; its buffers after.

@@ -28,7 +28,9 @@ AdamWSettings adamw_settings(const TrainingArguments& args);
 struct OptimizerStepResult {
   double grad_norm = 0;            // the global norm before clipping, unless norm_on_device
   bool norm_on_device = false;     // the norm's square is where optimizer_step was told to put it
-  double exposed_allreduce_s = 0;  // waiting for the bucketed all-reduce the backward did not hide
+  // Waiting for the bucketed all-reduce the backward did not hide: calls made during the
+  // backward (which its clock counted too) and after it, inside optimizer_step.
+  dist::GradientAllReduce::ExposedTime exposed_allreduce;
 };
 
 template <class Model>
