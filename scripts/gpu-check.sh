@@ -263,9 +263,9 @@ if begin 7 precis 40; then
       step --stdout "$out/precis.jsonl" precis_bench.log 60 "${carried[@]}" "$bundle/bin/precis_gpu_train_bench" $shape 10 ||
         echo "{\"what\": \"error\", \"shape\": \"$shape\"}" >> "$out/precis.jsonl"
     done
-    for shape in "32 512" "1 512"; do
+    for shape in "32 512" "32 512 --bf16" "1 512"; do
       # shellcheck disable=SC2086
-      step --stdout "$out/precis.jsonl" precis_bench.log 60 "${carried[@]}" "$bundle/bin/precis_gpu_generate_bench" $shape 2 ||
+      step --stdout "$out/precis.jsonl" precis_bench.log 60 "${carried[@]}" "$bundle/bin/precis_gpu_generate_bench" ${shape% --bf16} 2 ${shape##*512} ||
         echo "{\"what\": \"error\", \"generate\": \"$shape\"}" >> "$out/precis.jsonl"
     done
     cat "$out/precis.jsonl"
@@ -284,7 +284,7 @@ for r in rows:
     if r.get("what") == "train":
         case, ms = f"train {r['dtype']} {r['batch']}x({r['source']}+{r['target']})", r["step_ms"]
     elif r.get("what") == "generate":
-        case, ms = f"generate fp32 {r['batch']}x{r['source']}", 1e3 * r["seconds"]
+        case, ms = f"generate {r['dtype']} {r['batch']}x{r['source']}", 1e3 * r["seconds"]
     else:
         continue
     if case in modelled:

@@ -8,8 +8,8 @@
 # Cases: a bart-large bf16 training step at the tutorial's shape (batch 4 per GPU, padded to the
 # longest of 4 SAMSum dialogues: see below) and at batch 32 x (512 + 128), the shape HF was
 # measured at (BENCHMARKS.md, "GPU: first check on an H200"); beam search as bart-large-cnn's
-# generation config does it (4 beams, 56 to 142 tokens) at batch 8 and 32, fp32 (precis's
-# generation is fp32).
+# generation config does it (4 beams, 56 to 142 tokens) at batch 8 and 32, in fp32 and in bf16
+# (mixed precision, as Seq2SeqTrainer(bf16=True) generates under autocast).
 #   scripts/gpu-model.sh [BUILD_DIR]      (default build; builds the counted benches there)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,4 +43,6 @@ export PRECIS_COUNT_OUT="$records"
 "$build/bench/precis_gpu_train_counted" bf16 32 512 128 1 > /dev/null
 "$build/bench/precis_gpu_generate_counted" 8 512 1 > /dev/null
 "$build/bench/precis_gpu_generate_counted" 32 512 1 > /dev/null
+"$build/bench/precis_gpu_generate_counted" 8 512 1 --bf16 > /dev/null
+"$build/bench/precis_gpu_generate_counted" 32 512 1 --bf16 > /dev/null
 python3 bench/gpu/cost_model.py "$records"

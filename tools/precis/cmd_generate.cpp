@@ -12,21 +12,24 @@
 #include <vector>
 
 #include "command.h"
-#include "summary_lengths.h"
 #include "precis/core/error.h"
 #include "precis/data/dataset.h"
 #include "precis/generate/generate.h"
 #include "precis/io/safetensors.h"
+#include "precis/kernels/device_choice.h"
 #include "precis/model/t5/t5_config.h"
 #include "precis/tokenize/sentencepiece_tokenizer.h"
 #include "precis/tokenize/text_tokenizer.h"
-#include "precis/tokenize/unigram_tokenizer.h"
 #include "precis/tokenize/tokenizer.h"
+#include "precis/tokenize/unigram_tokenizer.h"
+#include "precis/train/compute_copy.h"
+#include "summary_lengths.h"
 
 namespace {
 
 struct GenerateCommandOptions {
-  std::string model, input, text_column, source_prefix, output_logits;
+  std::string model, input, text_column, source_prefix, output_logits, device = "auto";
+  bool bf16 = false, fp16 = false;
   std::vector<std::string> texts;
   size_t max_source_length = 1024;
   int64_t batch_size = 8;
@@ -98,10 +101,25 @@ std::vector<std::string> generation_inputs(const GenerateCommandOptions& o) {
 // The body shared by BART and T5: `encode(texts)` gives the inputs' ids, `decode(ids)` the
 // text of a generated row (skip_special_tokens).
 template <class Model, class Encode, class Decode>
-void generate_all(const GenerateCommandOptions& o, const Model& model,
+void generate_all(const GenerateCommandOptions& o, Model& loaded,
                   precis::generate::GenerationConfig config, Encode encode, Decode decode) {
   using namespace precis;
   config.update(overrides(o), "command line");
+  // --bf16 / --fp16: the checkpoint's fp32 weights and a 16-bit copy of those the linear layers
+  // multiply by, the decoder computing as under torch.autocast (kv_cached_decoder.h).
+  std::unique_ptr<train::ComputeCopy<decltype(loaded.config)>> copy;
+  Model mixed;
+  if (o.bf16 || o.fp16) {
+    check(!current_device().is_cpu(),
+          std::string("precis generate: --") + (o.bf16 ? "bf16" : "fp16") +
+              " runs on CUDA (--device cuda); on the CPU precis generates in fp32");
+    copy = std::make_unique<train::ComputeCopy<decltype(loaded.config)>>(
+        loaded.config, loaded.params, o.bf16 ? DType::BF16 : DType::F16);
+    copy->refresh(loaded.params);
+    mixed.config = loaded.config;
+    mixed.params = copy->mixed(loaded.params);
+  }
+  const Model& model = copy ? mixed : loaded;
   std::vector<std::string> texts = generation_inputs(o);
   for (auto& t : texts) t = o.source_prefix + t;
   std::vector<std::vector<int32_t>> inputs = encode(texts);
@@ -157,6 +175,9 @@ void run_t5(const GenerateCommandOptions& o) {
 void run(const GenerateCommandOptions& o) {
   using namespace precis;
   check(o.texts.empty() != o.input.empty(), "precis generate: give either --text or --input");
+  check(!(o.bf16 && o.fp16), "precis generate: --bf16 and --fp16 exclude each other");
+  const Device device = choose_device(o.device, 0, 1);
+  ScopedExecutionContext on(device);
   if (model_type_of(o.model) == "t5") {
     if (tokenize::t5_tokenizer_files(o.model) == tokenize::T5TokenizerFiles::kUnigramJson)
       return run_t5<tokenize::UnigramTokenizer>(o);
@@ -208,5 +229,13 @@ PRECIS_COMMAND("generate", "Summaries of texts with a checkpoint (HF generate se
                  app.add_option("--top_p", o->top_p, "Sample among the most likely tokens of cumulative probability top_p");
                  app.add_option("--seed", o->seed, "Sampling seed: the draws of torch.manual_seed(seed) on the CPU");
                  app.add_option("--output_logits", o->output_logits, "Write every step's raw logits to this safetensors file (debugging)");
+                 app.add_option(
+                        "--device", o->device,
+                        "Where the model generates: auto (a GPU when there is one), cpu or cuda")
+                     ->capture_default_str();
+                 app.add_flag("--bf16", o->bf16,
+                              "On CUDA, mixed precision as under torch.autocast(bfloat16): bf16 "
+                              "products, an fp32 residual stream and fp32 logits");
+                 app.add_flag("--fp16", o->fp16, "The same in fp16");
                  app.callback([o] { run(*o); });
                });

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "precis/kernels/attention.h"
+#include "precis/kernels/convert.h"
 #include "precis/kernels/copy.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/embedding.h"
@@ -63,21 +64,21 @@ BartIncrementalDecoder::BartIncrementalDecoder(const BartConfig& config, const B
             std::to_string(config.max_position_embeddings) + ")");
   const int64_t d = config.d_model, R = rows_;
   lay_out(config.decoder_layers, d, d, config.decoder_attention_heads, [&](Arena& a) {
-    hidden_ = a.alloc({R, 1, d});
-    residual_ = a.alloc({R, 1, d});
-    mean_ = a.alloc({R});
-    rstd_ = a.alloc({R});
+    hidden_ = a.alloc({R, 1, d}, DType::F32);
+    residual_ = a.alloc({R, 1, d}, DType::F32);
+    mean_ = a.alloc({R}, DType::F32);
+    rstd_ = a.alloc({R}, DType::F32);
     fc1_ = a.alloc({R, 1, config.decoder_ffn_dim});
     act_ = a.alloc({R, 1, config.decoder_ffn_dim});
-    logits_ = a.alloc({R, config.vocab_size});
+    logits_ = a.alloc({R, config.vocab_size}, DType::F32);
+    if (compute_ != DType::F32) rounded_logits_ = a.alloc({R, config.vocab_size});
   });
 }
 
 void BartIncrementalDecoder::run_encoder(const Tensor& input_ids) {
-  Arena measure = Arena::measuring();
-  allocate_encoder(config_, measure, batch_, source_len_);
-  Arena scratch(measure.used());
-  EncoderScratch e = allocate_encoder(config_, scratch, batch_, source_len_);
+  EncoderScratch e;
+  Arena scratch =
+      compute_arena([&](Arena& a) { e = allocate_encoder(config_, a, batch_, source_len_); });
   encoder_forward(config_, params_, input_ids, source_mask_, e, encoder_out_);
 }
 
@@ -99,26 +100,35 @@ const Tensor& BartIncrementalDecoder::decode(int64_t t) {
   for (size_t i = 0; i < cross_.size(); ++i) {
     const BartDecoderLayerParams& lp = p.decoder_layers[i];
 
-    cached_self_attention(i, lp.self_attn, hidden_, heads, scale, all_keys, t);
-    add(hidden_, attn_.out, residual_);
+    cached_self_attention(i, lp.self_attn, linear_input(hidden_), heads, scale, all_keys, t);
+    add_branch(hidden_, attn_.out, residual_);
     layernorm_forward(residual_, lp.self_attn_layer_norm.weight, lp.self_attn_layer_norm.bias, eps,
                       hidden_, mean_, rstd_);
 
-    cached_cross_attention(i, lp.encoder_attn, hidden_, heads, scale, source_keys);
-    add(hidden_, attn_.out, residual_);
+    cached_cross_attention(i, lp.encoder_attn, linear_input(hidden_), heads, scale, source_keys);
+    add_branch(hidden_, attn_.out, residual_);
     layernorm_forward(residual_, lp.encoder_attn_layer_norm.weight, lp.encoder_attn_layer_norm.bias,
                       eps, hidden_, mean_, rstd_);
 
     // Feed-forward.
-    linear_forward(hidden_, lp.ffn.fc1.weight, lp.ffn.fc1.bias, fc1_);
+    linear_forward(linear_input(hidden_), lp.ffn.fc1.weight, lp.ffn.fc1.bias, fc1_);
     activation_forward(c.activation, fc1_, act_);
     linear_forward(act_, lp.ffn.fc2.weight, lp.ffn.fc2.bias, attn_.out);
-    add(hidden_, attn_.out, residual_);
+    add_branch(hidden_, attn_.out, residual_);
     layernorm_forward(residual_, lp.final_layer_norm.weight, lp.final_layer_norm.bias, eps, hidden_,
                       mean_, rstd_);
   }
-  linear_forward(hidden_.view({R, d}), p.lm_head, p.final_logits_bias.view({c.vocab_size}),
-                 logits_);
+  const Tensor bias = p.final_logits_bias.view({c.vocab_size});
+  if (compute_ == DType::F32) {
+    linear_forward(hidden_.view({R, d}), p.lm_head, bias, logits_);
+    return logits_;
+  }
+  // Autocast rounds lm_head's product to 16 bits; BartForConditionalGeneration then adds the
+  // fp32 final_logits_bias, which promotes the sum to fp32: widened, then the bias added in
+  // fp32 (as one row of position embeddings added to every row).
+  linear_forward(linear_input(hidden_).view({R, d}), p.lm_head, Tensor{}, rounded_logits_);
+  convert(rounded_logits_, logits_);
+  add_position_embeddings(logits_.view({R, 1, c.vocab_size}), bias.view({1, c.vocab_size}), 0);
   return logits_;
 }
 

@@ -27,11 +27,13 @@ class BartIncrementalDecoder final : public KvCachedDecoderOf<BartConfig, BartPa
   const Tensor& decode(int64_t t) override;
 
   // One step's activations besides attn_, reused by every layer: (R, 1, ...) shapes.
-  Tensor hidden_;       // (R, 1, d) embeddings, then each sub-layer's normalised output
-  Tensor residual_;     // (R, 1, d)
-  Tensor mean_, rstd_;  // (R)
-  Tensor fc1_, act_;    // (R, 1, ffn)
-  Tensor logits_;       // (R, V)
+  // The residual stream's tensors are F32 under mixed precision too (kv_cached_decoder.h).
+  Tensor hidden_;          // (R, 1, d) F32 embeddings, then each sub-layer's normalised output
+  Tensor residual_;        // (R, 1, d) F32
+  Tensor mean_, rstd_;     // (R) F32
+  Tensor fc1_, act_;       // (R, 1, ffn)
+  Tensor logits_;          // (R, V) F32
+  Tensor rounded_logits_;  // (R, V) the LM head's 16-bit product, under mixed precision
 };
 
 }  // namespace precis

@@ -3,26 +3,34 @@
 #include <string>
 
 #include "precis/kernels/attention.h"
+#include "precis/kernels/convert.h"
 #include "precis/kernels/copy.h"
+#include "precis/kernels/elementwise.h"
 #include "precis/kernels/linear.h"
 
 namespace precis {
 
 KvCachedDecoder::KvCachedDecoder(int64_t batch, int64_t source_len, int64_t rows_per_input,
-                                 int64_t max_target_len)
+                                 int64_t max_target_len, DType compute)
     : batch_(batch),
       source_len_(source_len),
       group_(rows_per_input),
       rows_(batch * rows_per_input),
-      max_target_len_(max_target_len) {
+      max_target_len_(max_target_len),
+      compute_(compute) {
   check(batch > 0 && source_len > 0 && rows_per_input > 0 && max_target_len > 0,
         "incremental decoder: batch, source length, rows per input and target length must be "
         "positive");
+  check(compute == DType::F32 || (is_16_bit(compute) && !current_device().is_cpu()),
+        std::string("incremental decoder: weights in ") + dtype_name(compute) + " on " +
+            current_device().name() +
+            ": mixed-precision generation runs on CUDA (the CPU generates in fp32)");
 }
 
 void KvCachedDecoder::lay_out(int64_t layers, int64_t d_model, int64_t attention_width,
                               int64_t heads, const std::function<void(Arena&)>& lay_out_step) {
   auto lay_out_all = [&](Arena& a) {
+    a.set_element_type(compute_);
     source_ids_ = a.alloc({batch_, source_len_}, DType::I32);
     source_mask_ = a.alloc({batch_, source_len_}, DType::I32);
     encoder_out_ = a.alloc({batch_, source_len_, d_model});
@@ -34,6 +42,10 @@ void KvCachedDecoder::lay_out(int64_t layers, int64_t d_model, int64_t attention
     self_cache_.lay_out(a, layers, rows_, max_target_len_, attention_width,
                         attention_reads_in_place(a.device(), attention_width / heads));
     tokens_ = a.alloc({rows_, 1}, DType::I32);
+    if (compute_ != DType::F32) {
+      rounded_input_ = a.alloc({rows_, 1, d_model}, compute_);
+      widened_branch_ = a.alloc({rows_, 1, d_model}, DType::F32);
+    }
     attn_.q = a.alloc({rows_, 1, attention_width});
     attn_.k_new = a.alloc({rows_, 1, attention_width});
     attn_.v_new = a.alloc({rows_, 1, attention_width});
@@ -41,10 +53,29 @@ void KvCachedDecoder::lay_out(int64_t layers, int64_t d_model, int64_t attention
     attn_.out = a.alloc({rows_, 1, d_model});
     lay_out_step(a);
   };
+  arena_ = compute_arena(lay_out_all);
+}
+
+Arena KvCachedDecoder::compute_arena(const std::function<void(Arena&)>& lay_out_all) const {
   Arena measure = Arena::measuring();
+  measure.set_element_type(compute_);
   lay_out_all(measure);
-  arena_ = Arena(measure.used());
-  lay_out_all(arena_);
+  Arena arena(measure.used());
+  arena.set_element_type(compute_);
+  lay_out_all(arena);
+  return arena;
+}
+
+const Tensor& KvCachedDecoder::linear_input(const Tensor& x) {
+  if (compute_ == DType::F32) return x;
+  convert(x, rounded_input_);
+  return rounded_input_;
+}
+
+void KvCachedDecoder::add_branch(const Tensor& stream, const Tensor& branch, const Tensor& out) {
+  if (branch.dtype == DType::F32) return add(stream, branch, out);
+  convert(branch, widened_branch_);
+  add(stream, widened_branch_, out);
 }
 
 void KvCachedDecoder::encode(const Tensor& input_ids, const Tensor& attention_mask) {

@@ -6,6 +6,16 @@
 //
 // Cross-attention keys/values are computed once per input, not per row: the G queries of an
 // input attend to the same keys in one call.
+//
+// Mixed precision: given weights whose LM head is 16-bit (train::ComputeCopy::mixed: the
+// multiplied weights and the linear layers' biases in bf16 or fp16, the rest the fp32 master),
+// the decoder computes as HF's generate() does under Seq2SeqTrainer(bf16=True) / (fp16=True),
+// whose accelerate wraps the model's forward in autocast and casts its outputs to fp32: each
+// linear layer and attention takes 16-bit operands and rounds its output once, while the
+// decoder's residual stream, its LayerNorm / RMSNorm outputs and the logits stay fp32 (the
+// branch outputs widened before they join the stream; the LM head's product rounded, then
+// widened, then BART's final_logits_bias added in fp32). The encoder runs once per batch as
+// the 16-bit training forward does (its stream in 16 bits). CUDA only: the CPU computes fp32.
 #pragma once
 
 #include <cstdint>
@@ -42,12 +52,14 @@ class KvCachedDecoder : public Seq2SeqDecoder {
 
  protected:
   // `max_target_len`: the most tokens any row will be fed (generation's max_length).
-  KvCachedDecoder(int64_t batch, int64_t source_len, int64_t rows_per_input,
-                  int64_t max_target_len);
+  // `compute`: F32, or the 16-bit type of mixed-precision weights (above).
+  KvCachedDecoder(int64_t batch, int64_t source_len, int64_t rows_per_input, int64_t max_target_len,
+                  DType compute);
 
   // Sizes arena_ and lays out in it the shared state for `layers` decoder layers (encoder
   // output of width d_model; keys and values of width attention_width, in `heads` heads), then
-  // what `lay_out_step` allocates: the model's per-step activations.
+  // what `lay_out_step` allocates: the model's per-step activations, in the compute dtype
+  // unless it names another (the residual stream's F32).
   void lay_out(int64_t layers, int64_t d_model, int64_t attention_width, int64_t heads,
                const std::function<void(Arena&)>& lay_out_step);
 
@@ -61,6 +73,16 @@ class KvCachedDecoder : public Seq2SeqDecoder {
   void cached_cross_attention(size_t layer, const AttentionParams& p, const Tensor& x,
                               int64_t heads, float scale, const AttentionMask& mask);
 
+  // x (R, 1, d) F32 as a linear layer takes it: x itself in fp32, else rounded to the compute
+  // dtype (autocast's cast of F.linear's input), in a buffer the next call reuses.
+  const Tensor& linear_input(const Tensor& x);
+  // out = stream + branch, in fp32: a 16-bit branch output (R, 1, d) widened first, as torch
+  // promotes bf16 + fp32. out may alias stream.
+  void add_branch(const Tensor& stream, const Tensor& branch, const Tensor& out);
+  // An arena sized by `lay_out_all` (called on a measuring arena, then on the real one), whose
+  // tensors default to the compute dtype: the encoder's scratch.
+  Arena compute_arena(const std::function<void(Arena&)>& lay_out_all) const;
+
   // Fills encoder_out_ (B, S, d) from input_ids and source_mask_.
   virtual void run_encoder(const Tensor& input_ids) = 0;
   // The cross-attention of decoder layer `layer`, whose k/v projections fill the cache.
@@ -70,6 +92,7 @@ class KvCachedDecoder : public Seq2SeqDecoder {
   virtual const Tensor& decode(int64_t t) = 0;
 
   int64_t batch_, source_len_, group_, rows_, max_target_len_;
+  DType compute_;  // F32, or the 16-bit type of mixed-precision weights
   int64_t length_ = 0;
   Arena arena_;
 
@@ -87,6 +110,8 @@ class KvCachedDecoder : public Seq2SeqDecoder {
     Tensor out;                       // (R, 1, d)
   };
   StepAttention attn_;
+  // Mixed precision only: a linear layer's 16-bit input, a branch's output widened (R, 1, d).
+  Tensor rounded_input_, widened_branch_;
 };
 
 // A family's decoder: the KvCachedDecoder over that family's config and parameters.
@@ -95,7 +120,7 @@ class KvCachedDecoderOf : public KvCachedDecoder {
  protected:
   KvCachedDecoderOf(const Config& config, const Params& params, int64_t batch, int64_t source_len,
                     int64_t rows_per_input, int64_t max_target_len)
-      : KvCachedDecoder(batch, source_len, rows_per_input, max_target_len),
+      : KvCachedDecoder(batch, source_len, rows_per_input, max_target_len, params.lm_head.dtype),
         config_(config),
         params_(params) {}
 

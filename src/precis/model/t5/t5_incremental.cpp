@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "precis/kernels/attention.h"
+#include "precis/kernels/convert.h"
 #include "precis/kernels/copy.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/embedding.h"
@@ -19,21 +20,21 @@ T5IncrementalDecoder::T5IncrementalDecoder(const T5Config& config, const T5Param
     : KvCachedDecoderOf(config, params, batch, source_len, rows_per_input, max_target_len) {
   const int64_t d = config.d_model, inner = config.inner_dim(), R = rows_;
   lay_out(config.num_decoder_layers, d, inner, config.num_heads, [&](Arena& a) {
-    hidden_ = a.alloc({R, 1, d});
-    normed_ = a.alloc({R, 1, d});
-    rstd_ = a.alloc({R});
-    bias_ = a.alloc({config.num_heads, 1, max_target_len_});
+    hidden_ = a.alloc({R, 1, d}, DType::F32);
+    normed_ = a.alloc({R, 1, d}, DType::F32);
+    rstd_ = a.alloc({R}, DType::F32);
+    bias_ = a.alloc({config.num_heads, 1, max_target_len_}, DType::F32);
     ffn_ = allocate_t5_feed_forward(config, a, R, 1);
-    logits_ = a.alloc({R, config.vocab_size});
+    logits_ = a.alloc({R, config.vocab_size}, DType::F32);
+    if (compute_ != DType::F32) rounded_logits_ = a.alloc({R, config.vocab_size});
   });
 }
 
 void T5IncrementalDecoder::run_encoder(const Tensor& input_ids) {
   // The training forward's encoder (decoder part laid out for one token, unused).
-  Arena measure = Arena::measuring();
-  allocate_activations(config_, measure, batch_, source_len_, 1, false);
-  Arena scratch(measure.used());
-  T5Activations acts = allocate_activations(config_, scratch, batch_, source_len_, 1, false);
+  T5Activations acts;
+  Arena scratch = compute_arena(
+      [&](Arena& a) { acts = allocate_activations(config_, a, batch_, source_len_, 1, false); });
   t5_encoder_forward(config_, params_, input_ids, source_mask_, acts);
   copy(acts.encoder_output(), encoder_out_);
 }
@@ -54,21 +55,27 @@ const Tensor& T5IncrementalDecoder::decode(int64_t t) {
 
     // Self-attention over the cache plus this token, with this position's bias row.
     rms_norm_forward(hidden_, lp.self_attn_norm, eps, normed_, rstd_);
-    cached_self_attention(i, lp.self_attn, normed_, H, 1.0f, cached_keys, t);
-    add(hidden_, attn_.out, hidden_);
+    cached_self_attention(i, lp.self_attn, linear_input(normed_), H, 1.0f, cached_keys, t);
+    add_branch(hidden_, attn_.out, hidden_);
 
     // Cross-attention: the G rows of an input are G queries against its keys.
     rms_norm_forward(hidden_, lp.cross_attn_norm, eps, normed_, rstd_);
-    cached_cross_attention(i, lp.cross_attn, normed_, H, 1.0f, source_keys);
-    add(hidden_, attn_.out, hidden_);
+    cached_cross_attention(i, lp.cross_attn, linear_input(normed_), H, 1.0f, source_keys);
+    add_branch(hidden_, attn_.out, hidden_);
 
     rms_norm_forward(hidden_, lp.ffn_norm, eps, normed_, rstd_);
-    t5_feed_forward_forward(c, lp.ffn, normed_, BlockDropout{}, ffn_);
-    add(hidden_, ffn_.ff.fc2, hidden_);
+    t5_feed_forward_forward(c, lp.ffn, linear_input(normed_), BlockDropout{}, ffn_);
+    add_branch(hidden_, ffn_.ff.fc2, hidden_);
   }
   rms_norm_forward(hidden_, p.decoder_final_norm, eps, normed_, rstd_);
   if (c.tie_word_embeddings) scale_in_place(normed_, c.lm_head_scale());
-  linear_forward(normed_.view({R, d}), p.lm_head, Tensor{}, logits_);
+  if (compute_ == DType::F32) {
+    linear_forward(normed_.view({R, d}), p.lm_head, Tensor{}, logits_);
+    return logits_;
+  }
+  // Autocast rounds lm_head's product; accelerate widens the model's outputs to fp32.
+  linear_forward(linear_input(normed_).view({R, d}), p.lm_head, Tensor{}, rounded_logits_);
+  convert(rounded_logits_, logits_);
   return logits_;
 }
 

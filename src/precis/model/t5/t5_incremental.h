@@ -24,12 +24,14 @@ class T5IncrementalDecoder final : public KvCachedDecoderOf<T5Config, T5Params> 
   const Tensor& decode(int64_t t) override;
 
   // One step's activations besides attn_, reused by every block: (R, 1, ...) shapes.
-  Tensor hidden_;  // (R, 1, d) the residual stream
-  Tensor normed_;  // (R, 1, d) a sub-layer's RMSNorm output
-  Tensor rstd_;    // (R)
-  Tensor bias_;    // (H, 1, max_target_len): this step's bias row
+  // The residual stream's tensors are F32 under mixed precision too (kv_cached_decoder.h).
+  Tensor hidden_;  // (R, 1, d) F32 the residual stream
+  Tensor normed_;  // (R, 1, d) F32 a sub-layer's RMSNorm output
+  Tensor rstd_;    // (R) F32
+  Tensor bias_;    // (H, 1, max_target_len) F32: this step's bias row
   T5FeedForwardActivations ffn_;
-  Tensor logits_;  // (R, V)
+  Tensor logits_;          // (R, V) F32
+  Tensor rounded_logits_;  // (R, V) the LM head's 16-bit product, under mixed precision
 };
 
 }  // namespace precis
