@@ -3,7 +3,8 @@ bart-large training step and beam search without running them (bench/gpu/countin
 launch with a declared cost (the counting backend refuses one without), and
 bench/gpu/cost_model.py prices them. The records must hold the step's whole work: their GEMMs
 are exactly the model's matrix products (six times each linear layer's and the LM head's
-multiply-accumulates: the forward, and the backward's two products)."""
+multiply-accumulates: the forward, and the backward's two products). Beam search is recorded in
+fp32 and in mixed precision (--bf16)."""
 import collections
 import json
 import os
@@ -22,7 +23,7 @@ def test_the_model_prices_every_case_and_records_the_whole_step():
     print(result.stdout)
     lines = re.findall(r"^modeled (.+) on (H100 SXM|H200) ([0-9.]+) ms (?:([0-9.]+)%|-) MFU$", result.stdout, re.M)
     cases = collections.Counter(case for case, _, _, _ in lines)
-    assert len(cases) == 4 and all(n == 2 for n in cases.values()), lines
+    assert len(cases) == 6 and all(n == 2 for n in cases.values()), lines
     for case, _, ms, mfu in lines:
         assert float(ms) > 0 and (mfu or case.startswith("generate")), (case, ms, mfu)
     assert "Assumptions" in result.stdout and "FlashAttention-3 paper" in result.stdout
@@ -50,3 +51,10 @@ def test_the_model_prices_every_case_and_records_the_whole_step():
         syncs = sum(r["count"] for r in step if r["kind"] == "sync")
         reads = [r for r in step if r["kind"] == "copy" and r["direction"] == "d2h"]
         assert syncs == 1 and sum(r["count"] for r in reads) == 1 and reads[0]["bytes"] == 16, (case, syncs, reads)
+    # Beam search in mixed precision: every product from bf16 operands, attention on the tensor
+    # cores; in fp32 neither.
+    for case, dtype, attention in (("generate bf16 32x512", "BF16", "attention_forward_mma_kernel<T>"),
+                                   ("generate fp32 32x512", "F32", "attention_forward_kernel<T>")):
+        run = [r for r in records if r["case"] == case]
+        assert {(r["ab"], r["c"]) for r in run if r["kind"] == "gemm"} == {(dtype, dtype)}, case
+        assert {r["name"] for r in run if r["kind"] == "kernel" and "attention" in r["name"]} == {attention}, case
