@@ -206,7 +206,9 @@ def test_zero1_equals_plain_data_parallelism(tmp_path):
     state_bytes = sum(t.numel() * 4 for t in plain_opt.values())  # both moments of every parameter
     print(f"optimizer state per rank: plain {plain_bytes} bytes, ZeRO-1 {zero_bytes} bytes")
     assert plain_bytes >= state_bytes
-    assert state_bytes / 2 <= zero_bytes <= state_bytes / 2 * 1.01  # one half each, up to alignment gaps
+    # One half each, up to the flat buffer's alignment gaps: each tensor starts on a 256-byte
+    # boundary (core/arena.h), so each moment of each tensor may be followed by up to 256 bytes.
+    assert state_bytes / 2 <= zero_bytes <= (state_bytes + 256 * len(plain_opt)) / 2
 
 
 def test_sharded_evaluation_and_prediction_equal_one_rank(tmp_path):

@@ -82,7 +82,7 @@ TEST(Arena, AllocatesThroughItsDevicesAllocator) {
     Arena arena(1000, recording);
     Tensor z = arena.zeros({3, 5});
     EXPECT_EQ(recording.allocated, 1000u);
-    EXPECT_EQ(recording.zeroed, 64u);  // 60 bytes and the padding up to the next tensor
+    EXPECT_EQ(recording.zeroed, Arena::kAlignment);  // 60 bytes and the padding up to the next tensor
     EXPECT_EQ(z.device, Device::cpu());
     EXPECT_EQ(z.f32()[14], 0.0f);
   }

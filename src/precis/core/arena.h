@@ -27,7 +27,10 @@ struct ArenaBlockFree {
 
 class Arena {
  public:
-  static constexpr size_t kAlignment = 64;
+  // Every tensor starts on a 256-byte boundary: what cuBLASLt's fastest kernels require of their
+  // operands (kernels/cuda/blas_cublaslt.cu tells its heuristic the real pointers' alignment), and a
+  // multiple of a cache line and of the widest vector loads on either device.
+  static constexpr size_t kAlignment = 256;
 
   Arena() = default;
   explicit Arena(size_t bytes) : Arena(bytes, current_device()) {}

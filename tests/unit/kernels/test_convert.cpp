@@ -73,7 +73,7 @@ TEST_P(ConvertKernel, Fp16RoundsOverflowsAndKeepsSubnormals) {
   EXPECT_EQ(
       h, (std::vector<uint16_t>{0x3C00, 0x3C00, 0x3C01, 0x7BFF, 0x7C00, 0x8001, 0x0400, 0x0000}));
   Tensor wide = filled({8});
-  Arena arena(64, device());
+  Arena arena(Arena::kAlignment, device());
   Tensor half = arena.alloc({8}, DType::F16);
   copy(Tensor{h.data(), Shape{8}, DType::F16, Device::cpu()}, half);
   convert(half, wide);
@@ -85,7 +85,7 @@ TEST_P(ConvertKernel, Fp16RoundsOverflowsAndKeepsSubnormals) {
 
 TEST_P(ConvertKernel, OnlyBetweenFp32AndSixteenBits) {
   Tensor a = filled({4});
-  Arena arena(256, device());
+  Arena arena(2 * Arena::kAlignment, device());
   Tensor ints = arena.alloc({4}, DType::I32), short_half = arena.alloc({3}, DType::BF16);
   EXPECT_THROW(convert(a, ints), Error);
   EXPECT_THROW(convert(a, short_half), Error);

@@ -22,7 +22,7 @@ namespace {
 class DeviceAllocator final : public Allocator {
  public:
   explicit DeviceAllocator(int device) : device_(device) {}
-  // The driver aligns to 256 bytes at least, more than an arena asks (kAlignment).
+  // The driver aligns to 256 bytes at least, as much as an arena asks (kAlignment).
   void* allocate(size_t bytes, size_t alignment) override {
     check(alignment <= 256, "cuda allocator: alignment " + std::to_string(alignment) + " > 256");
     return device_malloc(device_, bytes ? bytes : 1);
