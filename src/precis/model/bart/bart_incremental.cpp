@@ -17,39 +17,57 @@ namespace precis {
 
 namespace {
 
-// The encoder alternates two layers' activations (inference keeps no per-layer state), so
-// its memory does not grow with depth.
-struct EncoderScratch {
-  Tensor embedded;  // (B, S, d)
-  LayerNormActivations layernorm_embedding;
-  BartEncoderLayerActivations layers[2];
+// The encoder's scratch, reused by every layer (inference keeps no per-layer state), so its
+// memory does not grow with depth. The stream (the sum before each LayerNorm, and its output)
+// is fp32 under mixed precision too, as under autocast (kv_cached_decoder.h).
+struct BartEncoderScratch {
+  Tensor sum, hidden;       // (B, S, d) F32
+  Tensor mean, rstd;        // (B * S) F32
+  Tensor rounded, widened;  // (B, S, d) mixed precision only: a linear input, a branch output
+  AttentionActivations attention;
+  FeedForwardActivations feed_forward;
 };
 
-EncoderScratch allocate_encoder(const BartConfig& c, Arena& arena, int64_t B, int64_t S) {
-  EncoderScratch e;
-  e.embedded = arena.alloc({B, S, c.d_model});
-  e.layernorm_embedding = allocate_layer_norm(arena, B, S, c.d_model);
-  e.layers[0] = allocate_encoder_layer(c, arena, B, S, false);
-  e.layers[1] = allocate_encoder_layer(c, arena, B, S, false);
+BartEncoderScratch allocate_bart_encoder(const BartConfig& c, Arena& arena, int64_t B, int64_t S) {
+  BartEncoderScratch e;
+  e.sum = arena.alloc({B, S, c.d_model}, DType::F32);
+  e.hidden = arena.alloc({B, S, c.d_model}, DType::F32);
+  e.mean = arena.alloc({B * S}, DType::F32);
+  e.rstd = arena.alloc({B * S}, DType::F32);
+  if (arena.element_type() != DType::F32) {
+    e.rounded = arena.alloc({B, S, c.d_model});
+    e.widened = arena.alloc({B, S, c.d_model}, DType::F32);
+  }
+  e.attention = allocate_attention(arena, B, S, S, c.d_model, c.encoder_attention_heads, false);
+  e.feed_forward = allocate_feed_forward(arena, B, S, c.d_model, c.encoder_ffn_dim);
   return e;
 }
 
-// The encoder of bart_forward, step for step; the output is copied to `out` (B, S, d).
-void encoder_forward(const BartConfig& c, const BartParams& p, const Tensor& input_ids,
-                     const Tensor& attention_mask, EncoderScratch& e, const Tensor& out) {
-  embedding_forward(input_ids, p.shared, c.embed_scale(), e.embedded);
-  add_position_embeddings(e.embedded, p.encoder_positions, BartConfig::kPositionOffset);
-  layer_norm_forward(p.encoder_layernorm_embedding, e.embedded, BartConfig::kLayerNormEps,
-                     e.layernorm_embedding);
-  AttentionMask source_mask{.key_padding = attention_mask};
-  const Tensor* h = &e.layernorm_embedding.out;
-  for (size_t i = 0; i < p.encoder_layers.size(); ++i) {
-    BartEncoderLayerActivations& la = e.layers[i % 2];
-    bart_encoder_layer_forward(c, p.encoder_layers[i], *h, source_mask, DropoutContext{},
-                               uint32_t(i), la);
-    h = &la.final_layer_norm.out;
+// bart_forward's encoder, step for step (post-LN layers: x -> LN(x + SelfAttn(x)) -> LN(. +
+// FFN(.))), with the stream in fp32; the output lands in `out` (B, S, d) of the compute dtype.
+void bart_encoder_inference(const BartConfig& c, const BartParams& p, const Tensor& input_ids,
+                            const Tensor& attention_mask, BartEncoderScratch& e,
+                            const Tensor& out) {
+  const float eps = BartConfig::kLayerNormEps;
+  embedding_forward(input_ids, p.shared, c.embed_scale(), e.sum);
+  add_position_embeddings(e.sum, p.encoder_positions, BartConfig::kPositionOffset);
+  layernorm_forward(e.sum, p.encoder_layernorm_embedding.weight, p.encoder_layernorm_embedding.bias,
+                    eps, e.hidden, e.mean, e.rstd);
+  const AttentionMask source_mask{.key_padding = attention_mask};
+  for (const BartEncoderLayerParams& lp : p.encoder_layers) {
+    const Tensor& x = rounded_for_linear(e.hidden, e.rounded);
+    attention_block_forward(lp.self_attn, x, x, c.encoder_attention_heads, source_mask,
+                            e.attention);
+    add_widened(e.hidden, e.attention.out, e.widened, e.sum);
+    layernorm_forward(e.sum, lp.self_attn_layer_norm.weight, lp.self_attn_layer_norm.bias, eps,
+                      e.hidden, e.mean, e.rstd);
+    feed_forward_forward(lp.ffn, c.activation, rounded_for_linear(e.hidden, e.rounded),
+                         e.feed_forward);
+    add_widened(e.hidden, e.feed_forward.fc2, e.widened, e.sum);
+    layernorm_forward(e.sum, lp.final_layer_norm.weight, lp.final_layer_norm.bias, eps, e.hidden,
+                      e.mean, e.rstd);
   }
-  copy(*h, out);
+  convert(e.hidden, out);  // rounded as the cross-attention's k/v projections take it
 }
 
 }  // namespace
@@ -76,10 +94,10 @@ BartIncrementalDecoder::BartIncrementalDecoder(const BartConfig& config, const B
 }
 
 void BartIncrementalDecoder::run_encoder(const Tensor& input_ids) {
-  EncoderScratch e;
+  BartEncoderScratch e;
   Arena scratch =
-      compute_arena([&](Arena& a) { e = allocate_encoder(config_, a, batch_, source_len_); });
-  encoder_forward(config_, params_, input_ids, source_mask_, e, encoder_out_);
+      compute_arena([&](Arena& a) { e = allocate_bart_encoder(config_, a, batch_, source_len_); });
+  bart_encoder_inference(config_, params_, input_ids, source_mask_, e, encoder_out_);
 }
 
 const Tensor& BartIncrementalDecoder::decode(int64_t t) {

@@ -66,16 +66,17 @@ Arena KvCachedDecoder::compute_arena(const std::function<void(Arena&)>& lay_out_
   return arena;
 }
 
-const Tensor& KvCachedDecoder::linear_input(const Tensor& x) {
-  if (compute_ == DType::F32) return x;
-  convert(x, rounded_input_);
-  return rounded_input_;
+const Tensor& rounded_for_linear(const Tensor& x, const Tensor& rounded) {
+  if (x.dtype == rounded.dtype || !rounded.ptr) return x;
+  convert(x, rounded);
+  return rounded;
 }
 
-void KvCachedDecoder::add_branch(const Tensor& stream, const Tensor& branch, const Tensor& out) {
+void add_widened(const Tensor& stream, const Tensor& branch, const Tensor& widened,
+                 const Tensor& out) {
   if (branch.dtype == DType::F32) return add(stream, branch, out);
-  convert(branch, widened_branch_);
-  add(stream, widened_branch_, out);
+  convert(branch, widened);
+  add(stream, widened, out);
 }
 
 void KvCachedDecoder::encode(const Tensor& input_ids, const Tensor& attention_mask) {

@@ -14,8 +14,8 @@
 // linear layer and attention takes 16-bit operands and rounds its output once, while the
 // decoder's residual stream, its LayerNorm / RMSNorm outputs and the logits stay fp32 (the
 // branch outputs widened before they join the stream; the LM head's product rounded, then
-// widened, then BART's final_logits_bias added in fp32). The encoder runs once per batch as
-// the 16-bit training forward does (its stream in 16 bits). CUDA only: the CPU computes fp32.
+// widened, then BART's final_logits_bias added in fp32). The encoder, run once per batch, keeps
+// its stream in fp32 the same way. CUDA only: the CPU computes fp32.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,16 @@
 #include "precis/model/common/seq2seq_decoder.h"
 
 namespace precis {
+
+// Autocast's two moves on an fp32 stream (below), on tensors of any shape with the caller's
+// buffers (of x's / branch's shape, undefined in fp32):
+// x as a linear layer takes it: x itself when `rounded` is undefined or of x's dtype, else
+// rounded into `rounded`.
+const Tensor& rounded_for_linear(const Tensor& x, const Tensor& rounded);
+// out = stream + branch in fp32, a 16-bit branch widened into `widened` first. out may alias
+// stream.
+void add_widened(const Tensor& stream, const Tensor& branch, const Tensor& widened,
+                 const Tensor& out);
 
 class KvCachedDecoder : public Seq2SeqDecoder {
  public:
@@ -75,10 +85,13 @@ class KvCachedDecoder : public Seq2SeqDecoder {
 
   // x (R, 1, d) F32 as a linear layer takes it: x itself in fp32, else rounded to the compute
   // dtype (autocast's cast of F.linear's input), in a buffer the next call reuses.
-  const Tensor& linear_input(const Tensor& x);
+  const Tensor& linear_input(const Tensor& x) { return rounded_for_linear(x, rounded_input_); }
   // out = stream + branch, in fp32: a 16-bit branch output (R, 1, d) widened first, as torch
   // promotes bf16 + fp32. out may alias stream.
-  void add_branch(const Tensor& stream, const Tensor& branch, const Tensor& out);
+  void add_branch(const Tensor& stream, const Tensor& branch, const Tensor& out) {
+    add_widened(stream, branch, widened_branch_, out);
+  }
+
   // An arena sized by `lay_out_all` (called on a measuring arena, then on the real one), whose
   // tensors default to the compute dtype: the encoder's scratch.
   Arena compute_arena(const std::function<void(Arena&)>& lay_out_all) const;

@@ -10,9 +10,66 @@
 #include "precis/kernels/linear.h"
 #include "precis/kernels/relative_position.h"
 #include "precis/kernels/rms_norm.h"
+#include "precis/model/common/layers.h"
 #include "precis/model/t5/t5.h"
+#include "precis/model/t5/t5_layers.h"
 
 namespace precis {
+
+namespace {
+
+// The encoder's scratch, reused by every block, with the stream (and the norms' outputs) in fp32
+// under mixed precision too, as under autocast (kv_cached_decoder.h).
+struct T5EncoderScratch {
+  Tensor stream, normed;    // (B, S, d) F32
+  Tensor rstd;              // (B * S) F32
+  Tensor bias;              // (H, S, S) F32: the encoder's relative position bias
+  Tensor rounded, widened;  // (B, S, d) mixed precision only: a linear input, a branch output
+  AttentionActivations attention;
+  T5FeedForwardActivations feed_forward;
+};
+
+T5EncoderScratch allocate_t5_encoder(const T5Config& c, Arena& arena, int64_t B, int64_t S) {
+  T5EncoderScratch e;
+  const int64_t d = c.d_model;
+  e.stream = arena.alloc({B, S, d}, DType::F32);
+  e.normed = arena.alloc({B, S, d}, DType::F32);
+  e.rstd = arena.alloc({B * S}, DType::F32);
+  e.bias = arena.alloc({c.num_heads, S, S}, DType::F32);
+  if (arena.element_type() != DType::F32) {
+    e.rounded = arena.alloc({B, S, d});
+    e.widened = arena.alloc({B, S, d}, DType::F32);
+  }
+  e.attention = allocate_attention(arena, B, S, S, d, c.inner_dim(), c.num_heads, false);
+  e.feed_forward = allocate_t5_feed_forward(c, arena, B, S);
+  return e;
+}
+
+// t5_encoder_forward's steps (pre-norm blocks: h += SelfAttn(norm(h)); h += FF(norm(h)); then
+// the final norm), with the stream in fp32; the output lands in `out` (B, S, d) of the compute
+// dtype.
+void t5_encoder_inference(const T5Config& c, const T5Params& p, const Tensor& input_ids,
+                          const Tensor& attention_mask, T5EncoderScratch& e, const Tensor& out) {
+  const float eps = float(c.layer_norm_epsilon);
+  embedding_forward(input_ids, p.shared, 1.0f, e.stream);
+  relative_position_bias_forward(p.encoder_relative_bias, c.buckets(false), 0, e.bias);
+  const AttentionMask source_mask{.key_padding = attention_mask, .position_bias = e.bias};
+  for (const T5EncoderBlockParams& lp : p.encoder_blocks) {
+    rms_norm_forward(e.stream, lp.self_attn_norm, eps, e.normed, e.rstd);
+    const Tensor& x = rounded_for_linear(e.normed, e.rounded);
+    attention_block_forward(lp.self_attn, x, x, c.num_heads, source_mask, e.attention,
+                            AttentionScaling::none());
+    add_widened(e.stream, e.attention.out, e.widened, e.stream);
+    rms_norm_forward(e.stream, lp.ffn_norm, eps, e.normed, e.rstd);
+    t5_feed_forward_forward(c, lp.ffn, rounded_for_linear(e.normed, e.rounded), BlockDropout{},
+                            e.feed_forward);
+    add_widened(e.stream, e.feed_forward.ff.fc2, e.widened, e.stream);
+  }
+  rms_norm_forward(e.stream, p.encoder_final_norm, eps, e.normed, e.rstd);
+  convert(e.normed, out);  // rounded as the cross-attention's k/v projections take it
+}
+
+}  // namespace
 
 T5IncrementalDecoder::T5IncrementalDecoder(const T5Config& config, const T5Params& params,
                                            int64_t batch, int64_t source_len,
@@ -31,12 +88,10 @@ T5IncrementalDecoder::T5IncrementalDecoder(const T5Config& config, const T5Param
 }
 
 void T5IncrementalDecoder::run_encoder(const Tensor& input_ids) {
-  // The training forward's encoder (decoder part laid out for one token, unused).
-  T5Activations acts;
-  Arena scratch = compute_arena(
-      [&](Arena& a) { acts = allocate_activations(config_, a, batch_, source_len_, 1, false); });
-  t5_encoder_forward(config_, params_, input_ids, source_mask_, acts);
-  copy(acts.encoder_output(), encoder_out_);
+  T5EncoderScratch e;
+  Arena scratch =
+      compute_arena([&](Arena& a) { e = allocate_t5_encoder(config_, a, batch_, source_len_); });
+  t5_encoder_inference(config_, params_, input_ids, source_mask_, e, encoder_out_);
 }
 
 const Tensor& T5IncrementalDecoder::decode(int64_t t) {
