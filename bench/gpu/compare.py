@@ -4,7 +4,8 @@ in the same run. Training: tokens/s and their ratio, precis's model FLOPs utilis
 the bf16 GEMM peak the peer measured (model_flops.py's count, the same for both), the memory
 each held, and the tutorial's whole fine-tune projected from the global-batch-64 row (SAMSum's
 14732 training dialogues, 3 epochs: 693 steps) against its 363.7 s on 16 V100s. Beam search:
-seconds per batch and the speed-up over HF's generate() in fp32.
+seconds per batch and the speed-up over HF's generate() in the same dtype (fp32, or bf16: precis's
+mixed precision against HF's model cast to bf16).
 
   python3 bench/gpu/compare.py peer.jsonl ours.jsonl     # markdown rows on stdout
 """
@@ -48,15 +49,17 @@ def main(peer_path, ours_path):
             steps = -(-14732 // 64) * 3
             print(f"\nProjected fine-tune ({r['dtype']}, {steps} steps of {r['step_ms']:.0f} ms): "
                   f"{steps * r['step_ms'] / 1e3:.0f} s on this GPU, against 363.7 s on 16 V100s")
-    print("\n| beam search (batch x source) | HF fp32 s | precis fp32 s | speed-up |")
-    print("| --- | --- | --- | --- |")
+    print("\n| beam search (batch x source) | dtype | HF s | precis s | speed-up |")
+    print("| --- | --- | --- | --- | --- |")
     for r in ours:
         if r.get("what") != "generate":
             continue
-        hf = next((p for p in peer if p.get("what") == "generate" and p["dtype"] == "fp32" and
+        dtype = r.get("dtype", "fp32")
+        hf = next((p for p in peer if p.get("what") == "generate" and p["dtype"] == dtype and
                    (p["batch"], p["source"]) == (r["batch"], r["source"])), None)
         speedup = f"{hf['seconds'] / r['seconds']:.2f}x" if hf else "no peer row"
-        print(f"| {r['batch']} x {r['source']} | {hf['seconds'] if hf else '-'} | {r['seconds']:.3f} | {speedup} |")
+        print(f"| {r['batch']} x {r['source']} | {dtype} | {hf['seconds'] if hf else '-'} | {r['seconds']:.3f} | "
+              f"{speedup} |")
 
 
 if __name__ == "__main__":
