@@ -27,6 +27,22 @@ void add(const Tensor& a, const Tensor& b, const Tensor& out) {
   binary_elementwise("add", "+", cpu::add, &cuda::Kernels::add, a, b, out);
 }
 
+void add_to_fp32(const Tensor& a, const Tensor& b, const Tensor& out) {
+  check(a.numel() == b.numel() && a.numel() == out.numel() && a.dtype == DType::F32 &&
+            out.dtype == DType::F32 && (b.dtype == DType::F32 || is_16_bit(b.dtype)),
+        "add_to_fp32: " + a.describe() + " + " + b.describe() + " -> " + out.describe() +
+            " (expected F32 + F32, BF16 or F16 -> F32, one element count)");
+  if (b.dtype == DType::F32) return add(a, b, out);
+  check(!b.device.is_cpu(),
+        "add_to_fp32: " + b.describe() +
+            ": 16-bit activations are the CUDA backend's (the CPU computes fp32)");
+  dispatch_op(
+      "add_to_fp32", {&a, &b, &out}, [] {},
+      [&](const CudaOp& gpu) {
+        gpu.run(&cuda::Kernels::add_to_fp32, b.dtype, a.f32(), b.ptr, out.f32(), a.numel());
+      });
+}
+
 void add_into(const Tensor& x, const Tensor& out) {
   check(x.numel() == out.numel() && x.dtype == out.dtype,
         "add_into: " + x.describe() + " into " + out.describe());

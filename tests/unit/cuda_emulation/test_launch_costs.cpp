@@ -109,6 +109,7 @@ TEST_F(LaunchCosts, ElementwiseConvertDropoutActivation) {
   expect_declared("fill_normal", 1, [&] { k.fill_normal(out, 0, n, 0.02, 7, 1, s); });
   expect_declared("add", 3, [&] { k.add(DType::F32, a, b, out, n, s); });
   expect_declared("add_into", 2, [&] { k.add_into(DType::F32, a, out, n, s); });
+  expect_declared("add_to_fp32", 3, [&] { k.add_to_fp32(DType::BF16, a, h, out, n, s); });
   expect_declared("scale_in_place", 1, [&] { k.scale_in_place(DType::BF16, h, 0.5f, n, s); });
   expect_declared("multiply", 3, [&] { k.multiply(DType::F16, h, h2, h, n, s); });
   expect_declared("convert_to_16", 2, [&] { k.convert_to_16(a, h, n, true, s); });

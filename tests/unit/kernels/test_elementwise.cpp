@@ -97,6 +97,21 @@ TEST_P(ElementwiseKernel, OddShapesAreExactAndMayAlias) {
   EXPECT_THROW(multiply(three, three, four), Error);
 }
 
+// With an fp32 branch, add_to_fp32 is add; on the CPU a 16-bit branch is refused by name (the
+// CPU holds no 16-bit activations).
+TEST_P(ElementwiseKernel, AddToFp32OfFp32IsAdd) {
+  Tensor a = on_device(std::vector<float>{1, 2, 3}, {3}),
+         b = on_device(std::vector<float>{10, 20, 30}, {3});
+  Tensor out = filled({3});
+  add_to_fp32(a, b, out);
+  EXPECT_EQ(to_host(out), (std::vector<float>{11, 22, 33}));
+  std::vector<uint16_t> half_bits(3, 0x3F80);  // bf16 1.0
+  const Tensor half{half_bits.data(), Shape{3}, DType::BF16, Device::cpu()};
+  if (device().is_cpu())
+    EXPECT_CONTAINS(error_of([&] { add_to_fp32(a, half, out); }), "CUDA backend's");
+  EXPECT_THROW(add_to_fp32(a, b, filled({4})), Error);
+}
+
 INSTANTIATE_KERNEL_TEST(ElementwiseKernel);
 
 // The 16-bit twins (bf16, fp16) against the CPU's fp32 ops on the same rounded values, with the
@@ -131,6 +146,28 @@ TEST_P(ElementwiseKernel16, MixedDtypesAreRefused) {
     EXPECT_THROW(add_into(other, half), Error) << other.describe();
     EXPECT_THROW(multiply(other, half, half), Error) << other.describe();
   }
+}
+
+// An fp32 stream plus a 16-bit branch: the branch widened exactly and added in fp32 (what a
+// conversion then an fp32 add give), out aliasing a or not; a 16-bit stream or output refused.
+TEST_P(ElementwiseKernel16, AddToFp32WidensTheBranchExactly) {
+  for_each_odd_shape(42, [&](Shape shape, std::mt19937& rng) {
+    const int64_t n = shape.numel();
+    std::vector<float> a = random_floats(n, rng, -3.0f, 3.0f),
+                       b = random_floats(n, rng, -3.0f, 3.0f);
+    Tensor branch = on_device_16(b, shape);  // b now holds the rounded values
+    std::vector<float> sum(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) sum[size_t(i)] = a[size_t(i)] + b[size_t(i)];
+    Tensor stream = on_device(a, shape), out = filled(shape);
+    add_to_fp32(stream, branch, out);
+    EXPECT_EQ(to_host(out), sum);
+    add_to_fp32(stream, branch, stream);
+    EXPECT_EQ(to_host(stream), sum) << "into a";
+  });
+  Tensor half = filled_16({3}), fp32 = filled({3});
+  EXPECT_THROW(add_to_fp32(half, half, fp32), Error);
+  EXPECT_THROW(add_to_fp32(fp32, half, half), Error);
+  EXPECT_THROW(add_to_fp32(fp32, filled_16({4}), fp32), Error);
 }
 
 INSTANTIATE_HALF_KERNEL_TEST(ElementwiseKernel16);

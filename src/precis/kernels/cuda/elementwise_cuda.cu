@@ -26,6 +26,12 @@ void add(const T* a, const T* b, T* out, int64_t n, Stream s) {
   PRECIS_LAUNCH_OVER(add_kernel<T>, n, s, a, b, out, n);
 }
 template <class T>
+void add_to_fp32(const float* a, const T* b, float* out, int64_t n, Stream s) {
+  declare_cost(
+      {double(n) * double(sizeof(float) + sizeof(T)), double(n) * sizeof(float), double(n), 0});
+  PRECIS_LAUNCH_OVER(add_to_fp32_kernel<T>, n, s, a, b, out, n);
+}
+template <class T>
 void add_into(const T* x, T* out, int64_t n, Stream s) {
   declare_cost(elementwise_cost(n, 2, 1, sizeof(T)));
   PRECIS_LAUNCH_OVER(add_into_kernel<T>, n, s, x, out, n);
@@ -47,6 +53,7 @@ void add_elementwise_twins(Kernels& k) {
   k.fill = fill;
   k.fill_normal = fill_normal;
   k.add = PRECIS_BY_DTYPE(add);
+  k.add_to_fp32 = PRECIS_BY_DTYPE(add_to_fp32);
   k.add_into = PRECIS_BY_DTYPE(add_into);
   k.scale_in_place = PRECIS_BY_DTYPE(scale_in_place);
   k.multiply = PRECIS_BY_DTYPE(multiply);

@@ -31,6 +31,13 @@ PRECIS_KERNEL void add_kernel(const T* a, const T* b, T* out, int64_t n) {
     store(out[i], load(a[i]) + load(b[i]));
 }
 
+// An fp32 stream plus a branch of any element type, widened exactly: out = a + float(b).
+template <class T>
+PRECIS_KERNEL void add_to_fp32_kernel(const float* a, const T* b, float* out, int64_t n) {
+  for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride)
+    out[i] = a[i] + load(b[i]);
+}
+
 template <class T>
 PRECIS_KERNEL void add_into_kernel(const T* x, T* out, int64_t n) {
   for (int64_t i = grid_thread(), stride = grid_threads(); i < n; i += stride)

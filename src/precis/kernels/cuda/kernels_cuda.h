@@ -56,6 +56,9 @@ struct Kernels {
 
   void (*add)(DType dtype, const void* a, const void* b, void* out, int64_t n,
               Stream stream) = nullptr;
+  // a and out fp32, b of `dtype`: out = a + b in fp32.
+  void (*add_to_fp32)(DType dtype, const float* a, const void* b, float* out, int64_t n,
+                      Stream stream) = nullptr;
   void (*add_into)(DType dtype, const void* x, void* out, int64_t n, Stream stream) = nullptr;
   void (*scale_in_place)(DType dtype, void* x, float s, int64_t n, Stream stream) = nullptr;
   void (*multiply)(DType dtype, const void* a, const void* b, void* out, int64_t n,

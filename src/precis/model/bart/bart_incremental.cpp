@@ -23,7 +23,7 @@ namespace {
 struct BartEncoderScratch {
   Tensor sum, hidden;       // (B, S, d) F32
   Tensor mean, rstd;        // (B * S) F32
-  Tensor rounded, widened;  // (B, S, d) mixed precision only: a linear input, a branch output
+  Tensor rounded;           // (B, S, d) mixed precision only: a linear layer's input
   AttentionActivations attention;
   FeedForwardActivations feed_forward;
 };
@@ -34,10 +34,7 @@ BartEncoderScratch allocate_bart_encoder(const BartConfig& c, Arena& arena, int6
   e.hidden = arena.alloc({B, S, c.d_model}, DType::F32);
   e.mean = arena.alloc({B * S}, DType::F32);
   e.rstd = arena.alloc({B * S}, DType::F32);
-  if (arena.element_type() != DType::F32) {
-    e.rounded = arena.alloc({B, S, c.d_model});
-    e.widened = arena.alloc({B, S, c.d_model}, DType::F32);
-  }
+  if (arena.element_type() != DType::F32) e.rounded = arena.alloc({B, S, c.d_model});
   e.attention = allocate_attention(arena, B, S, S, c.d_model, c.encoder_attention_heads, false);
   e.feed_forward = allocate_feed_forward(arena, B, S, c.d_model, c.encoder_ffn_dim);
   return e;
@@ -58,12 +55,12 @@ void bart_encoder_inference(const BartConfig& c, const BartParams& p, const Tens
     const Tensor& x = rounded_for_linear(e.hidden, e.rounded);
     attention_block_forward(lp.self_attn, x, x, c.encoder_attention_heads, source_mask,
                             e.attention);
-    add_widened(e.hidden, e.attention.out, e.widened, e.sum);
+    add_to_fp32(e.hidden, e.attention.out, e.sum);
     layernorm_forward(e.sum, lp.self_attn_layer_norm.weight, lp.self_attn_layer_norm.bias, eps,
                       e.hidden, e.mean, e.rstd);
     feed_forward_forward(lp.ffn, c.activation, rounded_for_linear(e.hidden, e.rounded),
                          e.feed_forward);
-    add_widened(e.hidden, e.feed_forward.fc2, e.widened, e.sum);
+    add_to_fp32(e.hidden, e.feed_forward.fc2, e.sum);
     layernorm_forward(e.sum, lp.final_layer_norm.weight, lp.final_layer_norm.bias, eps, e.hidden,
                       e.mean, e.rstd);
   }
@@ -119,12 +116,12 @@ const Tensor& BartIncrementalDecoder::decode(int64_t t) {
     const BartDecoderLayerParams& lp = p.decoder_layers[i];
 
     cached_self_attention(i, lp.self_attn, linear_input(hidden_), heads, scale, all_keys, t);
-    add_branch(hidden_, attn_.out, residual_);
+    add_to_fp32(hidden_, attn_.out, residual_);
     layernorm_forward(residual_, lp.self_attn_layer_norm.weight, lp.self_attn_layer_norm.bias, eps,
                       hidden_, mean_, rstd_);
 
     cached_cross_attention(i, lp.encoder_attn, linear_input(hidden_), heads, scale, source_keys);
-    add_branch(hidden_, attn_.out, residual_);
+    add_to_fp32(hidden_, attn_.out, residual_);
     layernorm_forward(residual_, lp.encoder_attn_layer_norm.weight, lp.encoder_attn_layer_norm.bias,
                       eps, hidden_, mean_, rstd_);
 
@@ -132,7 +129,7 @@ const Tensor& BartIncrementalDecoder::decode(int64_t t) {
     linear_forward(linear_input(hidden_), lp.ffn.fc1.weight, lp.ffn.fc1.bias, fc1_);
     activation_forward(c.activation, fc1_, act_);
     linear_forward(act_, lp.ffn.fc2.weight, lp.ffn.fc2.bias, attn_.out);
-    add_branch(hidden_, attn_.out, residual_);
+    add_to_fp32(hidden_, attn_.out, residual_);
     layernorm_forward(residual_, lp.final_layer_norm.weight, lp.final_layer_norm.bias, eps, hidden_,
                       mean_, rstd_);
   }

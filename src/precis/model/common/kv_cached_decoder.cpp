@@ -42,10 +42,7 @@ void KvCachedDecoder::lay_out(int64_t layers, int64_t d_model, int64_t attention
     self_cache_.lay_out(a, layers, rows_, max_target_len_, attention_width,
                         attention_reads_in_place(a.device(), attention_width / heads));
     tokens_ = a.alloc({rows_, 1}, DType::I32);
-    if (compute_ != DType::F32) {
-      rounded_input_ = a.alloc({rows_, 1, d_model}, compute_);
-      widened_branch_ = a.alloc({rows_, 1, d_model}, DType::F32);
-    }
+    if (compute_ != DType::F32) rounded_input_ = a.alloc({rows_, 1, d_model}, compute_);
     attn_.q = a.alloc({rows_, 1, attention_width});
     attn_.k_new = a.alloc({rows_, 1, attention_width});
     attn_.v_new = a.alloc({rows_, 1, attention_width});
@@ -70,13 +67,6 @@ const Tensor& rounded_for_linear(const Tensor& x, const Tensor& rounded) {
   if (x.dtype == rounded.dtype || !rounded.ptr) return x;
   convert(x, rounded);
   return rounded;
-}
-
-void add_widened(const Tensor& stream, const Tensor& branch, const Tensor& widened,
-                 const Tensor& out) {
-  if (branch.dtype == DType::F32) return add(stream, branch, out);
-  convert(branch, widened);
-  add(stream, widened, out);
 }
 
 void KvCachedDecoder::encode(const Tensor& input_ids, const Tensor& attention_mask) {

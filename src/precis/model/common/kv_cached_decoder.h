@@ -31,15 +31,10 @@
 
 namespace precis {
 
-// Autocast's two moves on an fp32 stream (below), on tensors of any shape with the caller's
-// buffers (of x's / branch's shape, undefined in fp32):
-// x as a linear layer takes it: x itself when `rounded` is undefined or of x's dtype, else
-// rounded into `rounded`.
+// A linear layer's input from an fp32 stream (below), for tensors of any shape: x itself when
+// `rounded` is undefined or of x's dtype, else x rounded into `rounded` (of x's shape), as
+// autocast casts F.linear's input.
 const Tensor& rounded_for_linear(const Tensor& x, const Tensor& rounded);
-// out = stream + branch in fp32, a 16-bit branch widened into `widened` first. out may alias
-// stream.
-void add_widened(const Tensor& stream, const Tensor& branch, const Tensor& widened,
-                 const Tensor& out);
 
 class KvCachedDecoder : public Seq2SeqDecoder {
  public:
@@ -86,11 +81,6 @@ class KvCachedDecoder : public Seq2SeqDecoder {
   // x (R, 1, d) F32 as a linear layer takes it: x itself in fp32, else rounded to the compute
   // dtype (autocast's cast of F.linear's input), in a buffer the next call reuses.
   const Tensor& linear_input(const Tensor& x) { return rounded_for_linear(x, rounded_input_); }
-  // out = stream + branch, in fp32: a 16-bit branch output (R, 1, d) widened first, as torch
-  // promotes bf16 + fp32. out may alias stream.
-  void add_branch(const Tensor& stream, const Tensor& branch, const Tensor& out) {
-    add_widened(stream, branch, widened_branch_, out);
-  }
 
   // An arena sized by `lay_out_all` (called on a measuring arena, then on the real one), whose
   // tensors default to the compute dtype: the encoder's scratch.
@@ -123,8 +113,8 @@ class KvCachedDecoder : public Seq2SeqDecoder {
     Tensor out;                       // (R, 1, d)
   };
   StepAttention attn_;
-  // Mixed precision only: a linear layer's 16-bit input, a branch's output widened (R, 1, d).
-  Tensor rounded_input_, widened_branch_;
+  // Mixed precision only: a linear layer's 16-bit input (R, 1, d).
+  Tensor rounded_input_;
 };
 
 // A family's decoder: the KvCachedDecoder over that family's config and parameters.

@@ -24,7 +24,7 @@ struct T5EncoderScratch {
   Tensor stream, normed;    // (B, S, d) F32
   Tensor rstd;              // (B * S) F32
   Tensor bias;              // (H, S, S) F32: the encoder's relative position bias
-  Tensor rounded, widened;  // (B, S, d) mixed precision only: a linear input, a branch output
+  Tensor rounded;           // (B, S, d) mixed precision only: a linear layer's input
   AttentionActivations attention;
   T5FeedForwardActivations feed_forward;
 };
@@ -36,10 +36,7 @@ T5EncoderScratch allocate_t5_encoder(const T5Config& c, Arena& arena, int64_t B,
   e.normed = arena.alloc({B, S, d}, DType::F32);
   e.rstd = arena.alloc({B * S}, DType::F32);
   e.bias = arena.alloc({c.num_heads, S, S}, DType::F32);
-  if (arena.element_type() != DType::F32) {
-    e.rounded = arena.alloc({B, S, d});
-    e.widened = arena.alloc({B, S, d}, DType::F32);
-  }
+  if (arena.element_type() != DType::F32) e.rounded = arena.alloc({B, S, d});
   e.attention = allocate_attention(arena, B, S, S, d, c.inner_dim(), c.num_heads, false);
   e.feed_forward = allocate_t5_feed_forward(c, arena, B, S);
   return e;
@@ -59,11 +56,11 @@ void t5_encoder_inference(const T5Config& c, const T5Params& p, const Tensor& in
     const Tensor& x = rounded_for_linear(e.normed, e.rounded);
     attention_block_forward(lp.self_attn, x, x, c.num_heads, source_mask, e.attention,
                             AttentionScaling::none());
-    add_widened(e.stream, e.attention.out, e.widened, e.stream);
+    add_to_fp32(e.stream, e.attention.out, e.stream);
     rms_norm_forward(e.stream, lp.ffn_norm, eps, e.normed, e.rstd);
     t5_feed_forward_forward(c, lp.ffn, rounded_for_linear(e.normed, e.rounded), BlockDropout{},
                             e.feed_forward);
-    add_widened(e.stream, e.feed_forward.ff.fc2, e.widened, e.stream);
+    add_to_fp32(e.stream, e.feed_forward.ff.fc2, e.stream);
   }
   rms_norm_forward(e.stream, p.encoder_final_norm, eps, e.normed, e.rstd);
   convert(e.normed, out);  // rounded as the cross-attention's k/v projections take it
@@ -111,16 +108,16 @@ const Tensor& T5IncrementalDecoder::decode(int64_t t) {
     // Self-attention over the cache plus this token, with this position's bias row.
     rms_norm_forward(hidden_, lp.self_attn_norm, eps, normed_, rstd_);
     cached_self_attention(i, lp.self_attn, linear_input(normed_), H, 1.0f, cached_keys, t);
-    add_branch(hidden_, attn_.out, hidden_);
+    add_to_fp32(hidden_, attn_.out, hidden_);
 
     // Cross-attention: the G rows of an input are G queries against its keys.
     rms_norm_forward(hidden_, lp.cross_attn_norm, eps, normed_, rstd_);
     cached_cross_attention(i, lp.cross_attn, linear_input(normed_), H, 1.0f, source_keys);
-    add_branch(hidden_, attn_.out, hidden_);
+    add_to_fp32(hidden_, attn_.out, hidden_);
 
     rms_norm_forward(hidden_, lp.ffn_norm, eps, normed_, rstd_);
     t5_feed_forward_forward(c, lp.ffn, linear_input(normed_), BlockDropout{}, ffn_);
-    add_branch(hidden_, ffn_.ff.fc2, hidden_);
+    add_to_fp32(hidden_, ffn_.ff.fc2, hidden_);
   }
   rms_norm_forward(hidden_, p.decoder_final_norm, eps, normed_, rstd_);
   if (c.tie_word_embeddings) scale_in_place(normed_, c.lm_head_scale());
