@@ -9,7 +9,7 @@
 # longest of 4 SAMSum dialogues: see below) and at batch 32 x (512 + 128), the shape HF was
 # measured at (BENCHMARKS.md, "GPU: first check on an H200"); beam search as bart-large-cnn's
 # generation config does it (4 beams, 56 to 142 tokens) at batch 8 and 32, in fp32 and in bf16
-# (mixed precision, as Seq2SeqTrainer(bf16=True) generates under autocast).
+# (mixed precision, as HF's generate() runs inside torch.autocast).
 #   scripts/gpu-model.sh [BUILD_DIR]      (default build; builds the counted benches there)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -8,7 +8,7 @@
 //
 //   precis_gpu_generate_bench BATCH SOURCE ITERATIONS [--tiny] [--bf16]
 //     --tiny: a two-layer model, on the CPU when no GPU is present (a dry run of the driver)
-//     --bf16: mixed precision, as Seq2SeqTrainer(bf16=True)'s generate runs under autocast
+//     --bf16: mixed precision, as HF's generate() runs inside torch.autocast(bfloat16)
 //             (the fp32 master's bf16 compute copy; kv_cached_decoder.h); the peer's bf16 figure
 //             is HF's model cast to bf16 (hf_peer.py)
 #include <algorithm>

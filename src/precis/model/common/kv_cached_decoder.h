@@ -9,9 +9,9 @@
 //
 // Mixed precision: given weights whose LM head is 16-bit (train::ComputeCopy::mixed: the
 // multiplied weights and the linear layers' biases in bf16 or fp16, the rest the fp32 master),
-// the decoder computes as HF's generate() does under Seq2SeqTrainer(bf16=True) / (fp16=True),
-// whose accelerate wraps the model's forward in autocast and casts its outputs to fp32: each
-// linear layer and attention takes 16-bit operands and rounds its output once, while the
+// the decoder computes as HF's generate() does inside torch.autocast(bfloat16 / float16) (not
+// what Seq2SeqTrainer(bf16=True)'s prediction does: it generates outside autocast, in fp32):
+// each linear layer and attention takes 16-bit operands and rounds its output once, while the
 // decoder's residual stream, its LayerNorm / RMSNorm outputs and the logits stay fp32 (the
 // branch outputs widened before they join the stream; the LM head's product rounded, then
 // widened, then BART's final_logits_bias added in fp32). The encoder, run once per batch, keeps

@@ -125,7 +125,7 @@ const Tensor& T5IncrementalDecoder::decode(int64_t t) {
     linear_forward(normed_.view({R, d}), p.lm_head, Tensor{}, logits_);
     return logits_;
   }
-  // Autocast rounds lm_head's product; accelerate widens the model's outputs to fp32.
+  // Autocast rounds lm_head's product; generate() scores the logits in fp32, widened exactly.
   linear_forward(linear_input(normed_).view({R, d}), p.lm_head, Tensor{}, rounded_logits_);
   convert(rounded_logits_, logits_);
   return logits_;
