@@ -320,6 +320,48 @@ TEST(BeamSearchScorer, FinalizeAddsRunningBeamsAndPadsWithEosThenPad) {
             (std::vector<int32_t>{2, 5, 2, 1, 1, 1}));
 }
 
+// A step whose best candidate ends: 4.44 bounds what the running beams can reach by that
+// candidate's score, 5.x by the best one still running, so 5.x stops here and 4.44 does not.
+TEST(BeamSearchScorer, Transformers5BoundsByTheBestCandidateStillRunning) {
+  for (HfSemantics semantics : {HfSemantics::kV4_44, HfSemantics::kV5}) {
+    auto g = resolved(
+        {{"num_beams", 2}, {"early_stopping", false}, {"max_length", 20}, {"length_penalty", 1.0}});
+    g.semantics = semantics;
+    BeamSearchScorer scorer(1, g);
+    std::vector<std::vector<int32_t>> running = {{2, 5}, {2, 6}};
+    // EOS at ranks 0 and 1 finish (-1 / 2, -2 / 2: worst -1); 4 and 3 run on.
+    std::vector<float> scores = {-1, -2, -2.5f, -3};
+    std::vector<int32_t> tokens = {2, 2, 4, 3};
+    std::vector<int32_t> beams = {0, 1, 0, 1};
+    scorer.process(running, scores, tokens, beams, 4);
+    EXPECT_EQ(scorer.hypotheses()[0].size(), 2u);
+    // 4.44: -1 / 2 = -0.5 > -1, not done; 5.x: -2.5 / 2 = -1.25 <= -1, done.
+    EXPECT_EQ(scorer.input_done(0), semantics == HfSemantics::kV5);
+  }
+}
+
+// 5.x fills its rows with `pad_token_id or eos_token_id[0]`: T5's pad 0 gives EOS.
+TEST(BeamSearchScorer, Transformers5FillsWithEosWherePadIsZero) {
+  for (HfSemantics semantics : {HfSemantics::kV4_44, HfSemantics::kV5}) {
+    auto g = resolved({{"num_beams", 2},
+                       {"num_return_sequences", 2},
+                       {"max_length", 6},
+                       {"pad_token_id", 0},
+                       {"eos_token_id", 1},
+                       {"length_penalty", 1.0}});
+    g.semantics = semantics;
+    BeamSearchScorer scorer(1, g);
+    std::vector<std::vector<int32_t>> running = {{0, 5}, {0, 6}};
+    scorer.process(running, std::vector<float>{-1, -9, -9, -9}, std::vector<int32_t>{1, 4, 3, 7},
+                   std::vector<int32_t>{0, 0, 1, 1}, 4);  // finishes [0, 5]
+    std::vector<std::vector<int32_t>> last = {{0, 5, 4, 4, 4}, {0, 6, 3, 3, 3}};
+    auto out = scorer.finalize(last, std::vector<float>{-2.0f, -40.0f});
+    const int32_t fill = semantics == HfSemantics::kV5 ? 1 : 0;
+    EXPECT_EQ(std::vector<int32_t>(out.sequences.begin() + 6, out.sequences.end()),
+              (std::vector<int32_t>{0, 5, 1, fill, fill, fill}));
+  }
+}
+
 TEST(GenerationConfig, ParsesHfValuesAndResolvesLengths) {
   auto c = GenerationConfig::from_json(
       nlohmann::json::parse(R"({"early_stopping": "never", "eos_token_id": [2, 3],

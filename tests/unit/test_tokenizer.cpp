@@ -8,13 +8,13 @@
 #include <random>
 
 #include "precis/core/error.h"
+#include "precis/core/hf_semantics.h"
 #include "precis/tokenize/added_tokens.h"
 #include "precis/tokenize/byte_level.h"
 #include "precis/tokenize/gpt2_split.h"
 #include "precis/tokenize/tokenizer.h"
 #include "precis/tokenize/unicode_tables.h"
 #include "precis/tokenize/utf8.h"
-
 #include "test_support.h"
 
 using namespace precis;
@@ -302,6 +302,8 @@ TEST(TokenizerSpecials, MaskLstripAndTruncation) {
 }
 
 TEST(TokenizerDecode, InvalidUtf8AndCleanUp) {
+  // 4.44 cleans up a BPE tokenizer's text (its config says nothing: true by default).
+  ScopedHfSemantics v4_44(HfSemantics::kV4_44);
   TempDir dir;
   Tokenizer t = bytes_only_tokenizer(dir);
   auto v = byte_vocab();
@@ -314,6 +316,22 @@ TEST(TokenizerDecode, InvalidUtf8AndCleanUp) {
                               -1};
   EXPECT_EQ(t.decode(ids), "x\xEF\xBF\xBD.");
   EXPECT_EQ(t.decode(ids, decode_options(false, false)), "x\xEF\xBF\xBD .");
+}
+
+TEST(TokenizerDecode, Transformers5SkipsTheCleanUpOfBpeUnlessForced) {
+  ScopedHfSemantics v5(HfSemantics::kV5);
+  TempDir dir;
+  Tokenizer t = bytes_only_tokenizer(dir);
+  auto v = byte_vocab();
+  std::vector<int32_t> ids = {byte_id(v, 'x'), byte_id(v, ' '), byte_id(v, '.')};
+  EXPECT_EQ(t.decode(ids), "x .");                               // absent from the config: false
+  EXPECT_EQ(t.decode(ids, decode_options(false, true)), "x .");  // asked for, and ignored
+  dir.write("tokenizer_config.json", R"({"clean_up_tokenization_spaces": true})");
+  EXPECT_EQ(Tokenizer::from_directory(dir.path()).decode(ids), "x .");
+  dir.write("tokenizer_config.json",
+            R"({"clean_up_tokenization_spaces": true,
+                "clean_up_tokenization_spaces_for_bpe_even_though_it_will_corrupt_output": true})");
+  EXPECT_EQ(Tokenizer::from_directory(dir.path()).decode(ids), "x.");
 }
 
 TEST(TokenizerFiles, BadFilesThrowNamingTheFile) {

@@ -417,6 +417,8 @@ TEST(TrainingArguments, HelpListsEveryOption) {
 TEST(TrainingArguments, StepAccounting) {
   TrainingArguments a;
   a.gradient_accumulation_steps = 4;
+  EXPECT_EQ(num_update_steps_per_epoch(10, a), 3);  // 5.x: ceil, the epoch's last group short
+  a.hf_semantics = "4.44";
   EXPECT_EQ(num_update_steps_per_epoch(10, a), 2);  // floor in 4.44
   EXPECT_EQ(num_update_steps_per_epoch(3, a), 1);   // at least 1
   a.num_train_epochs = 2.5;

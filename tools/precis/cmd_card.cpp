@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "command.h"
+#include "hf_semantics_option.h"
 #include "precis/hub/model_card.h"
 
 namespace {
@@ -36,6 +37,7 @@ PRECIS_COMMAND("card", "Write the model card (README.md the Hugging Face Hub rea
                  app.add_option("--model_name", o->model_name, "Name in the card and model-index; default: the "
                                                                "directory's name");
                  app.add_option("--widget_text", o->widget_text, "Example input for the Hub's inference widget");
+                 precis::cli::add_hf_semantics_option(app);
                  app.callback([o] {
                    precis::hub::ModelCardOptions card = o->card;
                    if (!o->license.empty()) card.license = o->license;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "command.h"
+#include "hf_semantics_option.h"
 #include "precis/core/error.h"
 #include "precis/data/dataset.h"
 #include "precis/generate/generate.h"
@@ -237,5 +238,6 @@ PRECIS_COMMAND("generate", "Summaries of texts with a checkpoint (HF generate se
                               "On CUDA, mixed precision as under torch.autocast(bfloat16): bf16 "
                               "products, an fp32 residual stream and fp32 logits");
                  app.add_flag("--fp16", o->fp16, "The same in fp16");
+                 precis::cli::add_hf_semantics_option(app);
                  app.callback([o] { run(*o); });
                });

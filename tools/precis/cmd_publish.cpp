@@ -5,6 +5,7 @@
 #include <string>
 
 #include "command.h"
+#include "hf_semantics_option.h"
 #include "precis/hub/publish.h"
 
 namespace {
@@ -34,6 +35,7 @@ PRECIS_COMMAND(
           ->default_val("HF_TOKEN");
       app.add_option("--create_pr", o->create_pr, "Open a pull request instead of pushing (not supported)")
           ->default_val(false);
+      precis::cli::add_hf_semantics_option(app);
       app.callback([o] {
         precis::hub::PublishOptions options = o->publish;
         options.model_dir = o->model;

@@ -14,11 +14,12 @@
 #include <thread>
 
 #include "command.h"
-#include "summary_lengths.h"
+#include "hf_semantics_option.h"
 #include "precis/core/error.h"
 #include "precis/generate/generation_config.h"
 #include "precis/kernels/device_choice.h"
 #include "precis/serve/server.h"
+#include "summary_lengths.h"
 
 namespace {
 
@@ -157,5 +158,6 @@ PRECIS_COMMAND(
                      "Drop a client that stalls this long mid-request")
           ->capture_default_str()
           ->check(CLI::PositiveNumber);
+      precis::cli::add_hf_semantics_option(app);
       app.callback([o] { run(*o); });
     });

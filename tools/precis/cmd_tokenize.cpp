@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "command.h"
+#include "hf_semantics_option.h"
 #include "precis/core/error.h"
 #include "precis/tokenize/sentencepiece_tokenizer.h"
 #include "precis/tokenize/text_tokenizer.h"
@@ -173,6 +174,7 @@ PRECIS_COMMAND("tokenize",
                  app.add_option("--save", o->save,
                                 "Also write the tokenizer files (tokenizer.json, vocab.json, "
                                 "merges.txt, configs) to this directory");
+                 precis::cli::add_hf_semantics_option(app);
                  app.callback([o, text, input] {
                    precis::check(text->count() + input->count() == 1 || !o->save.empty(),
                                  "tokenize needs --text STR or --input FILE");

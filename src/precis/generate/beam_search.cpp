@@ -8,8 +8,11 @@
 namespace precis::generate {
 
 void BeamHypotheses::add(std::vector<int32_t> tokens, float sum_logprobs, int64_t generated_len) {
-  // Python: sum_logprobs / (generated_len ** length_penalty), in doubles.
-  double score = double(sum_logprobs) / std::pow(double(generated_len), length_penalty_);
+  // 4.44: sum_logprobs / (generated_len ** length_penalty), in doubles (Python floats); 5.x:
+  // a float32 tensor divided by the Python float, in float32.
+  const double penalty = std::pow(double(generated_len), length_penalty_);
+  const double score =
+      float32_scores_ ? double(sum_logprobs / float(penalty)) : double(sum_logprobs) / penalty;
   if (int64_t(beams_.size()) < num_beams_ || score > worst_score_) {
     beams_.push_back({score, std::move(tokens)});
     if (int64_t(beams_.size()) > num_beams_) {
@@ -35,15 +38,18 @@ bool BeamHypotheses::is_done(float best_sum_logprobs, int64_t cur_len,
     check(max_length_ > decoder_prompt_len, "max_length is not larger than decoder prompt length");
     len = max_length_ - decoder_prompt_len;
   }
-  double highest_attainable = double(best_sum_logprobs) / std::pow(double(len), length_penalty_);
+  const double penalty = std::pow(double(len), length_penalty_);
+  const double highest_attainable = float32_scores_ ? double(best_sum_logprobs / float(penalty))
+                                                    : double(best_sum_logprobs) / penalty;
   return worst_score_ >= highest_attainable;
 }
 
 BeamSearchScorer::BeamSearchScorer(int64_t batch, const ResolvedGeneration& g)
     : batch_(batch), beams_(g.config.num_beams), g_(g) {
   check(beams_ > 1, "beam search needs num_beams > 1");
-  hyps_.assign(size_t(batch), BeamHypotheses(beams_, g.config.length_penalty,
-                                             g.config.early_stopping, g.config.max_length));
+  hyps_.assign(size_t(batch),
+               BeamHypotheses(beams_, g.config.length_penalty, g.config.early_stopping,
+                              g.config.max_length, g.semantics));
   done_.assign(size_t(batch), false);
 }
 
@@ -58,6 +64,7 @@ BeamStep BeamSearchScorer::process(std::span<const std::vector<int32_t>> running
   const int64_t K = beams_;
   const int64_t cur_len = int64_t(running[0].size()) + 1;
   const auto& eos = g_.eos_token_ids;
+  const bool v5 = g_.semantics == HfSemantics::kV5;
   BeamStep step;
   step.scores.assign(size_t(batch_ * K), 0.0f);
   step.tokens.assign(size_t(batch_ * K), 0);
@@ -91,8 +98,11 @@ BeamStep BeamSearchScorer::process(std::span<const std::vector<int32_t>> running
     }
     check(filled == K, "beam search: at most " + std::to_string(K) +
                            " candidates may be EOS tokens; got too few others");
-    done_[size_t(i)] = done_[size_t(i)] || hyps_[size_t(i)].is_done(candidate_scores[size_t(i * n)],
-                                                                    cur_len, g_.prompt_length);
+    // The bound's best score: 4.44's is the best candidate (it may just have ended), 5.x's the
+    // best still running.
+    const float best = v5 ? step.scores[size_t(i * K)] : candidate_scores[size_t(i * n)];
+    done_[size_t(i)] =
+        done_[size_t(i)] || hyps_[size_t(i)].is_done(best, cur_len, g_.prompt_length);
   }
   return step;
 }
@@ -100,6 +110,7 @@ BeamStep BeamSearchScorer::process(std::span<const std::vector<int32_t>> running
 BeamSearchScorer::Output BeamSearchScorer::finalize(std::span<const std::vector<int32_t>> running,
                                                     std::span<const float> running_scores) {
   const int64_t K = beams_;
+  const bool v5 = g_.semantics == HfSemantics::kV5;
   for (int64_t i = 0; i < batch_; ++i) {
     if (done_[size_t(i)]) continue;
     for (int64_t b = 0; b < K; ++b) {
@@ -128,7 +139,10 @@ BeamSearchScorer::Output BeamSearchScorer::finalize(std::span<const std::vector<
   size_t longest = 0;
   for (auto* h : best) longest = std::max(longest, h->tokens.size());
   out.width = std::min<int64_t>(int64_t(longest) + 1, g_.config.max_length);
-  out.sequences.assign(size_t(out.rows * out.width), g_.pad_token_id);
+  // 5.x fills with `pad_token_id or eos_token_id[0]`: a pad id of 0 is false in Python.
+  const int32_t fill = v5 && g_.pad_token_id == 0 && !g_.eos_token_ids.empty() ? g_.eos_token_ids[0]
+                                                                               : g_.pad_token_id;
+  out.sequences.assign(size_t(out.rows * out.width), fill);
   for (size_t r = 0; r < best.size(); ++r) {
     const auto& t = best[r]->tokens;
     std::copy(t.begin(), t.end(), out.sequences.begin() + std::ptrdiff_t(r * size_t(out.width)));

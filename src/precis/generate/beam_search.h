@@ -1,6 +1,13 @@
-// Beam search bookkeeping exactly as transformers 4.44's BeamSearchScorer and BeamHypotheses
-// (generation/beam_search.py). Scores of candidates are float32 (torch's); the
-// length-normalised hypothesis scores are doubles (Python floats), as there.
+// Beam search bookkeeping exactly as transformers computes it, in either release:
+//  - 4.44's BeamSearchScorer and BeamHypotheses (generation/beam_search.py): candidate scores
+//    float32 (torch's), length-normalised hypothesis scores doubles (Python floats);
+//  - 5.x's vectorised GenerationMixin._beam_search: the same choices, with two differences.
+//    Its early-stop bound divides the best candidate still running (one that just ended is
+//    pushed down by -1e9), where 4.44 divides the best of all candidates, one that just ended
+//    included, so 5.x can stop a step earlier; and every score is float32. Its output rows are
+//    filled with pad_token_id, or the first EOS where that id is 0 (`pad or eos`: T5's pad 0 is
+//    false in Python). (At max_length 5.x finishes the top num_beams candidates as they rank,
+//    4.44 the num_beams best that did not end: the extra ones rank below and never survive.)
 #pragma once
 
 #include <cstdint>
@@ -20,18 +27,20 @@ class BeamHypotheses {
   };
 
   BeamHypotheses(int64_t num_beams, double length_penalty, EarlyStopping early_stopping,
-                 int64_t max_length)
+                 int64_t max_length, HfSemantics semantics = HfSemantics::kV4_44)
       : num_beams_(num_beams),
         length_penalty_(length_penalty),
         early_stopping_(early_stopping),
-        max_length_(max_length) {}
+        max_length_(max_length),
+        float32_scores_(semantics == HfSemantics::kV5) {}
 
   // Keeps the hypothesis if fewer than num_beams are stored or it beats the worst; then
   // drops the worst when there are num_beams + 1.
   void add(std::vector<int32_t> tokens, float sum_logprobs, int64_t generated_len);
 
   // Whether no running beam can still enter the list, in the three early_stopping modes of
-  // generation/beam_search.py's BeamHypotheses.is_done (True, False, "never").
+  // generation/beam_search.py's BeamHypotheses.is_done (True, False, "never"); 5.x's
+  // _check_early_stop_heuristic is the same test in float32.
   bool is_done(float best_sum_logprobs, int64_t cur_len, int64_t decoder_prompt_len) const;
 
   size_t size() const { return beams_.size(); }
@@ -44,6 +53,7 @@ class BeamHypotheses {
   double length_penalty_;
   EarlyStopping early_stopping_;
   int64_t max_length_;
+  bool float32_scores_;  // 5.x: sum_logprobs / length ** penalty is a float32 tensor's division
   std::vector<Hypothesis> beams_;
   double worst_score_ = 1e9;
 };

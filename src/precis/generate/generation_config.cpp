@@ -208,6 +208,7 @@ GenerationConfig GenerationConfig::from_model_directory(const std::filesystem::p
 ResolvedGeneration resolve(const GenerationConfig& config, const SpecialTokens& model) {
   ResolvedGeneration r;
   r.config = config;
+  r.semantics = hf_semantics();
   GenerationConfig& c = r.config;
   r.eos_token_ids = c.eos_token_id;
   r.decoder_start_token_id = c.decoder_start_token_id ? *c.decoder_start_token_id

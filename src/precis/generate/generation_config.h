@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "precis/core/hf_semantics.h"
 #include "precis/model/common/special_tokens.h"
 
 namespace precis::generate {
@@ -69,11 +70,13 @@ struct ResolvedGeneration {
   int32_t decoder_start_token_id = 2;
   std::vector<int32_t> eos_token_ids;  // may be empty
   int64_t prompt_length = 1;           // decoder prompt: the start token
+  // Whose beam search: 4.44's BeamSearchScorer or 5.x's vectorised _beam_search (beam_search.h).
+  HfSemantics semantics = HfSemantics::kV5;
 };
 
 // Fills token ids from the model where the config has none, applies max_new_tokens and
 // min_new_tokens, and validates as GenerationConfig.validate() and generate() do (the same
-// errors where HF raises). Throws precis::Error.
+// errors where HF raises); `semantics` is the process's hf_semantics(). Throws precis::Error.
 ResolvedGeneration resolve(const GenerationConfig& config, const SpecialTokens& model);
 
 EarlyStopping early_stopping_from_string(const std::string& s);  // "true", "false", "never"

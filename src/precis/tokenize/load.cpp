@@ -7,6 +7,7 @@
 
 #include "precis/core/error.h"
 #include "precis/core/file_bytes.h"
+#include "precis/core/hf_semantics.h"
 #include "precis/core/json_input.h"
 #include "precis/tokenize/tokenizer.h"
 #include "precis/tokenize/tokenizer_config.h"
@@ -147,13 +148,20 @@ struct TokenizerLoader {
   static void read_settings(const fs::path& dir, TokenizerSettings& s, json& config) {
     fs::path config_path = dir / "tokenizer_config.json";
     config = json::object();
+    const bool v5 = hf_semantics() == HfSemantics::kV5;
+    s.clean_up_tokenization_spaces = !v5;
+    s.clean_up_ignored = v5;
     if (fs::exists(config_path)) {
       config = read_json(config_path);
       check(config.is_object(), config_path.string() + ": should hold a JSON object");
       read_special_tokens(config, config_path.string(), s.special_tokens);
       s.add_prefix_space = get_bool(config, "add_prefix_space", false, config_path.string());
       s.clean_up_tokenization_spaces =
-          get_bool(config, "clean_up_tokenization_spaces", true, config_path.string());
+          get_bool(config, "clean_up_tokenization_spaces", !v5, config_path.string());
+      s.clean_up_ignored =
+          v5 && !get_bool(config,
+                          "clean_up_tokenization_spaces_for_bpe_even_though_it_will_corrupt_output",
+                          false, config_path.string());
       s.model_max_length = model_max_length_from(config, config_path.string());
     }
     fs::path map_path = dir / "special_tokens_map.json";

@@ -189,7 +189,8 @@ std::string Tokenizer::decode(std::span<const int32_t> ids, const DecodeOptions&
   }
   if (byte_level_decoder_) text = utf8_lossy(text);
   bool clean =
-      options.clean_up_tokenization_spaces.value_or(settings_.clean_up_tokenization_spaces);
+      options.clean_up_tokenization_spaces.value_or(settings_.clean_up_tokenization_spaces) &&
+      !settings_.clean_up_ignored;
   return clean ? clean_up_tokenization(std::move(text)) : text;
 }
 

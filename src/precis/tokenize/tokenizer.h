@@ -31,7 +31,8 @@ struct EncodeOptions {
 
 struct DecodeOptions {
   bool skip_special_tokens = false;
-  // nullopt: the tokenizer's own setting (tokenizer_config.json, default true).
+  // nullopt: the tokenizer's own setting (tokenizer_config.json; absent, true under
+  // hf_semantics 4.44 and false under 5). 5.x ignores it for BPE tokenizers (see below).
   std::optional<bool> clean_up_tokenization_spaces;
 };
 
@@ -47,6 +48,10 @@ struct TokenizerSettings {
   SpecialTokens special_tokens;
   bool add_prefix_space = false;
   bool clean_up_tokenization_spaces = true;
+  // 5.x decodes a BPE tokenizer without the clean-up, whatever was asked (it strips spaces that
+  // belong to the text, "generate .bif"), unless tokenizer_config.json sets
+  // clean_up_tokenization_spaces_for_bpe_even_though_it_will_corrupt_output. 4.44 cleans up.
+  bool clean_up_ignored = false;
   std::optional<size_t> model_max_length;  // nullopt: unbounded (HF's int(1e30))
 };
 

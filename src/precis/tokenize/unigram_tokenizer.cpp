@@ -6,6 +6,7 @@
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
 #include "precis/core/file_bytes.h"
+#include "precis/core/hf_semantics.h"
 #include "precis/core/json_input.h"
 #include "precis/tokenize/clean_up.h"
 #include "precis/tokenize/unicode_tables.h"
@@ -149,6 +150,8 @@ UnigramTokenizer UnigramTokenizer::from_directory(const std::filesystem::path& d
     for (auto it = configs.rbegin(); it != configs.rend(); ++it)
       if (std::string s = token_text(it->second, field, it->first.string()); !s.empty()) *value = s;
   }
+  // Absent from the config: 4.44 cleans up, 5.x does not.
+  t.clean_up_tokenization_spaces_ = hf_semantics() != HfSemantics::kV5;
   if (!configs.empty() && configs.front().first.filename() == "tokenizer_config.json") {
     const json& config = configs.front().second;
     if (auto c = config.find("clean_up_tokenization_spaces"); c != config.end() && !c->is_null()) {

@@ -7,7 +7,10 @@
 namespace precis::train {
 
 int64_t num_update_steps_per_epoch(int64_t num_batches_per_epoch, const TrainingArguments& args) {
-  return std::max<int64_t>(num_batches_per_epoch / args.gradient_accumulation_steps, 1);
+  const int64_t ga = args.gradient_accumulation_steps;
+  if (parse_hf_semantics(args.hf_semantics, "--hf_semantics") == HfSemantics::kV5)
+    return std::max<int64_t>((num_batches_per_epoch + ga - 1) / ga, 1);
+  return std::max<int64_t>(num_batches_per_epoch / ga, 1);
 }
 
 int64_t total_train_steps(int64_t updates_per_epoch, const TrainingArguments& args) {

@@ -6,7 +6,9 @@
 // whose running count *across epochs* is a multiple of gradient_accumulation_steps (or at the
 // last micro-batch of an epoch shorter than gradient_accumulation_steps), and training stops
 // when global_step reaches total_train_steps(). With len_dataloader not a multiple of GA,
-// accumulation groups therefore straddle epoch boundaries.
+// accumulation groups therefore straddle epoch boundaries. 5.x groups each epoch's micro-batches
+// on their own: an update after every gradient_accumulation_steps-th micro-batch of the epoch and
+// after its last one.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +19,8 @@ namespace precis::train {
 
 // Optimizer updates per epoch: max(num_batches_per_epoch // gradient_accumulation_steps, 1),
 // where num_batches_per_epoch = len(train_dataloader) (ceil(N / batch) unless
-// dataloader_drop_last). HF 4.44 floors here; newer releases round up.
+// dataloader_drop_last). HF 4.44 floors here; 5.x (--hf_semantics 5) rounds up, its last group
+// in an epoch being short.
 int64_t num_update_steps_per_epoch(int64_t num_batches_per_epoch, const TrainingArguments& args);
 
 // The scheduler's horizon and the Trainer's max_steps: args.max_steps if > 0, else

@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "precis/core/hf_semantics.h"
 #include "precis/dist/host_threads.h"
 #include "precis/dist/launch_environment.h"
 #include "precis/kernels/device_choice.h"
@@ -27,6 +28,8 @@ std::string model_type_for(const TrainingArguments& a) {
 }
 
 void run_job(const TrainingArguments& a, dist::Communicator& comm, JobClock::time_point job_start) {
+  // The tokenizer, the evaluation's generate() and the checkpoints follow the run's release.
+  set_hf_semantics(parse_hf_semantics(a.hf_semantics, "--hf_semantics"));
   const std::string model_type = model_type_for(a);
   validate_job(a, model_type);
   const std::string warning = ignored_options_warning(a);

@@ -26,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include "precis/core/hf_semantics.h"
+
 namespace precis::train {
 
 class TrainerCallback;  // trainer_callback.h
@@ -152,6 +154,9 @@ struct TrainingArguments {
   // Ranks per host when precis itself starts mpirun (SageMaker, docs/sagemaker.md); 0: one
   // per GPU, or one on a host without GPUs.
   int64_t ranks_per_host = 0;
+  // The transformers release whose behaviour the run follows where releases differ: "5" or
+  // "4.44" (core/hf_semantics.h; default: PRECIS_HF_SEMANTICS, else 5).
+  std::string hf_semantics = std::string(hf_semantics_name(precis::hf_semantics()));
 
   // HF options given that precis accepts and ignores, with the values given (JSON as read).
   std::map<std::string, nlohmann::json> ignored_options;

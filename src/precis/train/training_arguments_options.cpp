@@ -176,7 +176,8 @@ const std::vector<Option>& options() {
       {"predict_with_generate", &Args::predict_with_generate, Group::kTraining,
        "Generate summaries in evaluation and prediction to compute ROUGE"},
       {"generation_max_length", &Args::generation_max_length, Group::kTraining,
-       "The max_length of generate() in evaluation and prediction (default: val_max_target_length)"},
+       "The max_length of generate() in evaluation and prediction (default: "
+       "val_max_target_length)"},
       {"generation_num_beams", &Args::generation_num_beams, Group::kTraining,
        "The num_beams of generate() in evaluation and prediction (num_beams overrides it)"},
       {"generation_config", &Args::generation_config, Group::kTraining,
@@ -185,7 +186,11 @@ const std::vector<Option>& options() {
       // precis's own
       {"max_tokens_per_batch", &Args::max_tokens_per_batch, Group::kPrecis,
        "If > 0: build training batches by a token budget instead of a fixed batch size"},
-      {"device", &Args::device, Group::kPrecis, "Where to train: auto (CUDA when present), cpu or cuda"},
+      {"device", &Args::device, Group::kPrecis,
+       "Where to train: auto (CUDA when present), cpu or cuda"},
+      {"hf_semantics", &Args::hf_semantics, Group::kPrecis,
+       "The transformers release to follow where releases differ: 5 (5.23) or 4.44 (4.44.2); "
+       "docs/hf-semantics.md lists the differences"},
       {"zero_stage", &Args::zero_stage, Group::kPrecis,
        "0, or 1 to shard the optimizer state across ranks (ZeRO-1)"},
       {"skip_bad_records", &Args::skip_bad_records, Group::kPrecis,

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "precis/core/error.h"
+#include "precis/core/hf_semantics.h"
 #include "precis/data/dataset.h"
 #include "precis/model/bart/bart_init.h"
 #include "precis/model/t5/t5_init.h"
@@ -139,6 +140,7 @@ void check_precis_limits(const Args& a) {
       throw Error(std::string("--") + name + ": expected a positive integer, found " +
                   std::to_string(v));
   };
+  parse_hf_semantics(a.hf_semantics, "--hf_semantics");
   positive(a.per_device_train_batch_size, "per_device_train_batch_size");
   positive(a.per_device_eval_batch_size, "per_device_eval_batch_size");
   positive(a.gradient_accumulation_steps, "gradient_accumulation_steps");

@@ -131,23 +131,43 @@ void TrainingLoop<Model>::run_epoch(int64_t epoch) {
   const int64_t batches_in_epoch = int64_t(batches.size());
   const int64_t accumulation = plan_.accumulation;
   const int64_t first = epoch == position_.epochs_done ? position_.micro_batches_to_skip : 0;
+  const bool v5 = plan_.semantics == HfSemantics::kV5;
+  int64_t group_tokens = 0;
   for (int64_t b = first; b < batches_in_epoch && !decision_.stop; ++b) {
     ++micro_batches_done_;
-    // HF 4.44's rule (lr_schedule.h): accumulation groups run across epoch boundaries, except
-    // in an epoch shorter than one group, whose last micro-batch updates.
-    const bool update = micro_batches_done_ % accumulation == 0 ||
-                        (batches_in_epoch <= accumulation && b + 1 == batches_in_epoch);
-    micro_batch(batches[size_t(b)], update);
+    bool update;
+    if (v5) {
+      // 5.x: groups of accumulation micro-batches within the epoch, the last one short; the loss
+      // divides by the group's label tokens (num_items_in_batch), counted before its first.
+      update = (b + 1) % accumulation == 0 || b + 1 == batches_in_epoch;
+      if (b % accumulation == 0) {
+        group_tokens = 0;
+        for (int64_t j = b; j < std::min(b + accumulation, batches_in_epoch); ++j)
+          group_tokens += label_tokens(data_.examples, batches[size_t(j)]);
+      }
+    } else {
+      // HF 4.44's rule (lr_schedule.h): accumulation groups run across epoch boundaries, except
+      // in an epoch shorter than one group, whose last micro-batch updates.
+      update = micro_batches_done_ % accumulation == 0 ||
+               (batches_in_epoch <= accumulation && b + 1 == batches_in_epoch);
+    }
+    micro_batch(batches[size_t(b)], update, group_tokens);
     if (update) end_step(double(epoch) + double(b + 1) / double(batches_in_epoch));
   }
 }
 
 template <class Model>
-void TrainingLoop<Model>::micro_batch(const GlobalBatch& global, bool update) {
+void TrainingLoop<Model>::micro_batch(const GlobalBatch& global, bool update,
+                                      int64_t group_tokens) {
   const JobClock::time_point batch_start = JobClock::now();
   arena_.reset();
   const int rank = comm_.rank(), world = comm_.world_size();
   const int64_t global_tokens = label_tokens(data_.examples, global);
+  // 4.44: each micro-batch's mean over its tokens, over the accumulation steps; 5.x: the group's
+  // summed token losses over the group's tokens.
+  const LossNormaliser normaliser = group_tokens > 0
+                                        ? LossNormaliser{group_tokens, 1}
+                                        : LossNormaliser{global_tokens, plan_.accumulation};
   if (!global.shards[size_t(rank)].empty()) {
     const DropoutContext dropout{true, uint64_t(args_.seed), uint64_t(run_.state.global_step),
                                      uint32_t(micro_in_step_)};
@@ -155,16 +175,15 @@ void TrainingLoop<Model>::micro_batch(const GlobalBatch& global, bool update) {
         collate_shard(global, data_.examples, rank, world, run_.collator, dropout, arena_);
     step_times_.batch_s += seconds_since(batch_start);
     const MicroBatchResult r = micro_batch_step(
-        run_.model.config, run_.params_to_compute_with(), run_.grads, shard,
-        LossNormaliser{global_tokens, plan_.accumulation}, float(args_.label_smoothing_factor),
-        world > 1, update ? grad_sync_.get() : nullptr, step_report_.slice(0, 1), arena_,
-        run_.scaler ? run_.scaler->scale() : 1.0);
+        run_.model.config, run_.params_to_compute_with(), run_.grads, shard, normaliser,
+        float(args_.label_smoothing_factor), world > 1, update ? grad_sync_.get() : nullptr,
+        step_report_.slice(0, 1), arena_, run_.scaler ? run_.scaler->scale() : 1.0);
     samples_seen_ += r.samples;
     tokens_seen_ += r.tokens;
     step_times_.forward_s += r.forward_s;
     step_times_.backward_s += r.backward_s;
   }
-  check(global_tokens > 0, "a training batch has no label tokens (all -100)");
+  check(global_tokens > 0 || group_tokens > 0, "a training batch has no label tokens (all -100)");
   stop_here_for_test("micro", run_.state.global_step, micro_in_step_);  // see test_stop.h
   ++micro_in_step_;
 }
@@ -208,24 +227,29 @@ void TrainingLoop<Model>::end_step(double epoch_progress) {
   if (horizon) plan_.total_steps = state.max_steps = horizon->total_steps;
   reporters_.on_step_end(
       {step, state.epoch, step_loss, update.grad_norm, lr, seconds_since(train_start_), horizon});
-  log_if_due(step, update.grad_norm);
+  log_if_due(step, update.grad_norm, lr);
   const std::optional<double> evaluated_metric = evaluate_if_due(step);
   decision_ = stop_policy_.after_step(step, plan_.total_steps);
   if (checkpointer_.due(step, decision_)) checkpointer_.save_step(step, evaluated_metric);
 }
 
 template <class Model>
-void TrainingLoop<Model>::log_if_due(int64_t step, double grad_norm) {
+void TrainingLoop<Model>::log_if_due(int64_t step, double grad_norm, double step_lr) {
   const bool due = (args_.logging_strategy == IntervalStrategy::kSteps &&
                     step % run_.state.logging_steps == 0) ||
                    (args_.logging_first_step && step == 1);
   if (!due) return;
   nlohmann::json entry;
   entry["loss"] = round_to(logged_loss_sum_ / double(step - last_logged_step_), 4);
-  entry["grad_norm"] = grad_norm;
+  // 4.44 logs the norm only when it clipped by it; 5.x always.
+  if (plan_.semantics == HfSemantics::kV5 || args_.max_grad_norm > 0)
+    entry["grad_norm"] = grad_norm;
+  // 4.44 logs the scheduler's rate after its step, the next step's; 5.x the rate this step used.
   const int64_t skipped = run_.scaler ? run_.scaler->skipped_steps() : 0;
   entry["learning_rate"] =
-      learning_rate_at(args_, step - skipped, plan_.total_steps, plan_.warmup);
+      plan_.semantics == HfSemantics::kV5
+          ? step_lr
+          : learning_rate_at(args_, step - skipped, plan_.total_steps, plan_.warmup);
   entry["epoch"] = run_.state.epoch;
   entry["step"] = step;
   reporters_.on_log(entry, step);

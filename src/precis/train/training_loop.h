@@ -44,10 +44,12 @@ class TrainingLoop {
  private:
   void run_epoch(int64_t epoch);
   // The forward and backward of this rank's shard of `global`; `update` when it ends a step.
-  void micro_batch(const GlobalBatch& global, bool update);
+  // `group_tokens`: under 5.x's loss, the label tokens of the whole accumulation group (all
+  // ranks), num_items_in_batch; 0 under 4.44's.
+  void micro_batch(const GlobalBatch& global, bool update, int64_t group_tokens);
   // The optimizer step, then what follows it: reports, evaluation, stop, checkpoint.
   void end_step(double epoch_progress);
-  void log_if_due(int64_t step, double grad_norm);
+  void log_if_due(int64_t step, double grad_norm, double step_lr);
   // metric_for_best_model's value when this step evaluated.
   std::optional<double> evaluate_if_due(int64_t step);
   nlohmann::json finish();

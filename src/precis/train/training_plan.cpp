@@ -19,6 +19,7 @@ TrainingPlan plan_training(const TrainingArguments& a, int64_t batches_per_epoch
   plan.epochs = num_train_epochs_to_run(plan.updates_per_epoch, a);
   plan.warmup = warmup_steps(a, plan.total_steps);
   plan.accumulation = a.gradient_accumulation_steps;
+  plan.semantics = parse_hf_semantics(a.hf_semantics, "--hf_semantics");
   return plan;
 }
 

@@ -24,6 +24,7 @@ struct TrainingPlan {
   int64_t epochs = 0;
   int64_t warmup = 0;
   int64_t accumulation = 1;  // micro-batches per optimizer step
+  HfSemantics semantics = HfSemantics::kV5;  // 5.x groups micro-batches within epochs
 };
 
 // Throws precis::Error when the data makes no batch.

@@ -17,12 +17,13 @@ namespace {
 // The generation_config.json save_pretrained writes when the model came with none
 // (GenerationConfig.from_model_config: the config's token ids).
 nlohmann::json default_generation_config(const BartConfig& c) {
-  nlohmann::json j = {{"_from_model_config", true},
-                      {"bos_token_id", c.bos_token_id},
-                      {"decoder_start_token_id", c.decoder_start_token_id},
-                      {"eos_token_id", c.eos_token_id},
-                      {"pad_token_id", c.pad_token_id},
-                      {"transformers_version", "4.44.2"}};
+  nlohmann::json j = {
+      {"_from_model_config", true},
+      {"bos_token_id", c.bos_token_id},
+      {"decoder_start_token_id", c.decoder_start_token_id},
+      {"eos_token_id", c.eos_token_id},
+      {"pad_token_id", c.pad_token_id},
+      {"transformers_version", std::string(transformers_version_of(hf_semantics()))}};
   if (c.forced_eos_token_id) j["forced_eos_token_id"] = *c.forced_eos_token_id;
   if (c.forced_bos_token_id) j["forced_bos_token_id"] = *c.forced_bos_token_id;
   return j;
@@ -32,7 +33,7 @@ nlohmann::json default_generation_config(const T5Config& c) {
           {"decoder_start_token_id", c.decoder_start_token_id},
           {"eos_token_id", c.eos_token_id},
           {"pad_token_id", c.pad_token_id},
-          {"transformers_version", "4.44.2"}};
+          {"transformers_version", std::string(transformers_version_of(hf_semantics()))}};
 }
 
 // generation_config.json as save_pretrained writes it: the source checkpoint's (or

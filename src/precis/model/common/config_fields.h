@@ -12,6 +12,7 @@
 
 #include "precis/core/error.h"
 #include "precis/core/file_bytes.h"
+#include "precis/core/hf_semantics.h"
 #include "precis/core/json_input.h"
 
 namespace precis {
@@ -47,6 +48,8 @@ inline nlohmann::json encoder_decoder_config_json(const std::string& model_type,
   j["is_encoder_decoder"] = true;
   j["use_cache"] = true;
   j["torch_dtype"] = "float32";
+  // The release whose semantics wrote it (--hf_semantics), as save_pretrained records its own.
+  j["transformers_version"] = std::string(transformers_version_of(hf_semantics()));
   return j;
 }
 
