@@ -70,6 +70,18 @@ if ! cmp -s requirements-test.txt .venv/.requirements-installed; then
   cp requirements-test.txt .venv/.requirements-installed
 fi
 
+# The second oracle (requirements-hf5.txt): transformers 5.x on PyPI's torch, in a venv of its
+# own; the oracle tests run it as a subprocess beside the first. No pip cache: its wheels are
+# about 3.5 GB.
+if [ ! -x .venv-hf5/bin/python ]; then
+  /usr/bin/python3 -m venv .venv-hf5
+fi
+if ! cmp -s requirements-hf5.txt .venv-hf5/.requirements-installed; then
+  echo "setup: installing the transformers 5.x oracle (.venv-hf5: PyPI's torch, about 5.6 GB)"
+  .venv-hf5/bin/pip install -q --disable-pip-version-check --no-cache-dir -r requirements-hf5.txt
+  cp requirements-hf5.txt .venv-hf5/.requirements-installed
+fi
+
 # The Python package's extension module for tests/python, with the venv's nanobind.
 python_package=(-DPRECIS_PYTHON_PACKAGE=ON -DPython_EXECUTABLE="$PWD/.venv/bin/python")
 # PRECIS_CUDA=ON whatever configured build/ before (the main job's set-up turns it off where no
