@@ -6,6 +6,7 @@ import json
 import os
 import pathlib
 import subprocess
+import sys
 
 import pytest
 
@@ -30,3 +31,27 @@ def run_hf5(script, request):
 
 def hf5_version():
     return run_hf5("version.py", {})
+
+
+def oracle_python(release):
+    """The Python of either oracle: "4.44" (this one's venv) or "5"."""
+    if release == "5":
+        if not HF5_PYTHON.exists():
+            pytest.skip(f"no transformers 5.x oracle at {HF5_PYTHON.parent.parent}; scripts/setup.sh makes it")
+        return str(HF5_PYTHON)
+    return sys.executable
+
+
+def run_torchrun(release, script, request, ranks=2):
+    """hf5/`script` under `torchrun --nproc_per_node ranks` in either oracle's Python, one thread a
+    rank; the request goes in a file beside the output directory; rank 0's answer."""
+    path = pathlib.Path(request["output_dir"] + ".request.json")
+    path.write_text(json.dumps(request))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    env.update(OMP_NUM_THREADS="1", TRANSFORMERS_VERBOSITY="error", HF_HUB_OFFLINE="1")
+    cmd = [oracle_python(release), "-m", "torch.distributed.run", "--nproc_per_node", str(ranks),
+           "--master_port", str(29500 + os.getpid() % 1000), "--redirects", "2", "--tee", "2", str(SCRIPTS / script), str(path)]
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+    if result.returncode != 0:
+        raise AssertionError(f"torchrun hf5/{script} ({release}) failed ({result.returncode}):\n{result.stderr[-4000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])

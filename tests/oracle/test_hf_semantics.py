@@ -14,10 +14,10 @@ from transformers import AutoTokenizer
 
 from bart_models import CNN, TEXTS, save_model
 from conftest import json_lines, precis_binary, run_precis
-from hf5_oracle import run_hf5
+from hf5_oracle import run_hf5, run_torchrun
 from t5_models import make_t5, random_batch, spread_weights as spread_t5
 from train_support import (BART_NOT_SAVED, BART_WEIGHT_LIMIT, GRAD_NORM_RTOL, LOSS_RTOL, MAX_SOURCE_LENGTH,
-                           MAX_TARGET_LENGTH, compare_weights, hf_trainer, make_job, precis_train)
+                           MAX_TARGET_LENGTH, compare_weights, hf_trainer, make_job, precis_train, train)
 
 SEMANTICS = ("4.44", "5")
 MAX_SOURCE = 40
@@ -241,3 +241,89 @@ def test_training_equals_each_release(ga_job, semantics):
         if "grad_norm" in hf_entry:
             assert abs(ours_entry["grad_norm"] - hf_entry["grad_norm"]) <= GRAD_NORM_RTOL * hf_entry["grad_norm"]
         assert ours_entry["loss"] == pytest.approx(hf_entry["loss"], abs=1e-4)
+
+
+# Three micro-batches an epoch in groups of two, two epochs: 4.44 makes floor(3 / 2) = 1 update
+# an epoch (2 in all), its groups running across the epoch's end; 5.x ceil(3 / 2) = 2 (4 in
+# all), the second group of each epoch one micro-batch. The steps and their epochs do not depend
+# on the order of the examples.
+EPOCH_RUN = dict(gradient_accumulation_steps=2, per_device_train_batch_size=1, max_steps=-1, num_train_epochs=2)
+
+
+@pytest.mark.parametrize("semantics", SEMANTICS)
+def test_steps_per_epoch_as_each_release(tmp_path, semantics):
+    model, tokenizer, records = make_job(tmp_path)
+    records = records[:3]
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    if semantics == "4.44":
+        trainer, _ = hf_trainer(model, tokenizer, records, tmp_path, **EPOCH_RUN)
+        max_steps, log = trainer.state.max_steps, trainer.state.log_history
+    else:
+        answer = run_hf5("train.py", dict(model_dir=str(tmp_path / "base"), records=records, args=EPOCH_RUN,
+                                          token_weighted=True, max_source_length=MAX_SOURCE_LENGTH,
+                                          max_target_length=MAX_TARGET_LENGTH,
+                                          weights_out=str(tmp_path / "hf5.safetensors"),
+                                          output_dir=str(tmp_path / "hf5")))
+        max_steps, log = answer["max_steps"], answer["log_history"]
+    want = [(e["step"], e["epoch"]) for e in log if "loss" in e]
+    assert max_steps == {"4.44": 2, "5": 4}[semantics] and len(want) == max_steps
+    _, _, state, _ = precis_train(tmp_path, tmp_path / "out", hf_semantics=semantics, **EPOCH_RUN)
+    assert state["max_steps"] == max_steps
+    assert [(e["step"], e["epoch"]) for e in state["log_history"] if "loss" in e] == want
+
+
+# Two ranks (torchrun on the CPU over gloo; mpirun for precis), one example per rank per
+# micro-batch, two micro-batches per step: each step is a whole epoch of the four examples
+# (summaries of 15, 13, 6 and 6 label tokens). 4.44 averages the ranks' means of their
+# micro-batch means, which with one example per micro-batch is the mean of the examples' means
+# whatever the order; 5.x divides the summed token losses by the label tokens of both ranks.
+DDP_RUN = dict(gradient_accumulation_steps=2, per_device_train_batch_size=1, max_grad_norm=0.0, max_steps=3)
+# BART_WEIGHT_LIMIT's premise (Adam moves a weight by up to lr times the relative rounding of its
+# gradient) with each gradient the sum of two ranks' halves, added by gloo or by precis's
+# all-reduce in another order: a near-zero gradient's rounding grows by the cancellation.
+# Measured: 8.9e-7 (4.44) and 2.2e-6 (5, one LayerNorm bias element; the next 3.7e-7).
+DDP_WEIGHT_LIMIT = 1e-5
+
+
+@pytest.fixture(scope="module")
+def ddp_job(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("ddp")
+    _, _, records = make_job(tmp)
+    records = records[2:6]
+    (tmp / "train.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    ref = {}
+    for release in SEMANTICS:
+        answer = run_torchrun(release, "train.py", dict(
+            model_dir=str(tmp / "base"), records=records, args=DDP_RUN, token_weighted=release == "5",
+            max_source_length=MAX_SOURCE_LENGTH, max_target_length=MAX_TARGET_LENGTH,
+            weights_out=str(tmp / f"hf-{release}.safetensors"), output_dir=str(tmp / f"hf-{release}")))
+        ref[release] = {"weights": load_file(str(tmp / f"hf-{release}.safetensors")),
+                        "log": [e for e in answer["log_history"] if "loss" in e]}
+    return tmp, ref
+
+
+def test_the_releases_train_differently_on_two_ranks(ddp_job):
+    _, ref = ddp_job
+    v4, v5 = ref["4.44"], ref["5"]
+    for a, b in zip(v4["log"], v5["log"]):
+        assert abs(a["loss"] - b["loss"]) > 1e-3, (a, b)
+    assert max((v4["weights"][k] - v5["weights"][k]).abs().max().item() for k in v5["weights"]) \
+        > 100 * BART_WEIGHT_LIMIT
+
+
+@pytest.mark.parametrize("semantics", SEMANTICS)
+def test_two_ranks_equal_torchrun_of_each_release(ddp_job, semantics):
+    tmp, ref = ddp_job
+    out = tmp / f"out-{semantics}"
+    train(tmp, out, 2, hf_semantics=semantics, **DDP_RUN)
+    ours = load_file(str(out / "model.safetensors"))
+    worst = compare_weights(ours, ref[semantics]["weights"], BART_NOT_SAVED, DDP_WEIGHT_LIMIT)
+    print(f"{semantics}: 2 ranks, worst weight diff {worst:.2e}")
+    logged = [e for e in json.loads((out / "trainer_state.json").read_text())["log_history"] if "loss" in e]
+    want = ref[semantics]["log"]
+    assert [e["learning_rate"] for e in logged] == [e["learning_rate"] for e in want]
+    for ours_entry, hf_entry in zip(logged, want):
+        assert ours_entry["loss"] == pytest.approx(hf_entry["loss"], abs=1e-4)  # 4.44 rounds to 4 places
+        assert ("grad_norm" in ours_entry) == ("grad_norm" in hf_entry)
+        if "grad_norm" in hf_entry:
+            assert abs(ours_entry["grad_norm"] - hf_entry["grad_norm"]) <= GRAD_NORM_RTOL * hf_entry["grad_norm"]

@@ -19,10 +19,11 @@ MicroBatchResult micro_batch_step(const Config& config, const ParamsOf<Config>& 
   MicroBatchResult result;
   const JobClock::time_point forward_start = JobClock::now();
   model_forward(config, params, batch, acts, shard.dropout);
-  // LabelSmoother or the model's mean cross-entropy, over the global batch's label tokens.
+  // LabelSmoother or the model's mean cross-entropy, over the rank's or the group's label tokens.
   check(shard.label_tokens > 0 || several_ranks, "a training batch has no label tokens (all -100)");
-  const double global_tokens = double(normaliser.global_label_tokens);
-  const double accumulation = double(normaliser.accumulation_steps);
+  const double global_tokens =
+      double(normaliser.label_tokens > 0 ? normaliser.label_tokens : shard.label_tokens);
+  const double accumulation = double(normaliser.accumulation_steps * normaliser.ranks);
   accumulate_model_loss(batch, acts, label_smoothing, global_tokens, accumulation, step_loss);
   const JobClock::time_point backward_start = JobClock::now();
   result.forward_s = std::chrono::duration<double>(backward_start - forward_start).count();

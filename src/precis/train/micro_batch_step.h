@@ -1,8 +1,10 @@
 // The forward, loss and backward of one rank's micro-batch shard, the gradients added into the
-// run's gradient buffer. The loss is the mean over the global micro-batch's label tokens,
-// divided by the accumulation steps (accelerator.backward in HF 4.44), so 1 rank x 2b and
-// 2 ranks x b give the same gradient (HF 4.44 averages per-rank means instead). With the
-// bucketed all-reduce, each backward stage that ends lets the buckets it completes start.
+// run's gradient buffer (summed over ranks by the all-reduce). The loss's denominator
+// (LossNormaliser) is HF's: 4.44's mean over the rank's own label tokens, divided by the
+// accumulation steps and the ranks (accelerate's backward, then DDP's average); or 5.x's sum over
+// the accumulation group's label tokens on every rank (num_items_in_batch with
+// average_tokens_across_devices), where 1 rank x 2b and 2 ranks x b give the same gradient.
+// With the bucketed all-reduce, each backward stage that ends lets the buckets it completes start.
 #pragma once
 
 #include <cstdint>
@@ -14,10 +16,13 @@
 
 namespace precis::train {
 
-// The loss's denominator: label tokens of the global micro-batch x accumulation steps.
+// The loss's denominator: label tokens x accumulation steps x ranks. `label_tokens`: the
+// accumulation group's on every rank (5.x: accumulation_steps and ranks 1), or 0 for the rank's
+// own shard's (4.44).
 struct LossNormaliser {
-  int64_t global_label_tokens = 0;
+  int64_t label_tokens = 0;
   int64_t accumulation_steps = 1;
+  int64_t ranks = 1;
 };
 
 struct MicroBatchResult {

@@ -163,11 +163,11 @@ void TrainingLoop<Model>::micro_batch(const GlobalBatch& global, bool update,
   arena_.reset();
   const int rank = comm_.rank(), world = comm_.world_size();
   const int64_t global_tokens = label_tokens(data_.examples, global);
-  // 4.44: each micro-batch's mean over its tokens, over the accumulation steps; 5.x: the group's
-  // summed token losses over the group's tokens.
+  // 4.44: each rank's mean over its micro-batch's tokens, over the accumulation steps and the
+  // ranks (DDP averages); 5.x: the group's summed token losses over the group's tokens, all ranks'.
   const LossNormaliser normaliser = group_tokens > 0
-                                        ? LossNormaliser{group_tokens, 1}
-                                        : LossNormaliser{global_tokens, plan_.accumulation};
+                                        ? LossNormaliser{group_tokens, 1, 1}
+                                        : LossNormaliser{0, plan_.accumulation, int64_t(world)};
   if (!global.shards[size_t(rank)].empty()) {
     const DropoutContext dropout{true, uint64_t(args_.seed), uint64_t(run_.state.global_step),
                                      uint32_t(micro_in_step_)};
