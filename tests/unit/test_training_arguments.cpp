@@ -1,6 +1,7 @@
 // precis train's options: HF defaults, SageMaker strings, config files, overrides, messages.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 
 #include "precis/core/error.h"
 #include "precis/train/lr_schedule.h"
+#include "precis/train/reporters.h"
 #include "precis/train/training_arguments.h"
 
 namespace {
@@ -412,6 +414,48 @@ TEST(TrainingArguments, HelpListsEveryOption) {
     EXPECT_NE(text.find("--learning_rate"), std::string::npos);
     EXPECT_NE(text.find("[default: 5e-05]"), std::string::npos);
   }
+}
+
+// A config of 4.44's era keeps working, each name 5 removed noted once with its replacement;
+// 5's own names are accepted, the two that carry math read.
+TEST(TrainingArguments, ArgumentsOfBothEras) {
+  TrainingArguments a = parse_training_arguments(
+      {"--output_dir", "out", "--evaluation_strategy", "no", "--no_cuda", "true", "--warmup_ratio",
+       "0.1", "--project", "p", "--train_sampling_strategy", "group_by_length"});
+  auto noted = [&](const std::string& name) {
+    return std::count_if(a.warnings.begin(), a.warnings.end(), [&](const std::string& w) {
+      return w.starts_with("--" + name + " is a transformers 4.44 argument that 5 removed");
+    });
+  };
+  EXPECT_EQ(noted("evaluation_strategy"), 1);
+  EXPECT_EQ(noted("no_cuda"), 1);
+  EXPECT_EQ(noted("warmup_ratio"), 1);
+  EXPECT_NE(a.warnings[0].find("eval_strategy"), std::string::npos);
+  EXPECT_DOUBLE_EQ(a.warmup_ratio, 0.1);
+  EXPECT_TRUE(a.group_by_length);
+  EXPECT_EQ(a.device, "cpu");
+  EXPECT_THROW(
+      parse_training_arguments({"--output_dir", "o", "--train_sampling_strategy", "sequential"}),
+      precis::Error);
+  EXPECT_THROW(
+      parse_training_arguments({"--output_dir", "o", "--average_tokens_across_devices", "false"}),
+      precis::Error);
+  try {
+    parse_training_arguments({"--output_dir", "o", "--evalution_strategy", "no"});
+    FAIL() << "a misspelling was accepted";
+  } catch (const precis::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TrainingArguments, TensorBoardByDefaultOnlyUnder444) {
+  TrainingArguments a;
+  a.hf_semantics = "4.44";
+  EXPECT_TRUE(reports_to_tensorboard(a));  // "all"
+  a.hf_semantics = "5";
+  EXPECT_FALSE(reports_to_tensorboard(a));  // "none"
+  a.ignored_options["report_to"] = nlohmann::json::array({"tensorboard"});
+  EXPECT_TRUE(reports_to_tensorboard(a));
 }
 
 TEST(TrainingArguments, StepAccounting) {

@@ -82,7 +82,9 @@ void TrainLogReporter::on_step_end(const StepRecord& r) {
 
 bool reports_to_tensorboard(const TrainingArguments& a) {
   auto it = a.ignored_options.find("report_to");
-  if (it == a.ignored_options.end() || it->second.is_null()) return true;
+  // Not given: 4.44's "all" (TensorBoard where it is installed), 5's "none".
+  if (it == a.ignored_options.end() || it->second.is_null())
+    return parse_hf_semantics(a.hf_semantics, "--hf_semantics") == HfSemantics::kV4_44;
   nlohmann::json names = it->second.is_array() ? it->second : nlohmann::json::array({it->second});
   for (const auto& n : names)
     if (n == "all" || n == "tensorboard") return true;

@@ -68,8 +68,8 @@ class TrainLogReporter final : public TrainerCallback {
   std::ofstream file_;
 };
 
-// report_to: HF 4.44's default ("all") and "tensorboard" write event files; "none" or a list
-// of other integrations does not.
+// report_to: HF 4.44's default ("all") and "tensorboard" write event files; 5's default ("none")
+// and a list of other integrations do not.
 bool reports_to_tensorboard(const TrainingArguments& args);
 
 // This rank's reporters, in the order their records are written. Rank 0's start their files

@@ -17,6 +17,7 @@ namespace {
 // One setting into its field; a later setting of the same name overrides an earlier one.
 void apply(Args& args, const Setting& s, std::set<std::string>& given) {
   std::string name = normalise_name(s.name);
+  note_era(args, name);
   if (name == "evaluation_strategy") name = "eval_strategy";  // HF's deprecated alias
   if (const Option* option = find_option(name)) {
     assign(args, *option, s.value, s.origin);
@@ -99,8 +100,12 @@ TrainingArguments parse_training_arguments(const nlohmann::json& settings, const
 std::string ignored_options_warning(const TrainingArguments& args) {
   std::vector<std::string> names;
   for (const auto& o : parsing::ignored_options_table())
-    // report_to is honoured for TensorBoard (the trainer reads it); other integrations are not.
-    if (args.ignored_options.count(std::string(o.name)) && o.name != std::string_view("report_to"))
+    // report_to is honoured for TensorBoard (the trainer reads it), other integrations are not;
+    // train_sampling_strategy and average_tokens_across_devices are read (validation).
+    if (args.ignored_options.count(std::string(o.name)) &&
+        o.name != std::string_view("report_to") &&
+        o.name != std::string_view("train_sampling_strategy") &&
+        o.name != std::string_view("average_tokens_across_devices"))
       names.emplace_back(o.name);
   std::vector<std::string> lines = args.warnings;
   if (!names.empty())

@@ -292,6 +292,27 @@ const std::vector<IgnoredOption>& ignored_options_table() {
       {"optim_target_modules", Kind::kAny, "null"},
       {"batch_eval_metrics", Kind::kBool, "false"},
       {"eval_use_gather_object", Kind::kBool, "false"},
+      // Only in transformers 5 (5.23.0's defaults).
+      {"activation_checkpointing", Kind::kAny, "null"},
+      {"activation_checkpointing_kwargs", Kind::kAny, "null"},
+      {"dataloader_in_order", Kind::kBool, "true"},
+      {"dataloader_multiprocessing_context", Kind::kString, "null"},
+      {"ddp_static_graph", Kind::kBool, "null"},
+      {"enable_jit_checkpoint", Kind::kBool, "false"},
+      {"hub_revision", Kind::kString, "null"},
+      {"include_for_metrics", Kind::kList, "[]"},
+      {"liger_kernel_config", Kind::kAny, "null"},
+      {"parallelism_config", Kind::kAny, "null"},
+      {"project", Kind::kString, "\"huggingface\""},
+      {"trackio_bucket_id", Kind::kString, "null"},
+      {"trackio_space_id", Kind::kString, "null"},
+      {"trackio_static_space_id", Kind::kString, "null"},
+      {"use_cache", Kind::kBool, "false"},
+      {"use_liger_kernel", Kind::kBool, "false"},
+      // Read by precis (training_arguments_validation.cpp): the loss over all ranks' label
+      // tokens (only true), and the sampler ("random", or "group_by_length" as group_by_length).
+      {"average_tokens_across_devices", Kind::kBool, "true"},
+      {"train_sampling_strategy", Kind::kString, "\"random\""},
       // Accepted only at their defaults: any other value changes the math (checked in
       // training_arguments_validation.cpp).
       {"adafactor", Kind::kBool, "false"},

@@ -66,6 +66,10 @@ struct IgnoredOption {
 };
 
 const std::vector<IgnoredOption>& ignored_options_table();
+
+// A note in args.warnings (once) when `name` is one that transformers 5 removed, naming what
+// replaces it (training_arguments_eras.cpp).
+void note_era(Args& args, std::string_view name);
 const IgnoredOption* find_ignored(std::string_view name);
 
 // ---- Values: JSON types or strings (SageMaker passes every hyperparameter as a string) ----

@@ -124,6 +124,20 @@ void refuse_math_changing_options(Args& a) {
                 found_text(*v));
   if (const json* v = ignored("neftune_noise_alpha"); v && !v->is_null())
     throw Error("--neftune_noise_alpha: NEFTune embedding noise is not implemented in precis");
+  if (const json* v = ignored("average_tokens_across_devices"); v && *v == false)
+    throw Error(
+        "--average_tokens_across_devices false: precis divides the loss by the label "
+        "tokens of all ranks (true, transformers 5's default)");
+  if (const json* v = ignored("train_sampling_strategy"); v && !v->is_null()) {
+    if (*v == "group_by_length") {
+      a.group_by_length = true;
+    } else if (*v != "random") {
+      throw Error(
+          "--train_sampling_strategy: precis samples \"random\" or \"group_by_length\", "
+          "not " +
+          found_text(*v));
+    }
+  }
   for (const char* cpu_flag : {"use_cpu", "no_cuda"}) {
     if (const json* v = ignored(cpu_flag); v && *v == true) {
       if (a.device == "cuda")
