@@ -62,6 +62,17 @@ def help_training_arguments():
     return _precis.training_arguments_help()
 
 
+def _from_transformers(settings):
+    """A transformers TrainingArguments' to_dict() as precis's settings. transformers 5 holds None
+    where 4.44 held a default (hub_private_repo, gradient_checkpointing, ...): None there is "not
+    set", and precis's default is 4.44's. 5's include_num_input_tokens_seen is "no" or "all"."""
+    settings = {k: v for k, v in settings.items() if v is not None}
+    seen = settings.get("include_num_input_tokens_seen")
+    if seen in ("no", "all"):
+        settings["include_num_input_tokens_seen"] = seen == "all"
+    return settings
+
+
 def _settings_of(args):
     if args is None:
         return {}
@@ -69,8 +80,8 @@ def _settings_of(args):
         return dict(args._settings)
     if isinstance(args, dict):
         return dict(args)
-    if hasattr(args, "to_dict"):  # transformers.(Seq2Seq)TrainingArguments
-        return args.to_dict()
+    if hasattr(args, "to_dict"):  # transformers.(Seq2Seq)TrainingArguments, 4.44's or 5's
+        return _from_transformers(args.to_dict())
     raise TypeError(f"precis.train: args must be precis.Seq2SeqTrainingArguments, a transformers "
                     f"TrainingArguments or a dict, found {type(args).__name__}")
 

@@ -16,7 +16,7 @@ from bart_models import CNN, TEXTS, save_model
 from conftest import json_lines, precis_binary, run_precis
 from hf5_oracle import run_hf5, run_torchrun
 from t5_models import make_t5, random_batch, spread_weights as spread_t5
-from train_support import (BART_NOT_SAVED, BART_WEIGHT_LIMIT, GRAD_NORM_RTOL, LOSS_RTOL, MAX_SOURCE_LENGTH,
+from train_support import (BART_NOT_SAVED, make_predict_job, BART_WEIGHT_LIMIT, GRAD_NORM_RTOL, LOSS_RTOL, MAX_SOURCE_LENGTH,
                            MAX_TARGET_LENGTH, compare_weights, hf_trainer, make_job, precis_train, train)
 
 SEMANTICS = ("4.44", "5")
@@ -327,3 +327,49 @@ def test_two_ranks_equal_torchrun_of_each_release(ddp_job, semantics):
         assert ("grad_norm" in ours_entry) == ("grad_norm" in hf_entry)
         if "grad_norm" in hf_entry:
             assert abs(ours_entry["grad_norm"] - hf_entry["grad_norm"]) <= GRAD_NORM_RTOL * hf_entry["grad_norm"]
+
+
+# ---- checkpoints: what precis writes loads in both releases --------------------------------
+
+
+def load_in_444(model_dir):
+    """load.py's answer from this process's transformers 4.44.2."""
+    import io
+    import logging
+    import warnings
+    from transformers import AutoModelForSeq2SeqLM, GenerationConfig
+    from transformers.utils import logging as hf_logging
+    logged = io.StringIO()
+    handler = logging.StreamHandler(logged)
+    hf_logging.get_logger().addHandler(handler)
+    try:
+        with warnings.catch_warnings(record=True) as raised:
+            warnings.simplefilter("always")
+            _, info = AutoModelForSeq2SeqLM.from_pretrained(model_dir, output_loading_info=True)
+            AutoTokenizer.from_pretrained(model_dir)
+            GenerationConfig.from_pretrained(model_dir)
+    finally:
+        hf_logging.get_logger().removeHandler(handler)
+    return {"missing": sorted(info["missing_keys"]), "unexpected": sorted(info["unexpected_keys"]),
+            # 4.44's own notice about its future default, raised for every BART tokenizer
+            "warnings": [str(w.message) for w in raised if "clean_up_tokenization_spaces" not in str(w.message)]
+            + [l for l in logged.getvalue().splitlines() if l]}
+
+
+def test_an_untied_bart_written_under_5_loads_in_both_releases(tmp_path):
+    # make_predict_job's BART has its own LM head (tie_word_embeddings false): 5's BART ties the
+    # input embeddings to model.shared only when tied, so it needs them under their own names.
+    make_predict_job(tmp_path)
+    answers = {}
+    for semantics in SEMANTICS:
+        out = tmp_path / f"out-{semantics}"
+        precis_train(tmp_path, out, hf_semantics=semantics, train_file=str(tmp_path / "data.jsonl"), max_steps=1)
+        config = json.loads((out / "config.json").read_text())
+        assert config["tie_word_embeddings"] is False
+        assert config["transformers_version"] == {"4.44": "4.44.2", "5": "5.23.0"}[semantics]
+        answers[semantics] = (load_in_444(str(out)), run_hf5("load.py", {"model_dir": str(out)}))
+    clean = {"missing": [], "unexpected": [], "warnings": []}
+    assert answers["5"] == (clean, clean), answers["5"]
+    # Under 4.44, as 4.44's own save_pretrained: 5 finds no input embeddings of their own.
+    assert answers["4.44"][0] == clean
+    assert answers["4.44"][1]["missing"] == ["model.decoder.embed_tokens.weight", "model.encoder.embed_tokens.weight"]

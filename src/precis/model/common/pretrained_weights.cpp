@@ -5,6 +5,7 @@
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/core/hf_semantics.h"
 #include "precis/io/checkpoint_files.h"
 
 namespace precis {
@@ -62,8 +63,19 @@ void save_pretrained(const std::filesystem::path& dir, const nlohmann::json& con
   std::filesystem::create_directories(dir);
   write_file_atomic(dir / "config.json", config.dump(2) + "\n");
   std::vector<NamedTensor> tensors;
+  // transformers 5's BART ties the encoder's and decoder's embed_tokens to model.shared only with
+  // tie_word_embeddings; an untied checkpoint without them loads there with random input
+  // embeddings (missing keys). 5's save_pretrained writes them, as precis does under 5; 4.44
+  // loads them as the aliases they are.
+  const bool embed_aliases = hf_semantics() == HfSemantics::kV5 &&
+                             config.value("model_type", "") == "bart" &&
+                             !config.value("tie_word_embeddings", true);
   walk([&](const std::string& name, Tensor& slot, Shape, ParamRole) {
     tensors.push_back({name, slot});
+    if (embed_aliases && name == "model.shared.weight") {
+      tensors.push_back({"model.encoder.embed_tokens.weight", slot});
+      tensors.push_back({"model.decoder.embed_tokens.weight", slot});
+    }
   });
   write_checkpoint(dir, tensors, max_shard_bytes);
 }
