@@ -19,6 +19,7 @@ void bind_training(nb::module_& m);
 void bind_evaluation(nb::module_& m);
 void bind_hub(nb::module_& m);
 void bind_blas(nb::module_& m);
+void bind_hf_semantics(nb::module_& m);
 
 // Python values (dict, list, str, int, float, bool, None) to JSON and back, through Python's
 // json module: the library's settings are JSON, as a config file holds them. Values json

@@ -11,4 +11,5 @@ NB_MODULE(_precis, m) {
   precis::python::bind_evaluation(m);
   precis::python::bind_hub(m);
   precis::python::bind_blas(m);
+  precis::python::bind_hf_semantics(m);
 }

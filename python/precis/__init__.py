@@ -30,7 +30,7 @@ from . import _blas  # noqa: E402
 _blas_why = _blas.choose_before_load()
 
 from . import _precis  # noqa: E402
-from ._precis import Error, blas_report
+from ._precis import Error, blas_report, hf_semantics, set_hf_semantics
 _blas.warn_after_load(_blas_why, blas_report())
 Error.__doc__ = """What the library raises for a bad file, option or value (a ValueError): the message the
 `precis` command prints after "precis: error:", naming the file, field or option."""
@@ -43,5 +43,5 @@ from .training import Seq2SeqTrainingArguments, TrainOutput, help_training_argum
 
 __all__ = ["AutoTokenizer", "BatchEncoding", "Error", "PreTrainedTokenizer", "PublishResult",
            "Seq2SeqTrainingArguments", "SummarizationPipeline", "TrainOutput", "blas_report", "card", "evaluate",
-           "help_training_arguments", "pipeline", "publish", "rouge", "train"]
+           "help_training_arguments", "hf_semantics", "pipeline", "publish", "rouge", "set_hf_semantics", "train"]
 __version__ = "0.1.0"

@@ -76,6 +76,12 @@ def blas_report() -> Dict[str, Any]:
 def help_training_arguments() -> str:
     """`precis train --help`."""
 
+def set_hf_semantics(release: str) -> None:
+    """Follow transformers 5 ("5", the default) or 4.44 ("4.44") where the releases differ."""
+
+def hf_semantics() -> str:
+    """The release followed: "5" or "4.44" (set_hf_semantics, else PRECIS_HF_SEMANTICS, else "5")."""
+
 def train(args: Any = ..., callback: Optional[Union[Callable[[Dict[str, Any]], Any],
                                                     Sequence[Callable[[Dict[str, Any]], Any]]]] = ...,
           progress: Optional[bool] = ..., **kwargs: Any) -> Optional[TrainOutput]:

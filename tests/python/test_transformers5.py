@@ -52,3 +52,29 @@ def test_precis_under_transformers_5(tmp_path):
     ours = load_file(str(out / "model.safetensors"))
     assert ours.keys() == cli.keys()
     assert all(ours[k].equal(cli[k]) for k in ours), "precis.train under 5 differs from precis train --hf_semantics 5"
+
+
+def test_set_hf_semantics_chooses_the_release_followed(tmp_path, tiny_bpe_dir):
+    # test_hf_semantics's beam-search model and settings, one text at a time: 5.x stops earlier.
+    import torch
+    import precis
+    from bart_models import CNN, TEXTS, save_model
+    from hf5_oracle import run_hf5
+    model, tok = save_model(tiny_bpe_dir, tmp_path / "silu", "silu-positions", 0, 6.0, **CNN)
+    texts = [t for t in TEXTS if len(tok(t)["input_ids"]) <= 40]  # the model's 40 positions
+    settings = dict(early_stopping=False)
+    with torch.no_grad():
+        v4 = [model.generate(**tok(t, return_tensors="pt"), **settings)[0].tolist() for t in texts]
+    v5 = run_hf5("generate.py", dict(model_dir=str(tmp_path / "silu"), texts=texts, max_source=40, batch_size=1,
+                                     cases={"c": settings}))["c"]["ids"]
+    assert v4 != v5
+    before = precis.hf_semantics()
+    try:
+        for release, ref in (("4.44", v4), ("5", v5)):
+            precis.set_hf_semantics(release)
+            assert precis.hf_semantics() == release
+            summarizer = precis.pipeline("summarization", model=tmp_path / "silu")
+            rows = summarizer(texts, return_tensors=True, **settings)
+            assert [r["summary_token_ids"] for r in rows] == ref, release
+    finally:
+        precis.set_hf_semantics(before)
