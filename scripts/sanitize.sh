@@ -92,7 +92,7 @@ if [ "$which" = asan ] || [ "$which" = all ]; then
   # Every oracle test file (ctest gives each one OpenMP thread), but the browser's. Those that
   # start MPI ranks unwind each allocation in full: Open MPI's plugins have no frame pointers,
   # and their allocations must be traced back to the library to be suppressed.
-  mpi='oracle\.(test_train_distributed|test_t5_train|test_failures|test_deploy_manifests)$'
+  mpi='oracle\.(test_train_distributed|test_t5_train|test_failures|test_deploy_manifests|test_hf_semantics)$'
   # test_sagemaker_hosts starts its ranks through sshd, which hands them none of the sanitizer
   # options set here (LeakSanitizer would report Open MPI's allocations in them): it runs in
   # the plain build only.
