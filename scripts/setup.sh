@@ -72,14 +72,17 @@ fi
 
 # The second oracle (requirements-hf5.txt): transformers 5.x on PyPI's torch, in a venv of its
 # own; the oracle tests run it as a subprocess beside the first. No pip cache: its wheels are
-# about 3.5 GB.
+# about 3.5 GB. It installs (about two minutes, mostly download and unpacking) while the build
+# below compiles, and the build waits for it at the end.
 if [ ! -x .venv-hf5/bin/python ]; then
   /usr/bin/python3 -m venv .venv-hf5
 fi
+hf5_install=""
 if ! cmp -s requirements-hf5.txt .venv-hf5/.requirements-installed; then
-  echo "setup: installing the transformers 5.x oracle (.venv-hf5: PyPI's torch, about 5.6 GB)"
-  .venv-hf5/bin/pip install -q --disable-pip-version-check --no-cache-dir -r requirements-hf5.txt
-  cp requirements-hf5.txt .venv-hf5/.requirements-installed
+  echo "setup: installing the transformers 5.x oracle (.venv-hf5: PyPI's torch, about 5.6 GB) beside the build"
+  (.venv-hf5/bin/pip install -q --disable-pip-version-check --no-cache-dir -r requirements-hf5.txt &&
+     cp requirements-hf5.txt .venv-hf5/.requirements-installed) &
+  hf5_install=$!
 fi
 
 # The Python package's extension module for tests/python, with the venv's nanobind.
@@ -92,3 +95,7 @@ if [ ! -x /usr/local/cuda/bin/nvcc ]; then
 fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPRECIS_TESTS=ON -DPRECIS_CUDA=ON "${python_package[@]}" > /dev/null
 cmake --build build -j "$(nproc)"
+if [ -n "$hf5_install" ] && ! wait "$hf5_install"; then
+  echo "setup: installing the transformers 5.x oracle failed (requirements-hf5.txt)" >&2
+  exit 1
+fi
