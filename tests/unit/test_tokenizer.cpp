@@ -14,6 +14,7 @@
 #include "precis/tokenize/gpt2_split.h"
 #include "precis/tokenize/tokenizer.h"
 #include "precis/tokenize/unicode_tables.h"
+#include "precis/tokenize/unigram_tokenizer.h"
 #include "precis/tokenize/utf8.h"
 #include "test_support.h"
 
@@ -332,6 +333,54 @@ TEST(TokenizerDecode, Transformers5SkipsTheCleanUpOfBpeUnlessForced) {
             R"({"clean_up_tokenization_spaces": true,
                 "clean_up_tokenization_spaces_for_bpe_even_though_it_will_corrupt_output": true})");
   EXPECT_EQ(Tokenizer::from_directory(dir.path()).decode(ids), "x.");
+}
+
+// Both loaders read added tokens through one reader (added_token_json.h): an id past int32 was
+// once narrowed by the Unigram loader into another token's id (4294967301 -> 5).
+TEST(TokenizerFiles, AddedTokenIdsPastInt32AreRefusedByEveryLoader) {
+  TempDir dir;
+  auto unigram_error = [&](const std::string& added) {
+    dir.write("tokenizer.json",
+              R"({"model": {"type": "Unigram", "unk_id": 0, "vocab": [["<unk>", 0.0], ["</s>", 0.0], ["<pad>", 0.0], ["a", -1.0]]},
+                  "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581"},
+                  "added_tokens": [)" + added + "]}");
+    try {
+      tokenize::UnigramTokenizer::from_directory(dir.path());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(unigram_error(R"({"id": 1, "content": "<x>"})"), "no error");
+  for (const char* id : {"4294967301", "2147483648", "-1", "1.5"})
+    EXPECT_NE(unigram_error(std::string(R"({"id": )") + id + R"(, "content": "<x>"})")
+                  .find("tokenizer.json: added_tokens[0] needs a non-negative integer \"id\" below 2^31"),
+              std::string::npos)
+        << id << ": " << unigram_error(std::string(R"({"id": )") + id + R"(, "content": "<x>"})");
+  EXPECT_NE(unigram_error(R"({"id": 1, "content": "<x>", "special": "yes"})")
+                .find("added_tokens[0]: \"special\" should be true or false"),
+            std::string::npos);
+
+  // tokenizer_config.json's added_tokens_decoder takes the id from its key.
+  TempDir slow;
+  slow.write("vocab.json", R"({"a": 0, "b": 1})");
+  slow.write("merges.txt", "#version: 0.2\n");
+  auto keyed_error = [&](const std::string& key) {
+    slow.write("tokenizer_config.json",
+               R"({"added_tokens_decoder": {")" + key + R"(": {"content": "<x>"}}})");
+    try {
+      Tokenizer::from_directory(slow.path());
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(keyed_error("2"), "no error");
+  for (const char* key : {"-1", "4294967298", "2147483648", "2x", ""})
+    EXPECT_NE(keyed_error(key).find(std::string("added_tokens_decoder: key \"") + key +
+                                    "\" should be a token id"),
+              std::string::npos)
+        << key << ": " << keyed_error(key);
 }
 
 TEST(TokenizerFiles, BadFilesThrowNamingTheFile) {

@@ -9,6 +9,7 @@
 #include "precis/core/file_bytes.h"
 #include "precis/core/hf_semantics.h"
 #include "precis/core/json_input.h"
+#include "precis/tokenize/added_token_json.h"
 #include "precis/tokenize/tokenizer.h"
 #include "precis/tokenize/tokenizer_config.h"
 
@@ -69,19 +70,6 @@ void read_special_tokens(const json& config, const std::string& where, SpecialTo
       if (auto c = token_content(v, where + ": additional_special_tokens entry"))
         s.additional.push_back(*c);
   }
-}
-
-AddedToken read_added_token(const json& t, const std::string& where) {
-  check(t.is_object() && t.contains("content") && t["content"].is_string(),
-        where + " should be an object with a string \"content\", found " + t.dump());
-  AddedToken a;
-  a.content = t["content"];
-  a.single_word = get_bool(t, "single_word", false, where);
-  a.lstrip = get_bool(t, "lstrip", false, where);
-  a.rstrip = get_bool(t, "rstrip", false, where);
-  a.normalized = get_bool(t, "normalized", true, where);
-  a.special = get_bool(t, "special", false, where);
-  return a;
 }
 
 // "a b" (tokenizers < 0.20) or ["a", "b"] (>= 0.20).
@@ -210,12 +198,7 @@ struct TokenizerLoader {
       check(added.is_null() || added.is_array(), where + ": added_tokens should be a list");
       for (size_t i = 0; added.is_array() && i < added.size(); ++i) {
         std::string at = where + ": added_tokens[" + std::to_string(i) + "]";
-        AddedToken a = read_added_token(added[i], at);
-        check(added[i].contains("id") && added[i]["id"].is_number_integer() &&
-                  added[i]["id"].get<int64_t>() >= 0 && added[i]["id"].get<int64_t>() <= INT32_MAX,
-              at + " needs a non-negative integer \"id\" below 2^31");
-        a.id = added[i]["id"].get<int32_t>();
-        t.added_.push_back(a);
+        t.added_.push_back(read_added_token(added[i], at));
       }
 
       const json& normalizer = field(j, "normalizer");
@@ -291,13 +274,7 @@ struct TokenizerLoader {
       std::string where = (dir / "tokenizer_config.json").string() + ": added_tokens_decoder";
       check(decoder.is_object(), where + " should be an object {id: token}");
       for (auto it = decoder.begin(); it != decoder.end(); ++it) {
-        AddedToken a = read_added_token(it.value(), where + "[\"" + it.key() + "\"]");
-        try {
-          a.id = std::stoi(it.key());
-        } catch (const std::exception&) {
-          throw Error(where + ": key \"" + it.key() + "\" should be an integer id");
-        }
-        t.added_.push_back(a);
+        t.added_.push_back(read_keyed_added_token(it.key(), it.value(), where));
       }
     }
     check_ids_are_dense(t, vocab_path.string() + (config.contains("added_tokens_decoder")

@@ -8,6 +8,7 @@
 #include "precis/core/file_bytes.h"
 #include "precis/core/hf_semantics.h"
 #include "precis/core/json_input.h"
+#include "precis/tokenize/added_token_json.h"
 #include "precis/tokenize/clean_up.h"
 #include "precis/tokenize/unicode_tables.h"
 #include "precis/tokenize/utf8.h"
@@ -103,26 +104,8 @@ UnigramTokenizer UnigramTokenizer::from_directory(const std::filesystem::path& d
   check(added.is_array(), where + ": added_tokens should be a list");
   std::vector<AddedToken> raw, normalized;
   for (size_t i = 0; i < added.size(); ++i) {
-    const json& a = added[i];
     const std::string at = where + ": added_tokens[" + std::to_string(i) + "]";
-    check(a.is_object() && a.contains("id") && a["id"].is_number_integer() &&
-              a.contains("content") && a["content"].is_string(),
-          at + " should be an object with an integer \"id\" and a string \"content\"");
-    AddedToken token;
-    token.id = a["id"];
-    token.content = a["content"];
-    check(token.id >= 0, at + ": negative id " + std::to_string(token.id));
-    check(!token.content.empty() && find_invalid_utf8(token.content) == std::string::npos,
-          at + ": content should be non-empty UTF-8");
-    for (auto [field, flag] : {std::pair<const char*, bool*>{"single_word", &token.single_word},
-                               {"lstrip", &token.lstrip},
-                               {"rstrip", &token.rstrip},
-                               {"normalized", &token.normalized},
-                               {"special", &token.special}}) {
-      if (!a.contains(field)) continue;
-      check(a[field].is_boolean(), at + ": " + field + " should be a boolean");
-      *flag = a[field];
-    }
+    AddedToken token = read_added_token(added[i], at);
     t.added_by_id_[token.id] = token.content;
     t.added_by_content_[token.content] = token.id;
     if (token.special) t.special_contents_.insert(token.content);
