@@ -104,12 +104,14 @@ def test_bf16_on_cuda_matches_seq2seq_trainer_bf16(tmp_path):
     """--bf16 against Seq2SeqTrainer(bf16=True), which is autocast over fp32 weights (here on the
     CPU, torch.cpu.amp): matmuls in bf16 (their weights and biases cast to bf16), layer norms,
     softmax and the loss in fp32, the residual stream in fp32. precis casts the linear layers'
-    weights and biases as autocast does but keeps every activation in bf16 (each kernel computes
-    in fp32 and rounds its result once) over fp32 master weights and optimizer state. The
-    rounding points differ, so the steps agree to bf16's precision, not fp32's: on this job the
-    losses within 2.9e-6 relative and the gradient norms within 2.7e-4 (measured; with the
-    biases in fp32, 3.5e-6 and 2.0e-4), against 1.3e-3 between HF's bf16 and fp32 gradient
-    norms. The bounds, 1e-5 and 5e-4, fail a run that ignores --bf16."""
+    weights and biases as autocast does and keeps BART's residual stream, its LayerNorm outputs
+    and the logits in fp32 too (each linear layer's input rounded, each branch widened as it
+    joins), over fp32 master weights and optimizer state. What still differs: autocast rounds
+    the attention scores to bf16 before the softmax, precis's fused attention does not. On this
+    job the losses agree within 3.1e-7 relative and the gradient norms within 1.8e-4 (measured;
+    with the stream in bf16, as precis kept it before, 2.8e-6 and 2.7e-4), against 1.3e-3
+    between HF's bf16 and fp32 gradient norms. The loss bound, 1e-6, fails a bf16 stream; the
+    norm bound, 5e-4, fails a run that ignores --bf16."""
     model, tokenizer, records = make_job(tmp_path)
     _, ref_losses, ref_norms = hf_train(model, tokenizer, records, tmp_path, label_smoothing_factor=0.1, bf16=True)
     ours, steps, _, result = precis_train(tmp_path, tmp_path / "out", binary=EMULATED, device="cuda", bf16=True,
@@ -117,7 +119,7 @@ def test_bf16_on_cuda_matches_seq2seq_trainer_bf16(tmp_path):
     assert "in bf16 mixed precision" in result.stderr
     for step, loss, norm in zip(steps, ref_losses, ref_norms):
         print(f"step {step['step']}: loss {step['loss']:.9f} vs {loss:.9f}, grad norm {step['grad_norm']:.9f} vs {norm:.9f}")
-        assert abs(step["loss"] - loss) <= 1e-5 * loss, (step, loss)
+        assert abs(step["loss"] - loss) <= 1e-6 * loss, (step, loss)
         assert abs(step["grad_norm"] - norm) <= 5e-4 * norm, (step, norm)
     assert len(steps) == len(ref_losses) == 3
     # The saved model is the fp32 master (save_pretrained of HF's fp32 parameters).

@@ -14,6 +14,10 @@
 
 namespace precis::probe {
 
+// A stack's output: T5 gives the tensor, BART its last norm (whose out is the stream).
+inline const Tensor& output_tensor(const Tensor& t) { return t; }
+inline const Tensor& output_tensor(const LayerNormActivations& norm) { return norm.out; }
+
 template <class Model>
 int run_model(const std::string& model_dir, const std::string& batch_path,
               const std::string& out_path, bool gradients, float label_smoothing) {
@@ -31,7 +35,7 @@ int run_model(const std::string& model_dir, const std::string& batch_path,
   const Tensor loss{&loss_value, Shape{}, DType::F32, Device::cpu()};
   std::vector<NamedTensor> out;
   if (!gradients) {
-    out = {{"logits", acts.logits}, {"encoder_output", acts.encoder_output()}};
+    out = {{"logits", acts.logits}, {"encoder_output", output_tensor(acts.encoder_output())}};
     if (batch.labels.ptr) {
       loss_value = float(model_loss(batch, acts).mean());
       out.push_back({"loss", loss});

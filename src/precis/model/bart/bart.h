@@ -44,11 +44,14 @@ struct BartActivations {
   Tensor decoder_embedded;  // (B, T, d)
   LayerNormActivations decoder_layernorm_embedding;
   std::vector<BartDecoderLayerActivations> decoder_layers;
-  Tensor logits;  // (B, T, V)
-  Tensor losses;  // (B*T) per-token loss
+  Tensor logits;          // (B, T, V) F32
+  Tensor rounded_logits;  // (B, T, V) mixed precision only: lm_head's 16-bit product, and in
+                          // the backward the logits' gradient rounded for it
+  Tensor losses;          // (B*T) per-token loss
 
-  const Tensor& encoder_output() const;  // (B, S, d)
-  const Tensor& decoder_output() const;  // (B, T, d)
+  // The stacks' outputs: their last norms (out (B, S|T, d), and the rounded copy).
+  const LayerNormActivations& encoder_output() const;
+  const LayerNormActivations& decoder_output() const;
 };
 
 // Gradient scratch for one step: activation gradients, reused layer after layer. The stages
@@ -69,9 +72,9 @@ BartEncoderLayerActivations allocate_encoder_layer(const BartConfig& config, Are
                                                    bool training);
 
 // One encoder layer, x -> LN(r1), r1 = x + SelfAttn(x) -> LN(r1' + FFN(r1')), into `acts`;
-// `layer` numbers its dropout streams. bart_forward's, and the incremental decoder's encoder's.
+// `layer` numbers its dropout streams; x is the norm before it.
 void bart_encoder_layer_forward(const BartConfig& config, const BartEncoderLayerParams& params,
-                                const Tensor& x, const AttentionMask& source_mask,
+                                const LayerNormActivations& x, const AttentionMask& source_mask,
                                 const DropoutContext& dropout, uint32_t layer,
                                 BartEncoderLayerActivations& acts);
 

@@ -1,6 +1,7 @@
 // BART's backward: the forward of bart.cpp in reverse, layer by layer. Parameter gradients
 // accumulate (+=) into `g`; activation gradients are written into the scratch buffers.
 // The tied embedding collects three contributions: the LM head and both token lookups.
+#include "precis/kernels/convert.h"
 #include "precis/kernels/copy.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/embedding.h"
@@ -20,9 +21,18 @@ struct BartStackBackward {
   const BartConfig& c;
   const DropoutContext& ctx;
   AttentionGradScratch& attention;
-  Tensor dh;       // (B, L, d) gradient of the running hidden state
-  Tensor dbranch;  // (B, L, d) gradient of a sub-layer's branch
-  Tensor dffn;     // (B, L, ffn) gradient of the feed-forward's hidden layer
+  Tensor dh;         // (B, L, d) gradient of the running hidden state (the stream's type)
+  Tensor dbranch;    // (B, L, d) gradient of a sub-layer's sum, then of x through its branch
+  Tensor dbranch16;  // (B, L, d) mixed precision only: the branch output's gradient, rounded
+  Tensor dffn;       // (B, L, ffn) gradient of the feed-forward's hidden layer
+
+  // The gradient the branch's output takes, dbranch's, in the branch's type: dbranch itself, or
+  // under mixed precision rounded to 16 bits (the backward of autocast's promotion).
+  const Tensor& branch_output_grad() const {
+    if (!dbranch16.ptr) return dbranch;
+    convert(dbranch, dbranch16);
+    return dbranch16;
+  }
 };
 
 BartStackBackward stack_backward(const BartConfig& c, const DropoutContext& ctx, BartGradScratch& s,
@@ -32,19 +42,20 @@ BartStackBackward stack_backward(const BartConfig& c, const DropoutContext& ctx,
           s.attention,
           s.d_hidden.prefix({B, L, c.d_model}),
           s.d_branch.prefix({B, L, c.d_model}),
+          s.d_branch16.ptr ? s.d_branch16.prefix({B, L, c.d_model}) : Tensor{},
           s.d_ffn.prefix({B, L, ffn})};
 }
 
 // A post-LN residual sub-layer, out = LN(sum) with sum = x + branch(x), in reverse: dh holds
-// out's gradient and leaves with x's. `branch_backward` turns the branch output's gradient,
-// in dbranch, into x's share through the branch, in dbranch.
+// out's gradient and leaves with x's. `branch_backward(d_out)` turns the branch output's
+// gradient into x's share through the branch, in dbranch.
 template <class BranchBackward>
 void residual_sublayer_backward(const BartStackBackward& sb, const LayerNormParams& norm,
                                 const Tensor& sum, const LayerNormActivations& norm_acts,
                                 LayerNormParams& g_norm, BranchBackward branch_backward) {
   layer_norm_backward(norm, sum, norm_acts, sb.dh, g_norm, sb.dbranch);
   copy(sb.dbranch, sb.dh);  // dh: x's gradient along the residual path
-  branch_backward();
+  branch_backward(sb.branch_output_grad());
   add_into(sb.dbranch, sb.dh);
 }
 
@@ -52,36 +63,36 @@ void residual_sublayer_backward(const BartStackBackward& sb, const LayerNormPara
 // self_attn, residual1 and self_attn_layer_norm of a BartEncoderLayer* or BartDecoderLayer*.
 template <class LayerParams, class LayerActivations>
 void self_attention_sublayer_backward(const BartStackBackward& sb, const LayerParams& lp,
-                                      LayerActivations& la, LayerParams& lg, const Tensor& x,
-                                      int64_t heads, uint32_t id) {
+                                      LayerActivations& la, LayerParams& lg,
+                                      const LayerNormActivations& x, int64_t heads, uint32_t id) {
   residual_sublayer_backward(sb, lp.self_attn_layer_norm, la.residual1, la.self_attn_layer_norm,
-                             lg.self_attn_layer_norm, [&] {
-                               attention_block_backward(lp.self_attn, x, x, heads,
-                                                        bart_dropout::attention(sb.c, sb.ctx, id),
-                                                        la.self_attn, sb.dbranch, sb.attention,
-                                                        lg.self_attn, sb.dbranch, Tensor{}, true);
+                             lg.self_attn_layer_norm, [&](const Tensor& d_out) {
+                               attention_block_backward(
+                                   lp.self_attn, x.linear_input(), x.linear_input(), heads,
+                                   bart_dropout::attention(sb.c, sb.ctx, id), la.self_attn, d_out,
+                                   sb.attention, lg.self_attn, sb.dbranch, Tensor{}, true);
                              });
 }
 
 // x -> LN(sum), sum = x + FFN(x): the sub-layer every layer of both stacks ends with.
 template <class LayerParams, class LayerActivations>
 void feed_forward_sublayer_backward(const BartStackBackward& sb, const LayerParams& lp,
-                                    LayerActivations& la, LayerParams& lg, const Tensor& x,
-                                    const Tensor& sum, uint32_t id) {
-  residual_sublayer_backward(
-      sb, lp.final_layer_norm, sum, la.final_layer_norm, lg.final_layer_norm, [&] {
-        feed_forward_backward(lp.ffn, sb.c.activation, x,
-                              bart_dropout::feed_forward(sb.c, sb.ctx, id), la.ffn, sb.dbranch,
-                              sb.dffn, lg.ffn, sb.dbranch);
-      });
+                                    LayerActivations& la, LayerParams& lg,
+                                    const LayerNormActivations& x, const Tensor& sum, uint32_t id) {
+  residual_sublayer_backward(sb, lp.final_layer_norm, sum, la.final_layer_norm, lg.final_layer_norm,
+                             [&](const Tensor& d_out) {
+                               feed_forward_backward(lp.ffn, sb.c.activation, x.linear_input(),
+                                                     bart_dropout::feed_forward(sb.c, sb.ctx, id),
+                                                     la.ffn, d_out, sb.dffn, lg.ffn, sb.dbranch);
+                             });
 }
 
 // An encoder layer in reverse: dh, the gradient of its output, becomes that of `input`.
 void encoder_layer_backward(const BartStackBackward& sb, const BartEncoderLayerParams& lp,
                             BartEncoderLayerActivations& la, BartEncoderLayerParams& lg,
-                            const Tensor& input, uint32_t id) {
+                            const LayerNormActivations& input, uint32_t id) {
   // out = LN2(r2), r2 = ln1 + ffn(ln1); ln1 = LN1(r1), r1 = input + self(input)
-  feed_forward_sublayer_backward(sb, lp, la, lg, la.self_attn_layer_norm.out, la.residual2, id);
+  feed_forward_sublayer_backward(sb, lp, la, lg, la.self_attn_layer_norm, la.residual2, id);
   self_attention_sublayer_backward(sb, lp, la, lg, input, sb.c.encoder_attention_heads, id);
 }
 
@@ -89,18 +100,19 @@ void encoder_layer_backward(const BartStackBackward& sb, const BartEncoderLayerP
 // sub-layers; the cross-attention's keys' and values' share goes to denc (+=).
 void decoder_layer_backward(const BartStackBackward& sb, const BartDecoderLayerParams& lp,
                             BartDecoderLayerActivations& la, BartDecoderLayerParams& lg,
-                            const Tensor& input, const Tensor& encoder_out, const Tensor& denc,
+                            const LayerNormActivations& input,
+                            const LayerNormActivations& encoder_out, const Tensor& denc,
                             uint32_t id) {
   // out = LN3(r3), r3 = ln2 + ffn(ln2)
-  feed_forward_sublayer_backward(sb, lp, la, lg, la.encoder_attn_layer_norm.out, la.residual3, id);
+  feed_forward_sublayer_backward(sb, lp, la, lg, la.encoder_attn_layer_norm, la.residual3, id);
   // ln2 = LN2(r2), r2 = ln1 + cross(ln1, enc)
   residual_sublayer_backward(
       sb, lp.encoder_attn_layer_norm, la.residual2, la.encoder_attn_layer_norm,
-      lg.encoder_attn_layer_norm, [&] {
-        attention_block_backward(
-            lp.encoder_attn, la.self_attn_layer_norm.out, encoder_out, sb.c.decoder_attention_heads,
-            bart_dropout::attention(sb.c, sb.ctx, id, true), la.encoder_attn, sb.dbranch,
-            sb.attention, lg.encoder_attn, sb.dbranch, denc, false);
+      lg.encoder_attn_layer_norm, [&](const Tensor& d_out) {
+        attention_block_backward(lp.encoder_attn, la.self_attn_layer_norm.linear_input(),
+                                 encoder_out.linear_input(), sb.c.decoder_attention_heads,
+                                 bart_dropout::attention(sb.c, sb.ctx, id, true), la.encoder_attn,
+                                 d_out, sb.attention, lg.encoder_attn, sb.dbranch, denc, false);
       });
   // ln1 = LN1(r1), r1 = input + self(input)
   self_attention_sublayer_backward(sb, lp, la, lg, input, sb.c.decoder_attention_heads, id);
@@ -129,13 +141,14 @@ void bart_backward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch&
   const Tensor denc = s.zeroed_encoder_output_grad(B, S, c.d_model);
 
   // Loss and LM head: logits = h · lm_headᵀ + final_logits_bias (a buffer: no gradient).
-  teacher_forced_loss_backward(batch, a.logits, a.decoder_output(), p.lm_head, label_smoothing,
-                               loss_scale, dec.dh, g.lm_head);
+  teacher_forced_loss_backward(batch, a.logits, a.decoder_output().linear_input(), p.lm_head,
+                               label_smoothing, loss_scale, dec.dh, g.lm_head, a.rounded_logits,
+                               s.attention.tmp);
 
   // Decoder layers, last to first. dh: gradient of the layer's output.
   for (size_t i = a.decoder_layers.size(); i-- > 0;) {
-    const Tensor& input =
-        i == 0 ? a.decoder_layernorm_embedding.out : a.decoder_layers[i - 1].final_layer_norm.out;
+    const LayerNormActivations& input =
+        i == 0 ? a.decoder_layernorm_embedding : a.decoder_layers[i - 1].final_layer_norm;
     decoder_layer_backward(dec, p.decoder_layers[i], a.decoder_layers[i], g.decoder_layers[i],
                            input, a.encoder_output(), denc, drop::kDecoder + uint32_t(i));
     s.end_stage(bart_stages::decoder_layer(c, int64_t(i)));
@@ -150,8 +163,8 @@ void bart_backward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch&
   const BartStackBackward enc = stack_backward(c, ctx, s, B, S, c.encoder_ffn_dim);
   copy(denc, enc.dh);
   for (size_t i = a.encoder_layers.size(); i-- > 0;) {
-    const Tensor& input =
-        i == 0 ? a.encoder_layernorm_embedding.out : a.encoder_layers[i - 1].final_layer_norm.out;
+    const LayerNormActivations& input =
+        i == 0 ? a.encoder_layernorm_embedding : a.encoder_layers[i - 1].final_layer_norm;
     encoder_layer_backward(enc, p.encoder_layers[i], a.encoder_layers[i], g.encoder_layers[i],
                            input, uint32_t(i));
     s.end_stage(bart_stages::encoder_layer(c, int64_t(i)));

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "precis/kernels/convert.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/layernorm.h"
 #include "precis/kernels/linear.h"
@@ -30,8 +31,11 @@ AttentionActivations allocate_attention(Arena& arena, int64_t batch, int64_t q_l
 }
 
 LayerNormActivations allocate_layer_norm(Arena& arena, int64_t batch, int64_t len, int64_t d) {
-  return {arena.alloc({batch * len}, DType::F32), arena.alloc({batch * len}, DType::F32),
-          arena.alloc({batch, len, d})};
+  LayerNormActivations a{arena.alloc({batch * len}, DType::F32),
+                         arena.alloc({batch * len}, DType::F32),
+                         arena.alloc({batch, len, d}, DType::F32), Tensor{}};
+  if (arena.element_type() != DType::F32) a.rounded = arena.alloc({batch, len, d});
+  return a;
 }
 
 FeedForwardActivations allocate_feed_forward(Arena& arena, int64_t batch, int64_t len, int64_t d,
@@ -66,31 +70,45 @@ void attention_block_forward(const AttentionParams& p, const Tensor& x, const Te
   dropout_forward(a.out, dropout.residual, a.out);
 }
 
+void linear_input_share(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& dx,
+                        bool accumulate, const Tensor& scratch, const Tensor& dweight,
+                        const Tensor& dbias) {
+  if (dx.dtype == dy.dtype && !accumulate)
+    return linear_backward(dy, x, weight, dx, dweight, dbias);
+  const Tensor product = scratch.prefix(dx.shape);
+  linear_backward(dy, x, weight, product, dweight, dbias);
+  if (dx.dtype == dy.dtype)
+    add_into(product, dx);
+  else if (accumulate)
+    add_to_fp32(dx, product, dx);
+  else
+    convert(product, dx);
+}
+
 void attention_block_backward(const AttentionParams& p, const Tensor& x, const Tensor& kv,
                               int64_t heads, const BlockDropout& dropout, AttentionActivations& a,
                               const Tensor& d_out, AttentionGradScratch& s, AttentionParams& g,
                               const Tensor& dx, const Tensor& dkv, bool self_attention,
                               AttentionScaling scaling, const Tensor& d_scores) {
   Tensor dq = s.dq.prefix(a.q.shape), dk = s.dk.prefix(a.k.shape), dv = s.dv.prefix(a.v.shape);
-  Tensor dcontext = s.dcontext.prefix(a.context.shape), tmp = s.tmp.prefix(kv.shape);
+  Tensor dcontext = s.dcontext.prefix(a.context.shape);
   // out = dropout(context · Wo + bo)
   dropout_backward(d_out, dropout.residual, d_out);
   linear_backward(d_out, a.context, p.out_proj.weight, dcontext, g.out_proj.weight, g.out_proj.bias);
   attention_backward(dcontext, a.q, a.k, a.v, a.saved, heads, attention_scale(x, heads, scaling),
                      dropout.attention, dq, dk, dv, d_scores, a.mask);
   // q = x·Wq + bq (the scale lives inside the attention op): x's share.
-  linear_backward(dq, x, p.q_proj.weight, dx, g.q_proj.weight, g.q_proj.bias);
+  linear_input_share(dq, x, p.q_proj.weight, dx, false, s.tmp, g.q_proj.weight, g.q_proj.bias);
   // k and v come from kv: into dx for self-attention, into dkv for cross-attention.
   const Tensor& kv_grad = self_attention ? dx : dkv;
-  linear_backward(dk, kv, p.k_proj.weight, tmp, g.k_proj.weight, g.k_proj.bias);
-  add_into(tmp, kv_grad);
-  linear_backward(dv, kv, p.v_proj.weight, tmp, g.v_proj.weight, g.v_proj.bias);
-  add_into(tmp, kv_grad);
+  linear_input_share(dk, kv, p.k_proj.weight, kv_grad, true, s.tmp, g.k_proj.weight, g.k_proj.bias);
+  linear_input_share(dv, kv, p.v_proj.weight, kv_grad, true, s.tmp, g.v_proj.weight, g.v_proj.bias);
 }
 
 void layer_norm_forward(const LayerNormParams& p, const Tensor& x, float eps,
                         LayerNormActivations& a) {
   layernorm_forward(x, p.weight, p.bias, eps, a.out, a.mean, a.rstd);
+  if (a.rounded.ptr) convert(a.out, a.rounded);
 }
 
 void layer_norm_backward(const LayerNormParams& p, const Tensor& x, const LayerNormActivations& a,
@@ -117,7 +135,8 @@ void feed_forward_backward(const FeedForwardParams& p, Activation act, const Ten
   linear_backward(d_out, a.act, p.fc2.weight, dh, g.fc2.weight, g.fc2.bias);
   dropout_backward(dh, dropout.activation, dh);
   activation_backward(act, a.fc1, dh, dh);
-  linear_backward(dh, x, p.fc1.weight, dx, g.fc1.weight, g.fc1.bias);
+  // d_out is spent: it holds a 16-bit product bound for an fp32 dx.
+  linear_input_share(dh, x, p.fc1.weight, dx, false, d_out, g.fc1.weight, g.fc1.bias);
 }
 
 }  // namespace precis

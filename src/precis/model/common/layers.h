@@ -22,9 +22,17 @@ struct AttentionActivations {
   Tensor out;      // (B, Tq, d) out_proj output, after residual dropout when training
 };
 
+// Under mixed precision (a 16-bit activation arena: CUDA's --bf16 / --fp16) BART's residual
+// stream is fp32 as under HF's autocast: `out` is F32 always, and `rounded` holds it rounded to
+// the compute type, as autocast casts F.linear's input, for the linear layers that read it (kept
+// for their weight gradients). On the CPU, or in fp32, `rounded` is undefined.
 struct LayerNormActivations {
   Tensor mean, rstd;  // (B*T)
   Tensor out;         // (B, T, d)
+  Tensor rounded;     // (B, T, d) 16-bit, or undefined
+
+  // What a linear layer after the norm multiplies.
+  const Tensor& linear_input() const { return rounded.ptr ? rounded : out; }
 };
 
 struct FeedForwardActivations {
@@ -51,6 +59,7 @@ AttentionActivations allocate_attention(Arena& arena, int64_t batch, int64_t q_l
 // T5: projections of `inner` = heads * d_kv columns, which need not equal d (the output).
 AttentionActivations allocate_attention(Arena& arena, int64_t batch, int64_t q_len, int64_t k_len,
                                         int64_t d, int64_t inner, int64_t heads, bool training);
+// out F32 (the stream), plus `rounded` in a 16-bit arena.
 LayerNormActivations allocate_layer_norm(Arena& arena, int64_t batch, int64_t len, int64_t d);
 FeedForwardActivations allocate_feed_forward(Arena& arena, int64_t batch, int64_t len, int64_t d,
                                              int64_t ffn);
@@ -75,16 +84,27 @@ inline void attention_block_forward(const AttentionParams& p, const Tensor& x, c
                                     AttentionScaling scaling = {}) {
   attention_block_forward(p, x, kv, heads, mask, BlockDropout{}, a, scaling);
 }
+// x's share of a linear layer's gradient, dy · weight, written into dx (accumulate false) or
+// added to it (true), with weight's and bias's gradients added as linear_backward adds them.
+// dx may be of dy's type, or F32 for a 16-bit dy (a mixed-precision stream's gradient, which
+// takes the 16-bit product widened, as the backward of autocast's cast gives it: the shares of
+// one input sum in fp32). `scratch` (at least dx's elements, of dy's type) holds the product
+// where it is not written straight into dx.
+void linear_input_share(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& dx,
+                        bool accumulate, const Tensor& scratch, const Tensor& dweight,
+                        const Tensor& dbias);
+
 // d_out: gradient of the block's output (after its dropout); overwritten.
-// dx = (x's share), written; dkv += (kv's share) when kv is a different tensor from x,
-// added into dx when `self_attention`. d_scores (B, H, Tq, Tk), when defined, receives the
-// scores' gradient (for a position bias).
+// dx = (x's share), written (of d_out's type, or F32: linear_input_share); dkv += (kv's share) when
+// kv is a different tensor from x, added into dx when `self_attention`. d_scores (B, H, Tq, Tk),
+// when defined, receives the scores' gradient (for a position bias).
 void attention_block_backward(const AttentionParams& p, const Tensor& x, const Tensor& kv,
                               int64_t heads, const BlockDropout& dropout, AttentionActivations& a,
                               const Tensor& d_out, AttentionGradScratch& s, AttentionParams& grads,
                               const Tensor& dx, const Tensor& dkv, bool self_attention,
                               AttentionScaling scaling = {}, const Tensor& d_scores = Tensor{});
 
+// Also fills a.rounded where it is defined.
 void layer_norm_forward(const LayerNormParams& p, const Tensor& x, float eps,
                         LayerNormActivations& a);
 void layer_norm_backward(const LayerNormParams& p, const Tensor& x, const LayerNormActivations& a,
@@ -97,7 +117,8 @@ inline void feed_forward_forward(const FeedForwardParams& p, Activation act, con
                                  FeedForwardActivations& a) {
   feed_forward_forward(p, act, x, BlockDropout{}, a);
 }
-// d_out (B, T, d) overwritten; d_hidden (B, T, ffn) scratch; dx written.
+// d_out (B, T, d) overwritten (it ends as scratch); d_hidden (B, T, ffn) scratch; dx written
+// (of d_out's type, or F32: linear_input_share).
 void feed_forward_backward(const FeedForwardParams& p, Activation act, const Tensor& x,
                            const BlockDropout& dropout, FeedForwardActivations& a,
                            const Tensor& d_out, const Tensor& d_hidden, FeedForwardParams& grads,

@@ -3,7 +3,9 @@
 #include <string>
 
 #include "precis/core/error.h"
+#include "precis/kernels/convert.h"
 #include "precis/kernels/linear.h"
+#include "precis/model/common/layers.h"
 
 namespace precis {
 
@@ -39,13 +41,16 @@ void accumulate_teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& log
 
 void teacher_forced_loss_backward(const Seq2SeqBatch& batch, const Tensor& logits, const Tensor& x,
                                   const Tensor& lm_head, float label_smoothing, float loss_scale,
-                                  const Tensor& dx, const Tensor& g_lm_head) {
+                                  const Tensor& dx, const Tensor& g_lm_head,
+                                  const Tensor& rounded_logits, const Tensor& scratch) {
   check(batch.labels.ptr != nullptr, "the backward needs labels");
   const int64_t tokens = logits.size(0) * logits.size(1);
   const Tensor flat = logits.view({tokens, logits.size(2)});
   cross_entropy_backward(flat, batch.labels.view({tokens}), label_smoothing, loss_scale, flat,
                          batch.ids_checked);
-  linear_backward(logits, x, lm_head, dx, g_lm_head, Tensor{});
+  if (!rounded_logits.ptr) return linear_backward(logits, x, lm_head, dx, g_lm_head, Tensor{});
+  convert(logits, rounded_logits);
+  linear_input_share(rounded_logits, x, lm_head, dx, false, scratch, g_lm_head, Tensor{});
 }
 
 }  // namespace precis

@@ -75,7 +75,8 @@ T5GradScratch allocate_grad_scratch(const T5Config& c, Arena& arena, int64_t B, 
                                     int64_t T) {
   const int64_t L = std::max(S, T), d = c.d_model;
   T5GradScratch s;
-  allocate_seq2seq_grad_scratch(s, arena, B, S, T, d, std::max(d, c.inner_dim()));
+  allocate_seq2seq_grad_scratch(s, arena, B, S, T, d, std::max(d, c.inner_dim()),
+                                arena.element_type());
   s.d_normed = arena.alloc({B, L, d});
   s.d_scores = arena.alloc({B, c.num_heads, L, L}, DType::F32);
   s.ffn = allocate_t5_feed_forward_grads(c, arena, B, L);
