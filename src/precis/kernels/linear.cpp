@@ -63,4 +63,25 @@ void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, co
       });
 }
 
+void linear_input_grad_to_fp32(const Tensor& dy, const Tensor& weight, const Tensor& dx,
+                               bool accumulate) {
+  const int64_t in = weight.size(1), out = weight.size(0), rows = dx.numel() / in;
+  check(dx.shape[-1] == in && dy.shape[-1] == out && dy.numel() / out == rows &&
+            dx.dtype == DType::F32,
+        "linear input gradient: dy " + dy.describe() + ", weight " + weight.describe() + ", dx " +
+            dx.describe() + " (F32)");
+  check_mixed_precision("linear input gradient", {{"dy", dy}, {"weight", weight}}, {{"dx", dx}});
+  if (rows == 0) return;
+  return dispatch_op(
+      {"linear input gradient", 2.0 * double(rows) * double(in) * double(out)}, {&dy, &weight, &dx},
+      [&] {
+        return cpu::linear_input_grad_to_fp32(dy.f32(), weight.f32(), dx.f32(), accumulate, rows,
+                                              in, out);
+      },
+      [&](const CudaOp& gpu) {
+        return gpu.run(&cuda::Kernels::linear_input_grad_to_fp32, dy.dtype, dy.ptr, weight.ptr,
+                       dx.f32(), accumulate, rows, in, out);
+      });
+}
+
 }  // namespace precis

@@ -20,4 +20,11 @@ void linear_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, c
 void linear_backward(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& dx,
                      const Tensor& dweight, const Tensor& dbias);
 
+// linear_backward's dx alone into an fp32 dx: dx = dy · weight, or dx += it when `accumulate`,
+// the product in fp32 and not rounded. dy and weight F32, or on CUDA 16-bit (a mixed-precision
+// residual stream's gradient taking a linear layer's input share: the shares of one input then
+// sum in fp32, in the GEMMs, with no pass of their own).
+void linear_input_grad_to_fp32(const Tensor& dy, const Tensor& weight, const Tensor& dx,
+                               bool accumulate);
+
 }  // namespace precis

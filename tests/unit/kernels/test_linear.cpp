@@ -135,6 +135,16 @@ TEST_P(LinearKernel, OddShapesMatchTheDoubleReference) {
     expect_near_reference(to_host(dx), dx_ref, "dx (=)");
     expect_near_reference(to_host(dw), dw_ref, "dweight (+=)", 0.5);
     if (c.bias) expect_near_reference(to_host(db), db_ref, "dbias (+=)", -1.0);
+
+    // dx alone into fp32, written and added.
+    Tensor dx_alone = filled({c.n, c.in}, 4.0f);
+    linear_input_grad_to_fp32(on_device(G, {c.n, c.out}), on_device(w, {c.out, c.in}), dx_alone,
+                              false);
+    expect_near_reference(to_host(dx_alone), dx_ref, "dx alone (=)");
+    linear_input_grad_to_fp32(on_device(G, {c.n, c.out}), on_device(w, {c.out, c.in}), dx_alone,
+                              true);
+    for (double& v : dx_ref) v *= 2.0;
+    expect_near_reference(to_host(dx_alone), dx_ref, "dx alone (+=)");
   }
 }
 
@@ -203,6 +213,16 @@ TEST_P(LinearKernel16, TheCpuResultRoundedOnceWithFp32MasterGradients) {
     Tensor dx_alone = filled_16(xs);
     linear_backward(Gt, xt, wt, dx_alone, Tensor{}, Tensor{});
     EXPECT_EQ(to_host(dx_alone), to_host(dxt)) << "dx alone";
+
+    // A mixed-precision stream's share: the CPU's dx in fp32, unrounded, written then added
+    // onto a nonzero dx.
+    Tensor dx32 = filled(xs, 4.0f);
+    linear_input_grad_to_fp32(Gt, wt, dx32, false);
+    expect_near_reference(to_host(dx32), to_double(dx), "dx fp32 (=)");
+    linear_input_grad_to_fp32(Gt, wt, dx32, true);
+    RefVec twice = to_double(dx);
+    for (double& v : twice) v *= 2.0;
+    expect_near_reference(to_host(dx32), twice, "dx fp32 (+=)");
   }
 }
 

@@ -23,6 +23,9 @@ void linear_forward(const float* x, const float* w, const float* b, float* y, in
 // dx = dy · w (skipped if null), dw += dyᵀ · x (skipped if null), db += Σ_rows dy (if not null).
 void linear_backward(const float* dy, const float* x, const float* w, float* dx, float* dw,
                      float* db, int64_t n, int64_t in, int64_t out);
+// dx = dy · w, or += when `accumulate`.
+void linear_input_grad_to_fp32(const float* dy, const float* w, float* dx, bool accumulate,
+                               int64_t n, int64_t in, int64_t out);
 
 void layernorm_forward(const float* x, const float* weight, const float* bias, float* y,
                        float* mean, float* rstd, int64_t rows, int64_t cols, float eps);

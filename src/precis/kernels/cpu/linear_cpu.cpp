@@ -46,4 +46,9 @@ void linear_backward(const float* dy, const float* x, const float* w, float* dx,
   }
 }
 
+void linear_input_grad_to_fp32(const float* dy, const float* w, float* dx, bool accumulate,
+                               int64_t n, int64_t in, int64_t out) {
+  gemm(false, false, n, in, out, 1.0f, dy, out, w, in, accumulate ? 1.0f : 0.0f, dx, in);
+}
+
 }  // namespace precis::cpu

@@ -53,6 +53,10 @@ struct Kernels {
   void (*linear_backward)(DType dtype, const void* dy, const void* x, const void* w, void* dx,
                           float* dw, float* db, int64_t n, int64_t in, int64_t out,
                           Stream stream) = nullptr;
+  // dy and w of dtype, dx fp32: dx = dy · w, or += when accumulate.
+  void (*linear_input_grad_to_fp32)(DType dtype, const void* dy, const void* w, float* dx,
+                                    bool accumulate, int64_t n, int64_t in, int64_t out,
+                                    Stream stream) = nullptr;
 
   void (*add)(DType dtype, const void* a, const void* b, void* out, int64_t n,
               Stream stream) = nullptr;

@@ -107,12 +107,23 @@ void linear_backward(const T* dy, const T* x, const T* w, T* dx, float* dw, floa
   }
 }
 
+// dy and w of T, dx fp32: the GEMM's fp32 result written (beta 0) or added (beta 1), unrounded.
+template <class T>
+void linear_input_grad_to_fp32(const T* dy, const T* w, float* dx, bool accumulate, int64_t n,
+                               int64_t in, int64_t out, Stream s) {
+  constexpr DType t = dtype_of<T>();
+  // dxᵀ (in, n) (+)= wᵀ (in, out: w as stored) · dyᵀ (out, n)
+  gemm(s, in, n, out, 1.0f, {w, t, in, false}, {dy, t, out, false}, accumulate ? 1.0f : 0.0f, dx,
+       DType::F32, in);
+}
+
 }  // namespace
 
 void add_linear_twins(Kernels& k) {
   // fp32 adds the bias before its GEMM, 16-bit after it (see the top of this file)
   k.linear_forward = by_dtype<linear_forward, linear_forward_16<bf16>, linear_forward_16<f16>>;
   k.linear_backward = PRECIS_BY_DTYPE(linear_backward);
+  k.linear_input_grad_to_fp32 = PRECIS_BY_DTYPE(linear_input_grad_to_fp32);
 }
 
 }  // namespace precis::cuda

@@ -25,14 +25,6 @@ struct BartStackBackward {
   Tensor dbranch;    // (B, L, d) gradient of a sub-layer's sum, then of x through its branch
   Tensor dbranch16;  // (B, L, d) mixed precision only: the branch output's gradient, rounded
   Tensor dffn;       // (B, L, ffn) gradient of the feed-forward's hidden layer
-
-  // The gradient the branch's output takes, dbranch's, in the branch's type: dbranch itself, or
-  // under mixed precision rounded to 16 bits (the backward of autocast's promotion).
-  const Tensor& branch_output_grad() const {
-    if (!dbranch16.ptr) return dbranch;
-    convert(dbranch, dbranch16);
-    return dbranch16;
-  }
 };
 
 BartStackBackward stack_backward(const BartConfig& c, const DropoutContext& ctx, BartGradScratch& s,
@@ -47,15 +39,23 @@ BartStackBackward stack_backward(const BartConfig& c, const DropoutContext& ctx,
 }
 
 // A post-LN residual sub-layer, out = LN(sum) with sum = x + branch(x), in reverse: dh holds
-// out's gradient and leaves with x's. `branch_backward(d_out)` turns the branch output's
-// gradient into x's share through the branch, in dbranch.
+// out's gradient and leaves with x's. `branch_backward(d_out, dx, add)` turns the branch
+// output's gradient d_out into x's share through the branch, written into dx or added to it.
 template <class BranchBackward>
 void residual_sublayer_backward(const BartStackBackward& sb, const LayerNormParams& norm,
                                 const Tensor& sum, const LayerNormActivations& norm_acts,
                                 LayerNormParams& g_norm, BranchBackward branch_backward) {
+  if (sb.dbranch16.ptr) {
+    // Mixed precision: dh (fp32) becomes the sum's gradient in place, x's along the residual
+    // path; the branch takes it rounded to 16 bits (the backward of torch's promotion), and its
+    // shares of x join dh in fp32 in their GEMMs.
+    layer_norm_backward(norm, sum, norm_acts, sb.dh, g_norm, sb.dh);
+    convert(sb.dh, sb.dbranch16);
+    return branch_backward(sb.dbranch16, sb.dh, true);
+  }
   layer_norm_backward(norm, sum, norm_acts, sb.dh, g_norm, sb.dbranch);
   copy(sb.dbranch, sb.dh);  // dh: x's gradient along the residual path
-  branch_backward(sb.branch_output_grad());
+  branch_backward(sb.dbranch, sb.dbranch, false);
   add_into(sb.dbranch, sb.dh);
 }
 
@@ -65,13 +65,13 @@ template <class LayerParams, class LayerActivations>
 void self_attention_sublayer_backward(const BartStackBackward& sb, const LayerParams& lp,
                                       LayerActivations& la, LayerParams& lg,
                                       const LayerNormActivations& x, int64_t heads, uint32_t id) {
-  residual_sublayer_backward(sb, lp.self_attn_layer_norm, la.residual1, la.self_attn_layer_norm,
-                             lg.self_attn_layer_norm, [&](const Tensor& d_out) {
-                               attention_block_backward(
-                                   lp.self_attn, x.linear_input(), x.linear_input(), heads,
-                                   bart_dropout::attention(sb.c, sb.ctx, id), la.self_attn, d_out,
-                                   sb.attention, lg.self_attn, sb.dbranch, Tensor{}, true);
-                             });
+  residual_sublayer_backward(
+      sb, lp.self_attn_layer_norm, la.residual1, la.self_attn_layer_norm, lg.self_attn_layer_norm,
+      [&](const Tensor& d_out, const Tensor& dx, bool add) {
+        attention_block_backward(lp.self_attn, x.linear_input(), x.linear_input(), heads,
+                                 bart_dropout::attention(sb.c, sb.ctx, id), la.self_attn, d_out,
+                                 sb.attention, lg.self_attn, dx, Tensor{}, true, {}, Tensor{}, add);
+      });
 }
 
 // x -> LN(sum), sum = x + FFN(x): the sub-layer every layer of both stacks ends with.
@@ -80,10 +80,10 @@ void feed_forward_sublayer_backward(const BartStackBackward& sb, const LayerPara
                                     LayerActivations& la, LayerParams& lg,
                                     const LayerNormActivations& x, const Tensor& sum, uint32_t id) {
   residual_sublayer_backward(sb, lp.final_layer_norm, sum, la.final_layer_norm, lg.final_layer_norm,
-                             [&](const Tensor& d_out) {
+                             [&](const Tensor& d_out, const Tensor& dx, bool add) {
                                feed_forward_backward(lp.ffn, sb.c.activation, x.linear_input(),
                                                      bart_dropout::feed_forward(sb.c, sb.ctx, id),
-                                                     la.ffn, d_out, sb.dffn, lg.ffn, sb.dbranch);
+                                                     la.ffn, d_out, sb.dffn, lg.ffn, dx, add);
                              });
 }
 
@@ -108,11 +108,12 @@ void decoder_layer_backward(const BartStackBackward& sb, const BartDecoderLayerP
   // ln2 = LN2(r2), r2 = ln1 + cross(ln1, enc)
   residual_sublayer_backward(
       sb, lp.encoder_attn_layer_norm, la.residual2, la.encoder_attn_layer_norm,
-      lg.encoder_attn_layer_norm, [&](const Tensor& d_out) {
+      lg.encoder_attn_layer_norm, [&](const Tensor& d_out, const Tensor& dx, bool add) {
         attention_block_backward(lp.encoder_attn, la.self_attn_layer_norm.linear_input(),
                                  encoder_out.linear_input(), sb.c.decoder_attention_heads,
                                  bart_dropout::attention(sb.c, sb.ctx, id, true), la.encoder_attn,
-                                 d_out, sb.attention, lg.encoder_attn, sb.dbranch, denc, false);
+                                 d_out, sb.attention, lg.encoder_attn, dx, denc, false, {},
+                                 Tensor{}, add);
       });
   // ln1 = LN1(r1), r1 = input + self(input)
   self_attention_sublayer_backward(sb, lp, la, lg, input, sb.c.decoder_attention_heads, id);

@@ -73,23 +73,21 @@ void attention_block_forward(const AttentionParams& p, const Tensor& x, const Te
 void linear_input_share(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& dx,
                         bool accumulate, const Tensor& scratch, const Tensor& dweight,
                         const Tensor& dbias) {
-  if (dx.dtype == dy.dtype && !accumulate)
-    return linear_backward(dy, x, weight, dx, dweight, dbias);
+  if (dx.dtype != dy.dtype) {  // a mixed-precision stream: the product in fp32, in the GEMM
+    linear_backward(dy, x, weight, Tensor{}, dweight, dbias);
+    return linear_input_grad_to_fp32(dy, weight, dx, accumulate);
+  }
+  if (!accumulate) return linear_backward(dy, x, weight, dx, dweight, dbias);
   const Tensor product = scratch.prefix(dx.shape);
   linear_backward(dy, x, weight, product, dweight, dbias);
-  if (dx.dtype == dy.dtype)
-    add_into(product, dx);
-  else if (accumulate)
-    add_to_fp32(dx, product, dx);
-  else
-    convert(product, dx);
+  add_into(product, dx);
 }
 
 void attention_block_backward(const AttentionParams& p, const Tensor& x, const Tensor& kv,
                               int64_t heads, const BlockDropout& dropout, AttentionActivations& a,
                               const Tensor& d_out, AttentionGradScratch& s, AttentionParams& g,
                               const Tensor& dx, const Tensor& dkv, bool self_attention,
-                              AttentionScaling scaling, const Tensor& d_scores) {
+                              AttentionScaling scaling, const Tensor& d_scores, bool add_to_dx) {
   Tensor dq = s.dq.prefix(a.q.shape), dk = s.dk.prefix(a.k.shape), dv = s.dv.prefix(a.v.shape);
   Tensor dcontext = s.dcontext.prefix(a.context.shape);
   // out = dropout(context · Wo + bo)
@@ -98,7 +96,7 @@ void attention_block_backward(const AttentionParams& p, const Tensor& x, const T
   attention_backward(dcontext, a.q, a.k, a.v, a.saved, heads, attention_scale(x, heads, scaling),
                      dropout.attention, dq, dk, dv, d_scores, a.mask);
   // q = x·Wq + bq (the scale lives inside the attention op): x's share.
-  linear_input_share(dq, x, p.q_proj.weight, dx, false, s.tmp, g.q_proj.weight, g.q_proj.bias);
+  linear_input_share(dq, x, p.q_proj.weight, dx, add_to_dx, s.tmp, g.q_proj.weight, g.q_proj.bias);
   // k and v come from kv: into dx for self-attention, into dkv for cross-attention.
   const Tensor& kv_grad = self_attention ? dx : dkv;
   linear_input_share(dk, kv, p.k_proj.weight, kv_grad, true, s.tmp, g.k_proj.weight, g.k_proj.bias);
@@ -128,15 +126,15 @@ void feed_forward_forward(const FeedForwardParams& p, Activation act, const Tens
 void feed_forward_backward(const FeedForwardParams& p, Activation act, const Tensor& x,
                            const BlockDropout& dropout, FeedForwardActivations& a,
                            const Tensor& d_out, const Tensor& d_hidden, FeedForwardParams& g,
-                           const Tensor& dx) {
+                           const Tensor& dx, bool add_to_dx) {
   Tensor dh = d_hidden.prefix(a.act.shape);
   dropout_backward(d_out, dropout.residual, d_out);
   // fc2's input is the activation after its dropout, which a.act holds.
   linear_backward(d_out, a.act, p.fc2.weight, dh, g.fc2.weight, g.fc2.bias);
   dropout_backward(dh, dropout.activation, dh);
   activation_backward(act, a.fc1, dh, dh);
-  // d_out is spent: it holds a 16-bit product bound for an fp32 dx.
-  linear_input_share(dh, x, p.fc1.weight, dx, false, d_out, g.fc1.weight, g.fc1.bias);
+  // d_out is spent: the scratch of a share added to dx.
+  linear_input_share(dh, x, p.fc1.weight, dx, add_to_dx, d_out, g.fc1.weight, g.fc1.bias);
 }
 
 }  // namespace precis

@@ -86,23 +86,25 @@ inline void attention_block_forward(const AttentionParams& p, const Tensor& x, c
 }
 // x's share of a linear layer's gradient, dy · weight, written into dx (accumulate false) or
 // added to it (true), with weight's and bias's gradients added as linear_backward adds them.
-// dx may be of dy's type, or F32 for a 16-bit dy (a mixed-precision stream's gradient, which
-// takes the 16-bit product widened, as the backward of autocast's cast gives it: the shares of
-// one input sum in fp32). `scratch` (at least dx's elements, of dy's type) holds the product
-// where it is not written straight into dx.
+// dx may be of dy's type, or F32 for a 16-bit dy (a mixed-precision stream's gradient, as the
+// backward of autocast's cast gives it: the shares of one input sum in fp32; here in the GEMM,
+// unrounded, where autocast rounds each to 16 bits first). `scratch` (at least dx's elements,
+// of dy's type) holds a share added to a dx of dy's type.
 void linear_input_share(const Tensor& dy, const Tensor& x, const Tensor& weight, const Tensor& dx,
                         bool accumulate, const Tensor& scratch, const Tensor& dweight,
                         const Tensor& dbias);
 
 // d_out: gradient of the block's output (after its dropout); overwritten.
-// dx = (x's share), written (of d_out's type, or F32: linear_input_share); dkv += (kv's share) when
+// dx = (x's share), written, or added when `add_to_dx` (of d_out's type, or F32:
+// linear_input_share); dkv += (kv's share) when
 // kv is a different tensor from x, added into dx when `self_attention`. d_scores (B, H, Tq, Tk),
 // when defined, receives the scores' gradient (for a position bias).
 void attention_block_backward(const AttentionParams& p, const Tensor& x, const Tensor& kv,
                               int64_t heads, const BlockDropout& dropout, AttentionActivations& a,
                               const Tensor& d_out, AttentionGradScratch& s, AttentionParams& grads,
                               const Tensor& dx, const Tensor& dkv, bool self_attention,
-                              AttentionScaling scaling = {}, const Tensor& d_scores = Tensor{});
+                              AttentionScaling scaling = {}, const Tensor& d_scores = Tensor{},
+                              bool add_to_dx = false);
 
 // Also fills a.rounded where it is defined.
 void layer_norm_forward(const LayerNormParams& p, const Tensor& x, float eps,
@@ -117,11 +119,11 @@ inline void feed_forward_forward(const FeedForwardParams& p, Activation act, con
                                  FeedForwardActivations& a) {
   feed_forward_forward(p, act, x, BlockDropout{}, a);
 }
-// d_out (B, T, d) overwritten (it ends as scratch); d_hidden (B, T, ffn) scratch; dx written
-// (of d_out's type, or F32: linear_input_share).
+// d_out (B, T, d) overwritten (it ends as scratch); d_hidden (B, T, ffn) scratch; dx written,
+// or added to when `add_to_dx` (of d_out's type, or F32: linear_input_share).
 void feed_forward_backward(const FeedForwardParams& p, Activation act, const Tensor& x,
                            const BlockDropout& dropout, FeedForwardActivations& a,
                            const Tensor& d_out, const Tensor& d_hidden, FeedForwardParams& grads,
-                           const Tensor& dx);
+                           const Tensor& dx, bool add_to_dx = false);
 
 }  // namespace precis
