@@ -100,7 +100,8 @@ if [ "$which" = asan ] || [ "$which" = all ]; then
   # (torchrun of each, a second Python), and its precis runs take the paths the files here
   # sanitize (generate, tokenize, train on one and two ranks).
   # test_train_cuda, the CLI over the kernel emulator, runs below in full (fp32, bf16 and fp16
-  # training, dropout and resume, evaluation and generation, --device's errors).
+  # training, BART's and T5's mixed-precision streams, dropout and resume, evaluation and
+  # generation, --device's errors).
   (cd build-asan && ctest -j "$jobs" -R '^oracle\.' -E "test_serve_browser|test_train_cuda|test_sagemaker_hosts|test_hf_semantics|$mpi" \
      --output-on-failure)
   # The emulated CLI (one core) beside the MPI tests.

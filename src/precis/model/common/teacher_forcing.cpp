@@ -48,7 +48,9 @@ void teacher_forced_loss_backward(const Seq2SeqBatch& batch, const Tensor& logit
   const Tensor flat = logits.view({tokens, logits.size(2)});
   cross_entropy_backward(flat, batch.labels.view({tokens}), label_smoothing, loss_scale, flat,
                          batch.ids_checked);
-  if (!rounded_logits.ptr) return linear_backward(logits, x, lm_head, dx, g_lm_head, Tensor{});
+  // x's share into dx of the logits' type, or into an fp32 stream's gradient (linear_input_share).
+  if (!rounded_logits.ptr)
+    return linear_input_share(logits, x, lm_head, dx, false, scratch, g_lm_head, Tensor{});
   convert(logits, rounded_logits);
   linear_input_share(rounded_logits, x, lm_head, dx, false, scratch, g_lm_head, Tensor{});
 }

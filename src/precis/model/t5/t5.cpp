@@ -3,6 +3,7 @@
 // t5_activations.cpp; t5_backward.cpp runs it in reverse.
 #include "precis/model/t5/t5.h"
 
+#include "precis/kernels/convert.h"
 #include "precis/kernels/copy.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/embedding.h"
@@ -25,33 +26,50 @@ void stack_embeddings_forward(const T5Config& c, const Tensor& ids, const Tensor
   relative_position_bias_forward(bias_table, c.buckets(decoder), 0, bias);
 }
 
+// norm(h) into norm.out, and rounded for the linear layers under mixed precision.
+void norm_forward(const T5Config& c, const Tensor& h, const Tensor& weight,
+                  RmsNormActivations& norm) {
+  rms_norm_forward(h, weight, float(c.layer_norm_epsilon), norm.out, norm.rstd);
+  if (norm.rounded.ptr) convert(norm.out, norm.rounded);
+}
+
+// h_out = h + branch, in h's type (fp32 under mixed precision, the 16-bit branch widened as
+// torch promotes it).
+void join_stream(const Tensor& h, const Tensor& branch, const Tensor& h_out) {
+  if (branch.dtype == h_out.dtype)
+    add(h, branch, h_out);
+  else
+    add_to_fp32(h, branch, h_out);
+}
+
 // T5LayerSelfAttention of either stack's blocks: residual1 = h + SelfAttn(norm(h)).
 template <class BlockParams, class BlockActivations>
 void layer_self_attention_forward(const T5Config& c, const BlockParams& lp, BlockActivations& la,
                                   const Tensor& h, const AttentionMask& mask,
                                   const BlockDropout& dropout) {
-  const Tensor& normed = la.self_attn_norm.out;
-  rms_norm_forward(h, lp.self_attn_norm, float(c.layer_norm_epsilon), normed,
-                   la.self_attn_norm.rstd);
+  norm_forward(c, h, lp.self_attn_norm, la.self_attn_norm);
+  const Tensor& normed = la.self_attn_norm.linear_input();
   attention_block_forward(lp.self_attn, normed, normed, c.num_heads, mask, dropout, la.self_attn,
                           AttentionScaling::none());
-  add(h, la.self_attn.out, la.residual1);
+  join_stream(h, la.self_attn.out, la.residual1);
 }
 
 // T5LayerFF of either stack's blocks: h_out = h + FF(norm(h)).
 template <class BlockParams, class BlockActivations>
 void layer_ff_forward(const T5Config& c, const BlockParams& lp, BlockActivations& la,
                       const Tensor& h, const BlockDropout& dropout, const Tensor& h_out) {
-  rms_norm_forward(h, lp.ffn_norm, float(c.layer_norm_epsilon), la.ffn_norm.out, la.ffn_norm.rstd);
-  t5_feed_forward_forward(c, lp.ffn, la.ffn_norm.out, dropout, la.ffn);
-  add(h, la.ffn.ff.fc2, h_out);
+  norm_forward(c, h, lp.ffn_norm, la.ffn_norm);
+  t5_feed_forward_forward(c, lp.ffn, la.ffn_norm.linear_input(), dropout, la.ffn);
+  join_stream(h, la.ffn.ff.fc2, h_out);
 }
 
-// A stack's output: dropout(final_norm(h)) into norm.out.
+// A stack's output: dropout(final_norm(h)) into norm.out (and rounded, where defined, for the
+// cross-attention's keys and values).
 void final_norm_forward(const T5Config& c, const Tensor& h, const Tensor& weight,
                         const DropoutSpec& dropout, RmsNormActivations& norm) {
   rms_norm_forward(h, weight, float(c.layer_norm_epsilon), norm.out, norm.rstd);
   dropout_forward(norm.out, dropout, norm.out);
+  if (norm.rounded.ptr) convert(norm.out, norm.rounded);
 }
 
 // An encoder block: T5LayerSelfAttention with the encoder's bias, T5LayerFF.
@@ -67,16 +85,15 @@ void encoder_block_forward(const T5Config& c, const T5EncoderBlockParams& lp,
 // the encoder output (no bias), T5LayerFF.
 void decoder_block_forward(const T5Config& c, const T5DecoderBlockParams& lp,
                            T5DecoderBlockActivations& la, const Tensor& h,
-                           const Tensor& encoder_out, const AttentionMask& causal,
+                           const RmsNormActivations& encoder_out, const AttentionMask& causal,
                            const AttentionMask& cross_mask, const DropoutContext& ctx,
                            uint32_t id) {
   layer_self_attention_forward(c, lp, la, h, causal, t5_dropout::attention(c, ctx, id));
-  rms_norm_forward(la.residual1, lp.cross_attn_norm, float(c.layer_norm_epsilon),
-                   la.cross_attn_norm.out, la.cross_attn_norm.rstd);
-  attention_block_forward(lp.cross_attn, la.cross_attn_norm.out, encoder_out, c.num_heads,
-                          cross_mask, t5_dropout::attention(c, ctx, id, true), la.cross_attn,
-                          AttentionScaling::none());
-  add(la.residual1, la.cross_attn.out, la.residual2);
+  norm_forward(c, la.residual1, lp.cross_attn_norm, la.cross_attn_norm);
+  attention_block_forward(
+      lp.cross_attn, la.cross_attn_norm.linear_input(), encoder_out.linear_input(), c.num_heads,
+      cross_mask, t5_dropout::attention(c, ctx, id, true), la.cross_attn, AttentionScaling::none());
+  join_stream(la.residual1, la.cross_attn.out, la.residual2);
   layer_ff_forward(c, lp, la, la.residual2, t5_dropout::feed_forward(c, ctx, id), la.residual3);
 }
 
@@ -117,17 +134,19 @@ void t5_forward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch,
   AttentionMask cross_mask{.key_padding = batch.attention_mask};
   const Tensor* h = &a.decoder_embedded;
   for (size_t i = 0; i < a.decoder_blocks.size(); ++i) {
-    decoder_block_forward(c, p.decoder_blocks[i], a.decoder_blocks[i], *h, a.encoder_output(),
+    decoder_block_forward(c, p.decoder_blocks[i], a.decoder_blocks[i], *h, a.encoder_final_norm,
                           causal, cross_mask, ctx, drop::kDecoder + uint32_t(i));
     h = &a.decoder_blocks[i].residual3;
   }
   final_norm_forward(c, *h, p.decoder_final_norm, drop::final_norm(c, ctx, drop::kDecoderEmbedding),
                      a.decoder_final_norm);
 
-  // LM head: logits = (h · d_model^-0.5 when tied) · lm_headᵀ.
+  // LM head: logits = (h · d_model^-0.5 when tied) · lm_headᵀ, its input rounded under mixed
+  // precision.
   copy(a.decoder_final_norm.out, a.head_input);
   if (c.tie_word_embeddings) scale_in_place(a.head_input, c.lm_head_scale());
-  linear_forward(a.head_input, p.lm_head, Tensor{}, a.logits);
+  if (a.rounded_head_input.ptr) convert(a.head_input, a.rounded_head_input);
+  linear_forward(a.head_linear_input(), p.lm_head, Tensor{}, a.logits);
 }
 
 }  // namespace precis

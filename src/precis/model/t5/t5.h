@@ -46,11 +46,16 @@ struct T5Activations {
   Tensor decoder_bias;      // (H, T, T)
   std::vector<T5DecoderBlockActivations> decoder_blocks;
   RmsNormActivations decoder_final_norm;
-  Tensor head_input;  // (B, T, d) decoder output times lm_head_scale
-  Tensor logits;      // (B, T, V)
-  Tensor losses;      // (B*T)
+  Tensor head_input;          // (B, T, d) decoder output times lm_head_scale
+  Tensor rounded_head_input;  // (B, T, d) mixed precision only: head_input rounded
+  Tensor logits;              // (B, T, V)
+  Tensor losses;              // (B*T)
 
   const Tensor& encoder_output() const { return encoder_final_norm.out; }
+  // What the LM head multiplies.
+  const Tensor& head_linear_input() const {
+    return rounded_head_input.ptr ? rounded_head_input : head_input;
+  }
   const Tensor& decoder_output() const { return decoder_final_norm.out; }
 };
 
@@ -58,7 +63,7 @@ struct T5Activations {
 // LM head, each decoder block, the last first, the encoder's final norm, each encoder block,
 // the last first.
 struct T5GradScratch : Seq2SeqGradScratch {
-  Tensor d_normed;  // (B, max(S, T), d) gradient of a sub-layer's normalised input
+  Tensor d_normed;  // (B, max(S, T), d) gradient of a sub-layer's normalised input (F32)
   Tensor d_scores;  // (B, H, max(S, T), max(S, T)) self-attention scores, for the bias
   T5FeedForwardGradScratch ffn;
 };

@@ -2,6 +2,7 @@
 // activation gradients live in the scratch. The residual stream's gradient `dh` gathers each
 // sub-layer's branch: dh += norm_backward(branch_backward(dh)). Each self-attention's score
 // gradient flows into its stack's relative bias table (shared by all blocks).
+#include "precis/kernels/convert.h"
 #include "precis/kernels/copy.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/embedding.h"
@@ -23,9 +24,9 @@ struct T5StackBackward {
   const T5Config& c;
   const DropoutContext& ctx;
   T5GradScratch& s;
-  Tensor dh;       // (B, L, d) gradient of the residual stream
-  Tensor dbranch;  // (B, L, d) gradient of a sub-layer's output branch
-  Tensor dnormed;  // (B, L, d) gradient of a sub-layer's normalised input
+  Tensor dh;       // (B, L, d) gradient of the residual stream (F32)
+  Tensor dbranch;  // (B, L, d) gradient of a sub-layer's output branch, of the compute type
+  Tensor dnormed;  // (B, L, d) gradient of a sub-layer's normalised input (F32)
   Tensor dscores;  // (B, H, L, L) a self-attention's score gradient, for the bias
 };
 
@@ -36,19 +37,23 @@ T5StackBackward stack_backward(const T5Config& c, const DropoutContext& ctx, T5G
           ctx,
           s,
           s.d_hidden.prefix({B, L, d}),
-          s.d_branch.prefix({B, L, d}),
+          (s.d_branch16.ptr ? s.d_branch16 : s.d_branch).prefix({B, L, d}),
           s.d_normed.prefix({B, L, d}),
           s.d_scores.prefix({B, c.num_heads, L, L})};
 }
 
 // A pre-norm sub-layer, h_out = h_in + branch(norm(h_in)), in reverse: dh holds h_out's
 // gradient and leaves with h_in's. `branch_backward` turns the branch output's gradient, in
-// dbranch, into that of norm(h_in), in dnormed.
+// dbranch, into that of norm(h_in), in dnormed. Under mixed precision dbranch is dh rounded to
+// 16 bits (the backward of torch's promotion) and the branch's shares of norm(h_in) sum in fp32.
 template <class BranchBackward>
 void pre_norm_sublayer_backward(const T5StackBackward& sb, const Tensor& h_in,
                                 const Tensor& norm_weight, const RmsNormActivations& norm,
                                 const Tensor& g_norm, BranchBackward branch_backward) {
-  copy(sb.dh, sb.dbranch);
+  if (sb.dbranch.dtype == sb.dh.dtype)
+    copy(sb.dh, sb.dbranch);
+  else
+    convert(sb.dh, sb.dbranch);
   branch_backward();
   rms_norm_backward(sb.dnormed, h_in, norm_weight, norm.rstd, sb.dnormed, g_norm);
   add_into(sb.dnormed, sb.dh);
@@ -62,7 +67,7 @@ void layer_self_attention_backward(const T5StackBackward& sb, const BlockParams&
                                    bool decoder, uint32_t id, const Tensor& g_bias_table) {
   pre_norm_sublayer_backward(
       sb, h_in, lp.self_attn_norm, la.self_attn_norm, lg.self_attn_norm, [&] {
-        const Tensor& normed = la.self_attn_norm.out;
+        const Tensor& normed = la.self_attn_norm.linear_input();
         attention_block_backward(lp.self_attn, normed, normed, sb.c.num_heads,
                                  t5_dropout::attention(sb.c, sb.ctx, id), la.self_attn, sb.dbranch,
                                  sb.s.attention, lg.self_attn, sb.dnormed, Tensor{}, true,
@@ -76,7 +81,7 @@ template <class BlockParams, class BlockActivations>
 void layer_ff_backward(const T5StackBackward& sb, const BlockParams& lp, BlockActivations& la,
                        BlockParams& lg, const Tensor& h_in, uint32_t id) {
   pre_norm_sublayer_backward(sb, h_in, lp.ffn_norm, la.ffn_norm, lg.ffn_norm, [&] {
-    t5_feed_forward_backward(sb.c, lp.ffn, la.ffn_norm.out,
+    t5_feed_forward_backward(sb.c, lp.ffn, la.ffn_norm.linear_input(),
                              t5_dropout::feed_forward(sb.c, sb.ctx, id), la.ffn, sb.dbranch,
                              sb.s.ffn, lg.ffn, sb.dnormed);
   });
@@ -94,13 +99,14 @@ void encoder_block_backward(const T5StackBackward& sb, const T5EncoderBlockParam
 // sub-layers, whose keys' and values' share goes to denc (+=).
 void decoder_block_backward(const T5StackBackward& sb, const T5DecoderBlockParams& lp,
                             T5DecoderBlockActivations& la, T5DecoderBlockParams& lg,
-                            const Tensor& input, const Tensor& encoder_out, const Tensor& denc,
-                            const Tensor& g_bias_table, uint32_t id) {
+                            const Tensor& input, const RmsNormActivations& encoder_out,
+                            const Tensor& denc, const Tensor& g_bias_table, uint32_t id) {
   layer_ff_backward(sb, lp, la, lg, la.residual2, id);
   // r2 = r1 + Cross(norm(r1), enc)
   pre_norm_sublayer_backward(
       sb, la.residual1, lp.cross_attn_norm, la.cross_attn_norm, lg.cross_attn_norm, [&] {
-        attention_block_backward(lp.cross_attn, la.cross_attn_norm.out, encoder_out, sb.c.num_heads,
+        attention_block_backward(lp.cross_attn, la.cross_attn_norm.linear_input(),
+                                 encoder_out.linear_input(), sb.c.num_heads,
                                  t5_dropout::attention(sb.c, sb.ctx, id, true), la.cross_attn,
                                  sb.dbranch, sb.s.attention, lg.cross_attn, sb.dnormed, denc, false,
                                  AttentionScaling::none());
@@ -133,7 +139,7 @@ void t5_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch
   const Tensor denc = s.zeroed_encoder_output_grad(B, S, c.d_model);
 
   // Loss and LM head: logits = head_input · lm_headᵀ, head_input = out · lm_head_scale.
-  teacher_forced_loss_backward(batch, a.logits, a.head_input, p.lm_head, label_smoothing,
+  teacher_forced_loss_backward(batch, a.logits, a.head_linear_input(), p.lm_head, label_smoothing,
                                loss_scale, dec.dh, g.lm_head);
   if (c.tie_word_embeddings) scale_in_place(dec.dh, c.lm_head_scale());
   final_norm_backward(
@@ -143,7 +149,7 @@ void t5_backward(const T5Config& c, const T5Params& p, const Seq2SeqBatch& batch
   for (size_t i = a.decoder_blocks.size(); i-- > 0;) {
     const Tensor& input = i == 0 ? a.decoder_embedded : a.decoder_blocks[i - 1].residual3;
     decoder_block_backward(dec, p.decoder_blocks[i], a.decoder_blocks[i], g.decoder_blocks[i],
-                           input, a.encoder_output(), denc, g.decoder_relative_bias,
+                           input, a.encoder_final_norm, denc, g.decoder_relative_bias,
                            drop::kDecoder + uint32_t(i));
     s.end_stage(t5_stages::decoder_block(c, int64_t(i)));
   }

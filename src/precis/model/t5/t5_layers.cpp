@@ -10,7 +10,10 @@ FeedForwardParams dense_relu_dense(const T5FeedForwardParams& p) { return {p.wi,
 }  // namespace
 
 RmsNormActivations allocate_rms_norm(Arena& arena, int64_t batch, int64_t len, int64_t d) {
-  return {arena.alloc({batch * len}, DType::F32), arena.alloc({batch, len, d})};
+  RmsNormActivations a{arena.alloc({batch * len}, DType::F32),
+                       arena.alloc({batch, len, d}, DType::F32), Tensor{}};
+  if (arena.element_type() != DType::F32) a.rounded = arena.alloc({batch, len, d});
+  return a;
 }
 
 T5FeedForwardActivations allocate_t5_feed_forward(const T5Config& c, Arena& arena, int64_t batch,
@@ -69,9 +72,8 @@ void t5_feed_forward_backward(const T5Config& c, const T5FeedForwardParams& p, c
   multiply(dh, a.gate, dup);
   multiply(dh, a.up, dh);
   activation_backward(c.dense_act, a.ff.fc1, dh, dh);
-  linear_backward(dh, x, p.wi_0.weight, dx, g.wi_0.weight, Tensor{});
-  linear_backward(dup, x, p.wi_1.weight, dx_up, g.wi_1.weight, Tensor{});
-  add_into(dx_up, dx);
+  linear_input_share(dh, x, p.wi_0.weight, dx, false, dx_up, g.wi_0.weight, Tensor{});
+  linear_input_share(dup, x, p.wi_1.weight, dx, true, dx_up, g.wi_1.weight, Tensor{});
 }
 
 }  // namespace precis

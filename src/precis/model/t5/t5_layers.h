@@ -8,9 +8,15 @@
 
 namespace precis {
 
+// out is F32 always (the residual stream's norm, fp32 under mixed precision as under HF's
+// autocast); `rounded` holds it rounded to a 16-bit arena's compute type for the linear layers
+// that read it (layers.h's LayerNormActivations), and is undefined elsewhere.
 struct RmsNormActivations {
-  Tensor rstd;  // (B*T)
-  Tensor out;   // (B, T, d)
+  Tensor rstd;     // (B*T)
+  Tensor out;      // (B, T, d)
+  Tensor rounded;  // (B, T, d) 16-bit, or undefined
+
+  const Tensor& linear_input() const { return rounded.ptr ? rounded : out; }
 };
 
 // Gated: ff.fc1 = wi_0·x, gate = act(fc1), up = wi_1·x, ff.act = dropout(gate ⊙ up),
