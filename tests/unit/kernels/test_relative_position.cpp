@@ -1,7 +1,8 @@
 // relative_position (kernels/relative_position.h), T5's relative position bias, on every
 // backend: the bucket of a distance against values torch gave (transformers 4.44,
 // T5Attention._relative_position_bucket), the bias against a loop over (head, query, key), and
-// its backward, a sum over the batch into the table (+=), against the same loop in double.
+// its backward, a sum over the batch into the table (+=), against the same loop in double and,
+// bit for bit, against the CPU.
 #include <random>
 #include <vector>
 
@@ -40,6 +41,11 @@ class RelativePositionKernel : public KernelTest {
     relative_position_bias_backward(on_device(d_scores, {batch, H, Tq, Tk}), buckets, first_query,
                                     dtable);
     expect_near_reference(to_host(dtable), dtable_ref, "dtable (+=)", 0.5);
+    // Every backend adds in one order (the diagonals' sums, then each bucket's): the CPU's bits.
+    std::vector<float> cpu_dtable(size_t(nb * H), 0.5f);
+    relative_position_bias_backward(on_cpu(d_scores, {batch, H, Tq, Tk}), buckets, first_query,
+                                    on_cpu(cpu_dtable, {nb, H}));
+    EXPECT_EQ(to_host(dtable), cpu_dtable) << "dtable: the CPU's bits";
   }
 };
 

@@ -1,8 +1,10 @@
 // The CUDA twins of T5's relative position bias (kernels/relative_position.h): a thread per
-// bias element forward, a thread per table entry backward (relative_position_kernels.cuh).
+// bias element forward; backward, a thread per diagonal of the scores' gradient, then one per
+// table entry (relative_position_kernels.cuh).
 #include "precis/kernels/cuda/launch.h"
 #include "precis/kernels/cuda/launch_cost.h"
 #include "precis/kernels/cuda/relative_position_kernels.cuh"
+#include "precis/kernels/cuda/runtime.h"
 #include "precis/kernels/cuda/twins.h"
 
 namespace precis::cuda {
@@ -22,9 +24,21 @@ void relative_position_bias_forward(const float* table, const RelativePositionBu
 void relative_position_bias_backward(const float* d_scores, const RelativePositionBuckets& b,
                                      int64_t first_query, float* dtable, int64_t batch,
                                      int64_t heads, int64_t tq, int64_t tk, Stream s) {
-  declare_cost({double(batch * heads * tq * tk) * sizeof(float) + double(b.num_buckets * heads) * sizeof(float),
-                double(b.num_buckets * heads) * sizeof(float), 11.0 * double(batch * heads * tq * tk), 0});
-  PRECIS_LAUNCH_OVER(relative_position_bias_backward_kernel, b.num_buckets * heads, s, d_scores, b,
+  const int64_t planes = batch * heads, diagonal_count = tq + tk - 1;
+  if (planes == 0 || tq == 0 || tk == 0) return;
+  auto* diagonals =
+      static_cast<double*>(scratch(s, size_t(planes * diagonal_count) * sizeof(double)));
+  declare_cost({double(planes * tq * tk) * sizeof(float),
+                double(planes * diagonal_count) * sizeof(double), double(planes * tq * tk), 0});
+  PRECIS_LAUNCH_OVER(relative_position_diagonal_sums_kernel, planes * diagonal_count, s, d_scores,
+                     diagonals, planes, tq, tk);
+  // Each entry's thread computes every diagonal's bucket (a log and a few compares).
+  declare_cost(
+      {double(planes * diagonal_count) * sizeof(double) +
+           double(b.num_buckets * heads) * sizeof(float),
+       double(b.num_buckets * heads) * sizeof(float),
+       10.0 * double(b.num_buckets * heads * diagonal_count) + double(planes * diagonal_count), 0});
+  PRECIS_LAUNCH_OVER(relative_position_bucket_sums_kernel, b.num_buckets * heads, s, diagonals, b,
                      first_query, dtable, batch, heads, tq, tk);
 }
 
