@@ -170,10 +170,22 @@ TEST_F(LaunchCosts, LayerNormAndRmsNorm) {
   float* rstd = o.make<float>(size_t(rows) * 16);
   float* dweight = o.make<float>(size_t(cols));
   float* dbias = o.make<float>(size_t(cols));
-  expect_declared("layernorm forward", 6,
-                  [&] { k.layernorm_forward(DType::F32, x, weight, bias, y, mean, rstd, rows, cols, 1e-5f, s); });
+  uint16_t* rounded = o.make<uint16_t>(size_t(rows * cols));
+  expect_declared("layernorm forward", 6, [&] {
+    k.layernorm_forward(DType::F32, x, weight, bias, y, mean, rstd, rows, cols, 1e-5f, nullptr,
+                        true, s);
+  });
+  expect_declared("layernorm forward, rounded", 7, [&] {
+    k.layernorm_forward(DType::F32, x, weight, bias, y, mean, rstd, rows, cols, 1e-5f, rounded,
+                        true, s);
+  });
   expect_declared("layernorm backward", 8, [&] {
-    k.layernorm_backward(DType::F32, dy, x, weight, mean, rstd, y, dweight, dbias, rows, cols, s);
+    k.layernorm_backward(DType::F32, dy, x, weight, mean, rstd, y, dweight, dbias, rows, cols,
+                         nullptr, true, s);
+  });
+  expect_declared("layernorm backward, rounded", 9, [&] {
+    k.layernorm_backward(DType::F32, dy, x, weight, mean, rstd, y, dweight, dbias, rows, cols,
+                         rounded, false, s);
   });
   expect_declared("rms_norm forward", 4,
                   [&] { k.rms_norm_forward(DType::F32, x, weight, y, rstd, rows, cols, 1e-6f, s); });

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "precis/kernels/layernorm.h"
-
 #include "kernel_test.h"
 #include "norm_rows.h"
+#include "precis/kernels/convert.h"
+#include "precis/kernels/layernorm.h"
 #include "test_support.h"
 
 using namespace precis;
@@ -71,6 +71,21 @@ class LayerNormKernel : public KernelTest {
     layernorm_backward(Gt, xt, wt, mean, rstd, dx_fresh, dw3, db3);
     EXPECT_EQ(to_host(inplace), to_host(dx_fresh));
     EXPECT_EQ(to_host(dw2), to_host(dw3));
+
+    // The 16-bit copies a mixed-precision stream takes of y and dx, in the same pass: convert's
+    // bits, with y and dx unchanged.
+    for (DType t : {DType::BF16, DType::F16}) {
+      Tensor y2 = filled(shape), y16 = filled_as(shape, t), y_converted = filled_as(shape, t);
+      layernorm_forward(xt, wt, on_device(b, {cols}), eps, y2, filled({rows}), filled({rows}), y16);
+      convert(y, y_converted);
+      EXPECT_EQ(to_host(y2), to_host(y)) << dtype_name(t);
+      EXPECT_EQ(to_host(y16), to_host(y_converted)) << dtype_name(t) << " y";
+      Tensor dx2 = filled(shape), dx16 = filled_as(shape, t), dx_converted = filled_as(shape, t);
+      layernorm_backward(Gt, xt, wt, mean, rstd, dx2, filled({cols}), filled({cols}), dx16);
+      convert(dx_fresh, dx_converted);
+      EXPECT_EQ(to_host(dx2), to_host(dx_fresh)) << dtype_name(t);
+      EXPECT_EQ(to_host(dx16), to_host(dx_converted)) << dtype_name(t) << " dx";
+    }
   }
 };
 

@@ -136,12 +136,14 @@ struct Kernels {
   // LayerNorm and RMSNorm: a block per row; the parameter gradients (+=) column sums over
   // chunks of rows (column_sums.cuh).
   // x, y, dy and dx are of `dtype`; the parameters, statistics and their gradients fp32.
+  // rounded (not null): y's (dx's) values also rounded to bf16 (bf16) or fp16 there.
   void (*layernorm_forward)(DType dtype, const void* x, const float* weight, const float* bias,
                             void* y, float* mean, float* rstd, int64_t rows, int64_t cols,
-                            float eps, Stream stream) = nullptr;
+                            float eps, uint16_t* rounded, bool bf16, Stream stream) = nullptr;
   void (*layernorm_backward)(DType dtype, const void* dy, const void* x, const float* weight,
                              const float* mean, const float* rstd, void* dx, float* dweight,
-                             float* dbias, int64_t rows, int64_t cols, Stream stream) = nullptr;
+                             float* dbias, int64_t rows, int64_t cols, uint16_t* rounded, bool bf16,
+                             Stream stream) = nullptr;
   void (*rms_norm_forward)(DType dtype, const void* x, const float* weight, void* y, float* rstd,
                            int64_t rows, int64_t cols, float eps, Stream stream) = nullptr;
   void (*rms_norm_backward)(DType dtype, const void* dy, const void* x, const float* weight,

@@ -13,20 +13,22 @@ namespace {
 
 template <class T>
 void layernorm_forward(const T* x, const float* weight, const float* bias, T* y, float* mean,
-                       float* rstd, int64_t rows, int64_t cols, float eps, Stream s) {
-  // x read, y written; weight and bias once; mean and rstd a float a row. Sums, then normalise
-  // and scale: about 8 operations an element.
+                       float* rstd, int64_t rows, int64_t cols, float eps, uint16_t* rounded,
+                       bool bf16, Stream s) {
+  // x read, y (and its rounded copy) written; weight and bias once; mean and rstd a float a row.
+  // Sums, then normalise and scale: about 8 operations an element.
   declare_cost({double(rows * cols) * sizeof(T) + 2.0 * double(cols) * sizeof(float),
-                double(rows * cols) * sizeof(T) + 2.0 * double(rows) * sizeof(float),
+                double(rows * cols) * (sizeof(T) + (rounded ? 2.0 : 0.0)) +
+                    2.0 * double(rows) * sizeof(float),
                 8.0 * double(rows * cols), 0});
   PRECIS_LAUNCH_ROWS(layernorm_forward_kernel<T>, rows, s, x, weight, bias, y, mean, rstd, cols,
-                     eps);
+                     eps, rounded, bf16);
 }
 
 template <class T>
 void layernorm_backward(const T* dy, const T* x, const float* weight, const float* mean,
                         const float* rstd, T* dx, float* dweight, float* dbias, int64_t rows,
-                        int64_t cols, Stream s) {
+                        int64_t cols, uint16_t* rounded, bool bf16, Stream s) {
   if (rows == 0) return;
   // In stream order: the parameter gradients read dy before dx (which may be dy) is written.
   // The parameter gradients' partials (column_sums.cuh), then each added onto its gradient.
@@ -41,9 +43,10 @@ void layernorm_backward(const T* dy, const T* x, const float* weight, const floa
   add_column_partials(partials + chunks * cols, chunks, cols, dbias, s);
   declare_cost({2.0 * double(rows * cols) * sizeof(T) + double(cols) * sizeof(float) +
                     2.0 * double(rows) * sizeof(float),
-                double(rows * cols) * sizeof(T), 10.0 * double(rows * cols), 0});
+                double(rows * cols) * (sizeof(T) + (rounded ? 2.0 : 0.0)),
+                10.0 * double(rows * cols), 0});
   PRECIS_LAUNCH_ROWS(layernorm_input_gradient_kernel<T>, rows, s, dy, x, weight, mean, rstd, dx,
-                     cols);
+                     cols, rounded, bf16);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "precis/core/host_device.h"
+#include "precis/kernels/convert_math.h"
 #include "precis/kernels/cuda/block_sum.cuh"
 #include "precis/kernels/cuda/column_sums.cuh"
 #include "precis/kernels/cuda/element.cuh"
@@ -21,10 +22,16 @@ namespace precis::cuda {
 
 // Block r normalises row r of x (rows, cols) into y; mean[r] and rstd[r] for the backward.
 // y may alias x: every element is read before the row's last sum and written after it.
+// What convert() writes for v: a 16-bit copy of an output (rounded, when not null: a
+// mixed-precision stream's value rounded for the linear layers after it, in the same pass).
+PRECIS_HOST_DEVICE inline uint16_t rounded_16(float v, bool bf16) {
+  return bf16 ? convert_math::to_bf16(v) : convert_math::to_f16(v);
+}
+
 template <class T>
 PRECIS_KERNEL void layernorm_forward_kernel(const T* x, const float* weight, const float* bias,
-                                            T* y, float* mean, float* rstd, int64_t cols,
-                                            float eps) {
+                                            T* y, float* mean, float* rstd, int64_t cols, float eps,
+                                            uint16_t* rounded, bool bf16) {
   PRECIS_SHARED(double[kRowThreads], lanes);
   const int64_t r = blockIdx.x;
   const T* xr = x + r * cols;
@@ -39,8 +46,11 @@ PRECIS_KERNEL void layernorm_forward_kernel(const T* x, const float* weight, con
     var += d * d;
   }
   const float s = layernorm_math::rstd(block_sum(var, lanes), double(cols), eps);
-  for (int64_t c = threadIdx.x; c < cols; c += kRowThreads)
+  uint16_t* rr = rounded ? rounded + r * cols : nullptr;
+  for (int64_t c = threadIdx.x; c < cols; c += kRowThreads) {
     store(yr[c], layernorm_math::output(load(xr[c]), m, s, weight[c], bias[c]));
+    if (rr) rr[c] = rounded_16(load(yr[c]), bf16);
+  }
   if (threadIdx.x == 0) {
     mean[r] = m;
     rstd[r] = s;
@@ -71,7 +81,7 @@ PRECIS_KERNEL void layernorm_parameter_partials_kernel(const T* dy, const T* x, 
 template <class T>
 PRECIS_KERNEL void layernorm_input_gradient_kernel(const T* dy, const T* x, const float* weight,
                                                    const float* mean, const float* rstd, T* dx,
-                                                   int64_t cols) {
+                                                   int64_t cols, uint16_t* rounded, bool bf16) {
   PRECIS_SHARED(double[kRowThreads], lanes);
   const int64_t r = blockIdx.x;
   const T* dyr = dy + r * cols;
@@ -87,10 +97,12 @@ PRECIS_KERNEL void layernorm_input_gradient_kernel(const T* dy, const T* x, cons
   }
   const float g_mean = float(block_sum(g_sum, lanes) / double(cols));
   const float gx_mean = float(block_sum(gx_sum, lanes) / double(cols));
+  uint16_t* rr = rounded ? rounded + r * cols : nullptr;
   for (int64_t c = threadIdx.x; c < cols; c += kRowThreads) {
     const float xhat = (load(xr[c]) - m) * s;
     store(dxr[c],
           layernorm_math::input_gradient(load(dyr[c]), weight[c], xhat, s, g_mean, gx_mean));
+    if (rr) rr[c] = rounded_16(load(dxr[c]), bf16);
   }
 }
 

@@ -1,7 +1,6 @@
 // BART's backward: the forward of bart.cpp in reverse, layer by layer. Parameter gradients
 // accumulate (+=) into `g`; activation gradients are written into the scratch buffers.
 // The tied embedding collects three contributions: the LM head and both token lookups.
-#include "precis/kernels/convert.h"
 #include "precis/kernels/copy.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/embedding.h"
@@ -49,8 +48,7 @@ void residual_sublayer_backward(const BartStackBackward& sb, const LayerNormPara
     // Mixed precision: dh (fp32) becomes the sum's gradient in place, x's along the residual
     // path; the branch takes it rounded to 16 bits (the backward of torch's promotion), and its
     // shares of x join dh in fp32 in their GEMMs.
-    layer_norm_backward(norm, sum, norm_acts, sb.dh, g_norm, sb.dh);
-    convert(sb.dh, sb.dbranch16);
+    layer_norm_backward(norm, sum, norm_acts, sb.dh, g_norm, sb.dh, sb.dbranch16);
     return branch_backward(sb.dbranch16, sb.dh, true);
   }
   layer_norm_backward(norm, sum, norm_acts, sb.dh, g_norm, sb.dbranch);

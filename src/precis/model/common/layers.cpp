@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "precis/kernels/convert.h"
 #include "precis/kernels/elementwise.h"
 #include "precis/kernels/layernorm.h"
 #include "precis/kernels/linear.h"
@@ -105,13 +104,13 @@ void attention_block_backward(const AttentionParams& p, const Tensor& x, const T
 
 void layer_norm_forward(const LayerNormParams& p, const Tensor& x, float eps,
                         LayerNormActivations& a) {
-  layernorm_forward(x, p.weight, p.bias, eps, a.out, a.mean, a.rstd);
-  if (a.rounded.ptr) convert(a.out, a.rounded);
+  layernorm_forward(x, p.weight, p.bias, eps, a.out, a.mean, a.rstd, a.rounded);
 }
 
 void layer_norm_backward(const LayerNormParams& p, const Tensor& x, const LayerNormActivations& a,
-                         const Tensor& d_out, LayerNormParams& g, const Tensor& dx) {
-  layernorm_backward(d_out, x, p.weight, a.mean, a.rstd, dx, g.weight, g.bias);
+                         const Tensor& d_out, LayerNormParams& g, const Tensor& dx,
+                         const Tensor& rounded_dx) {
+  layernorm_backward(d_out, x, p.weight, a.mean, a.rstd, dx, g.weight, g.bias, rounded_dx);
 }
 
 void feed_forward_forward(const FeedForwardParams& p, Activation act, const Tensor& x,

@@ -109,8 +109,10 @@ void attention_block_backward(const AttentionParams& p, const Tensor& x, const T
 // Also fills a.rounded where it is defined.
 void layer_norm_forward(const LayerNormParams& p, const Tensor& x, float eps,
                         LayerNormActivations& a);
+// rounded_dx, when defined: dx rounded to 16 bits too, in the same pass.
 void layer_norm_backward(const LayerNormParams& p, const Tensor& x, const LayerNormActivations& a,
-                         const Tensor& d_out, LayerNormParams& grads, const Tensor& dx);
+                         const Tensor& d_out, LayerNormParams& grads, const Tensor& dx,
+                         const Tensor& rounded_dx = Tensor{});
 
 // dropout(fc2(dropout(act(fc1(x))))).
 void feed_forward_forward(const FeedForwardParams& p, Activation act, const Tensor& x,
