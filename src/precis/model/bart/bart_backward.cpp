@@ -141,8 +141,7 @@ void bart_backward(const BartConfig& c, const BartParams& p, const Seq2SeqBatch&
 
   // Loss and LM head: logits = h · lm_headᵀ + final_logits_bias (a buffer: no gradient).
   teacher_forced_loss_backward(batch, a.logits, a.decoder_output().linear_input(), p.lm_head,
-                               label_smoothing, loss_scale, dec.dh, g.lm_head, a.rounded_logits,
-                               s.attention.tmp);
+                               label_smoothing, loss_scale, dec.dh, g.lm_head, a.rounded_logits);
 
   // Decoder layers, last to first. dh: gradient of the layer's output.
   for (size_t i = a.decoder_layers.size(); i-- > 0;) {

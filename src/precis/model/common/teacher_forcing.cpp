@@ -42,17 +42,17 @@ void accumulate_teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& log
 void teacher_forced_loss_backward(const Seq2SeqBatch& batch, const Tensor& logits, const Tensor& x,
                                   const Tensor& lm_head, float label_smoothing, float loss_scale,
                                   const Tensor& dx, const Tensor& g_lm_head,
-                                  const Tensor& rounded_logits, const Tensor& scratch) {
+                                  const Tensor& rounded_logits) {
   check(batch.labels.ptr != nullptr, "the backward needs labels");
   const int64_t tokens = logits.size(0) * logits.size(1);
   const Tensor flat = logits.view({tokens, logits.size(2)});
   cross_entropy_backward(flat, batch.labels.view({tokens}), label_smoothing, loss_scale, flat,
                          batch.ids_checked);
-  // x's share into dx of the logits' type, or into an fp32 stream's gradient (linear_input_share).
-  if (!rounded_logits.ptr)
-    return linear_input_share(logits, x, lm_head, dx, false, scratch, g_lm_head, Tensor{});
-  convert(logits, rounded_logits);
-  linear_input_share(rounded_logits, x, lm_head, dx, false, scratch, g_lm_head, Tensor{});
+  // x's share into dx of the logits' type, or into an fp32 stream's gradient (written, so no
+  // scratch: linear_input_share).
+  const Tensor& product_grad = rounded_logits.ptr ? rounded_logits : logits;
+  if (rounded_logits.ptr) convert(logits, rounded_logits);
+  linear_input_share(product_grad, x, lm_head, dx, false, Tensor{}, g_lm_head, Tensor{});
 }
 
 }  // namespace precis

@@ -37,13 +37,12 @@ void accumulate_teacher_forced_loss(const Seq2SeqBatch& batch, const Tensor& log
 // The backward's start, through both families' LM head logits = x · lm_headᵀ (+ a bias that is
 // a buffer, so no gradient): logits (B, T, V) is overwritten with the gradient of
 // loss_scale × Σ per-token loss, dx (B, T, d) is written and g_lm_head (V, d) accumulates.
-// Where the logits are fp32 over a 16-bit product (mixed precision: `rounded_logits` defined,
-// (B, T, V) of x's type), their gradient is rounded into it for the product's backward, and dx
-// (F32) takes x's share widened through `scratch` (linear_input_share).
+// dx may be F32 for 16-bit logits (a mixed-precision stream: linear_input_share). Where the
+// logits are fp32 over a 16-bit product (BART under mixed precision: `rounded_logits` defined,
+// (B, T, V) of x's type), their gradient is rounded into it for the product's backward.
 void teacher_forced_loss_backward(const Seq2SeqBatch& batch, const Tensor& logits, const Tensor& x,
                                   const Tensor& lm_head, float label_smoothing, float loss_scale,
                                   const Tensor& dx, const Tensor& g_lm_head,
-                                  const Tensor& rounded_logits = Tensor{},
-                                  const Tensor& scratch = Tensor{});
+                                  const Tensor& rounded_logits = Tensor{});
 
 }  // namespace precis
