@@ -55,6 +55,11 @@ PRECIS_HOST_DEVICE inline uint16_t to_f16(float value) {
   return sign | uint16_t((rounded - 0x38000000) >> 13);
 }
 
+// bf16 (bf16 true) or fp16, as the flag the ops pass says.
+PRECIS_HOST_DEVICE inline uint16_t to_16(float value, bool bf16) {
+  return bf16 ? to_bf16(value) : to_f16(value);
+}
+
 PRECIS_HOST_DEVICE inline float from_f16(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000) << 16;
   const uint32_t exponent = (h >> 10) & 0x1F;

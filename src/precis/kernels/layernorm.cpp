@@ -3,31 +3,9 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/mixed_precision_check.h"
 #include "precis/kernels/op_dispatch.h"
+#include "precis/kernels/rounded_copy.h"
 
 namespace precis {
-
-namespace {
-
-// `rounded`: undefined, or a BF16/F16 tensor of `out`'s elements, `out` F32.
-void check_rounded(const char* op, const Tensor& out, const Tensor& rounded) {
-  check(!rounded.ptr || ((rounded.dtype == DType::BF16 || rounded.dtype == DType::F16) &&
-                         out.dtype == DType::F32 && rounded.numel() == out.numel()),
-        std::string(op) + ": rounded " + rounded.describe() + " for " + out.describe() +
-            " (a BF16 or F16 copy of an F32 output)");
-}
-
-// The CPU's rounded copy: convert's bits.
-void round_on_cpu(const Tensor& out, const Tensor& rounded) {
-  if (rounded.ptr)
-    cpu::convert_to_16(out.f32(), rounded.data<uint16_t>(), out.numel(),
-                       rounded.dtype == DType::BF16);
-}
-
-uint16_t* rounded_bits(const Tensor& rounded) {
-  return rounded.ptr ? rounded.data<uint16_t>() : nullptr;
-}
-
-}  // namespace
 
 void layernorm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps,
                        const Tensor& y, const Tensor& mean, const Tensor& rstd,
@@ -38,18 +16,18 @@ void layernorm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias
         "layernorm: x " + x.describe() + ", weight " + weight.describe() + ", y " + y.describe());
   check_mixed_precision("layernorm", {{"x", x}, {"y", y}},
                         {{"weight", weight}, {"bias", bias}, {"mean", mean}, {"rstd", rstd}});
-  check_rounded("layernorm", y, rounded);
+  check_rounded_copy("layernorm", y, rounded);
   return dispatch_op(
       "layernorm", {&x, &weight, &bias, &y, &mean, &rstd, &rounded},
       [&] {
         cpu::layernorm_forward(x.f32(), weight.f32(), bias.f32(), y.f32(), mean.f32(), rstd.f32(),
                                rows, cols, eps);
-        round_on_cpu(y, rounded);
+        write_rounded_copy_on_cpu(y, rounded);
       },
       [&](const CudaOp& gpu) {
         return gpu.run(&cuda::Kernels::layernorm_forward, x.dtype, x.ptr, weight.f32(), bias.f32(),
-                       y.ptr, mean.f32(), rstd.f32(), rows, cols, eps, rounded_bits(rounded),
-                       rounded.dtype == DType::BF16);
+                       y.ptr, mean.f32(), rstd.f32(), rows, cols, eps, rounded_copy_bits(rounded),
+                       rounded_copy_is_bf16(rounded));
       });
 }
 
@@ -65,18 +43,18 @@ void layernorm_backward(const Tensor& dy, const Tensor& x, const Tensor& weight,
   check_mixed_precision(
       "layernorm backward", {{"dy", dy}, {"x", x}, {"dx", dx}},
       {{"weight", weight}, {"mean", mean}, {"rstd", rstd}, {"dweight", dweight}, {"dbias", dbias}});
-  check_rounded("layernorm backward", dx, rounded);
+  check_rounded_copy("layernorm backward", dx, rounded);
   return dispatch_op(
       "layernorm backward", {&dy, &x, &weight, &mean, &rstd, &dx, &dweight, &dbias, &rounded},
       [&] {
         cpu::layernorm_backward(dy.f32(), x.f32(), weight.f32(), mean.f32(), rstd.f32(), dx.f32(),
                                 dweight.f32(), dbias.f32(), rows, cols);
-        round_on_cpu(dx, rounded);
+        write_rounded_copy_on_cpu(dx, rounded);
       },
       [&](const CudaOp& gpu) {
         return gpu.run(&cuda::Kernels::layernorm_backward, x.dtype, dy.ptr, x.ptr, weight.f32(),
                        mean.f32(), rstd.f32(), dx.ptr, dweight.f32(), dbias.f32(), rows, cols,
-                       rounded_bits(rounded), rounded.dtype == DType::BF16);
+                       rounded_copy_bits(rounded), rounded_copy_is_bf16(rounded));
       });
 }
 

@@ -3,24 +3,28 @@
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/mixed_precision_check.h"
 #include "precis/kernels/op_dispatch.h"
+#include "precis/kernels/rounded_copy.h"
 
 namespace precis {
 
 void rms_norm_forward(const Tensor& x, const Tensor& weight, float eps, const Tensor& y,
-                      const Tensor& rstd) {
+                      const Tensor& rstd, const Tensor& rounded) {
   int64_t cols = weight.numel(), rows = cols ? x.numel() / cols : 0;
   check(x.shape[-1] == cols && y.shape == x.shape && rstd.numel() == rows,
         "rms_norm: x " + x.describe() + ", weight " + weight.describe() + ", y " + y.describe() +
             ", rstd " + rstd.describe());
   check_mixed_precision("rms_norm", {{"x", x}, {"y", y}}, {{"weight", weight}, {"rstd", rstd}});
+  check_rounded_copy("rms_norm", y, rounded);
   return dispatch_op(
-      "rms_norm", {&x, &weight, &y, &rstd},
+      "rms_norm", {&x, &weight, &y, &rstd, &rounded},
       [&] {
-        return cpu::rms_norm_forward(x.f32(), weight.f32(), y.f32(), rstd.f32(), rows, cols, eps);
+        cpu::rms_norm_forward(x.f32(), weight.f32(), y.f32(), rstd.f32(), rows, cols, eps);
+        write_rounded_copy_on_cpu(y, rounded);
       },
       [&](const CudaOp& gpu) {
         return gpu.run(&cuda::Kernels::rms_norm_forward, x.dtype, x.ptr, weight.f32(), y.ptr,
-                       rstd.f32(), rows, cols, eps);
+                       rstd.f32(), rows, cols, eps, rounded_copy_bits(rounded),
+                       rounded_copy_is_bf16(rounded));
       });
 }
 

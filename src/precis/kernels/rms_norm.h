@@ -10,9 +10,10 @@
 
 namespace precis {
 
-// x, y (..., C); weight (C); rstd (rows) = numel / C.
+// x, y (..., C); weight (C); rstd (rows) = numel / C. `rounded`, when defined (BF16 or F16, y
+// F32): y's values rounded too, in the same pass (rounded_copy.h).
 void rms_norm_forward(const Tensor& x, const Tensor& weight, float eps, const Tensor& y,
-                      const Tensor& rstd);
+                      const Tensor& rstd, const Tensor& rounded = Tensor{});
 
 // With x̂ = x · rstd and y = x̂ ⊙ w, given dy (..., C):
 //   dx      = rstd · (g - x̂ · mean_c(g · x̂)),  g = dy ⊙ w   (=)

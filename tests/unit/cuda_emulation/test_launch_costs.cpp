@@ -187,8 +187,12 @@ TEST_F(LaunchCosts, LayerNormAndRmsNorm) {
     k.layernorm_backward(DType::F32, dy, x, weight, mean, rstd, y, dweight, dbias, rows, cols,
                          rounded, false, s);
   });
-  expect_declared("rms_norm forward", 4,
-                  [&] { k.rms_norm_forward(DType::F32, x, weight, y, rstd, rows, cols, 1e-6f, s); });
+  expect_declared("rms_norm forward", 4, [&] {
+    k.rms_norm_forward(DType::F32, x, weight, y, rstd, rows, cols, 1e-6f, nullptr, true, s);
+  });
+  expect_declared("rms_norm forward, rounded", 5, [&] {
+    k.rms_norm_forward(DType::F32, x, weight, y, rstd, rows, cols, 1e-6f, rounded, false, s);
+  });
   expect_declared("rms_norm backward", 6,
                   [&] { k.rms_norm_backward(DType::F32, dy, x, weight, rstd, y, dweight, rows, cols, s); });
 }

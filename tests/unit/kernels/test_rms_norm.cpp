@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "precis/kernels/rms_norm.h"
-
 #include "kernel_test.h"
 #include "norm_rows.h"
+#include "precis/kernels/convert.h"
+#include "precis/kernels/rms_norm.h"
 #include "test_support.h"
 
 using namespace precis;
@@ -68,6 +68,16 @@ class RmsNormKernel : public KernelTest {
     std::vector<float> twice = to_host(dw);
     for (size_t c = 0; c < twice.size(); ++c) twice[c] = (twice[c] - 1.0f) / 2.0f;
     expect_near_reference(twice, finite_difference_gradient(loss_w, wd), "dweight, half of two");
+
+    // The 16-bit copy a mixed-precision stream takes of y, in the same pass: convert's bits,
+    // with y unchanged.
+    for (DType t : {DType::BF16, DType::F16}) {
+      Tensor y2 = filled(shape), y16 = filled_as(shape, t), y_converted = filled_as(shape, t);
+      rms_norm_forward(xt, wt, eps, y2, filled({rows}), y16);
+      convert(y, y_converted);
+      EXPECT_EQ(to_host(y2), to_host(y)) << dtype_name(t);
+      EXPECT_EQ(to_host(y16), to_host(y_converted)) << dtype_name(t);
+    }
   }
 };
 

@@ -145,7 +145,8 @@ struct Kernels {
                              float* dbias, int64_t rows, int64_t cols, uint16_t* rounded, bool bf16,
                              Stream stream) = nullptr;
   void (*rms_norm_forward)(DType dtype, const void* x, const float* weight, void* y, float* rstd,
-                           int64_t rows, int64_t cols, float eps, Stream stream) = nullptr;
+                           int64_t rows, int64_t cols, float eps, uint16_t* rounded, bool bf16,
+                           Stream stream) = nullptr;
   void (*rms_norm_backward)(DType dtype, const void* dy, const void* x, const float* weight,
                             const float* rstd, void* dx, float* dweight, int64_t rows, int64_t cols,
                             Stream stream) = nullptr;

@@ -22,12 +22,6 @@ namespace precis::cuda {
 
 // Block r normalises row r of x (rows, cols) into y; mean[r] and rstd[r] for the backward.
 // y may alias x: every element is read before the row's last sum and written after it.
-// What convert() writes for v: a 16-bit copy of an output (rounded, when not null: a
-// mixed-precision stream's value rounded for the linear layers after it, in the same pass).
-PRECIS_HOST_DEVICE inline uint16_t rounded_16(float v, bool bf16) {
-  return bf16 ? convert_math::to_bf16(v) : convert_math::to_f16(v);
-}
-
 template <class T>
 PRECIS_KERNEL void layernorm_forward_kernel(const T* x, const float* weight, const float* bias,
                                             T* y, float* mean, float* rstd, int64_t cols, float eps,
@@ -49,7 +43,7 @@ PRECIS_KERNEL void layernorm_forward_kernel(const T* x, const float* weight, con
   uint16_t* rr = rounded ? rounded + r * cols : nullptr;
   for (int64_t c = threadIdx.x; c < cols; c += kRowThreads) {
     store(yr[c], layernorm_math::output(load(xr[c]), m, s, weight[c], bias[c]));
-    if (rr) rr[c] = rounded_16(load(yr[c]), bf16);
+    if (rr) rr[c] = convert_math::to_16(load(yr[c]), bf16);
   }
   if (threadIdx.x == 0) {
     mean[r] = m;
@@ -102,7 +96,7 @@ PRECIS_KERNEL void layernorm_input_gradient_kernel(const T* dy, const T* x, cons
     const float xhat = (load(xr[c]) - m) * s;
     store(dxr[c],
           layernorm_math::input_gradient(load(dyr[c]), weight[c], xhat, s, g_mean, gx_mean));
-    if (rr) rr[c] = rounded_16(load(dxr[c]), bf16);
+    if (rr) rr[c] = convert_math::to_16(load(dxr[c]), bf16);
   }
 }
 

@@ -13,11 +13,13 @@ namespace {
 
 template <class T>
 void rms_norm_forward(const T* x, const float* weight, T* y, float* rstd, int64_t rows,
-                      int64_t cols, float eps, Stream s) {
-  declare_cost({double(rows * cols) * sizeof(T) + double(cols) * sizeof(float),
-                double(rows * cols) * sizeof(T) + double(rows) * sizeof(float),
-                5.0 * double(rows * cols), 0});
-  PRECIS_LAUNCH_ROWS(rms_norm_forward_kernel<T>, rows, s, x, weight, y, rstd, cols, eps);
+                      int64_t cols, float eps, uint16_t* rounded, bool bf16, Stream s) {
+  declare_cost(
+      {double(rows * cols) * sizeof(T) + double(cols) * sizeof(float),
+       double(rows * cols) * (sizeof(T) + (rounded ? 2.0 : 0.0)) + double(rows) * sizeof(float),
+       5.0 * double(rows * cols), 0});
+  PRECIS_LAUNCH_ROWS(rms_norm_forward_kernel<T>, rows, s, x, weight, y, rstd, cols, eps, rounded,
+                     bf16);
 }
 
 template <class T>

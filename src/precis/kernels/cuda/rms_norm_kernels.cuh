@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "precis/core/host_device.h"
+#include "precis/kernels/convert_math.h"
 #include "precis/kernels/cuda/block_sum.cuh"
 #include "precis/kernels/cuda/column_sums.cuh"
 #include "precis/kernels/cuda/element.cuh"
@@ -23,7 +24,7 @@ namespace precis::cuda {
 // y may alias x: every element is read before the row's sum and written after it.
 template <class T>
 PRECIS_KERNEL void rms_norm_forward_kernel(const T* x, const float* weight, T* y, float* rstd,
-                                           int64_t cols, float eps) {
+                                           int64_t cols, float eps, uint16_t* rounded, bool bf16) {
   PRECIS_SHARED(double[kRowThreads], lanes);
   const int64_t r = blockIdx.x;
   const T* xr = x + r * cols;
@@ -34,8 +35,11 @@ PRECIS_KERNEL void rms_norm_forward_kernel(const T* x, const float* weight, T* y
     sum_sq += v * v;
   }
   const float s = rms_norm_math::rstd(block_sum(sum_sq, lanes), double(cols), eps);
-  for (int64_t c = threadIdx.x; c < cols; c += kRowThreads)
+  uint16_t* rr = rounded ? rounded + r * cols : nullptr;  // y's 16-bit copy, convert's bits
+  for (int64_t c = threadIdx.x; c < cols; c += kRowThreads) {
     store(yr[c], rms_norm_math::output(load(xr[c]), s, weight[c]));
+    if (rr) rr[c] = convert_math::to_16(load(yr[c]), bf16);
+  }
   if (threadIdx.x == 0) rstd[r] = s;
 }
 

@@ -29,8 +29,7 @@ void stack_embeddings_forward(const T5Config& c, const Tensor& ids, const Tensor
 // norm(h) into norm.out, and rounded for the linear layers under mixed precision.
 void norm_forward(const T5Config& c, const Tensor& h, const Tensor& weight,
                   RmsNormActivations& norm) {
-  rms_norm_forward(h, weight, float(c.layer_norm_epsilon), norm.out, norm.rstd);
-  if (norm.rounded.ptr) convert(norm.out, norm.rounded);
+  rms_norm_forward(h, weight, float(c.layer_norm_epsilon), norm.out, norm.rstd, norm.rounded);
 }
 
 // h_out = h + branch, in h's type (fp32 under mixed precision, the 16-bit branch widened as
