@@ -6,12 +6,9 @@ elsewhere, or as PRECIS_CPU_BF16=emulate asks: both are under test) but keeps ea
 where autocast also rounds the output to bf16; so the two agree to bf16's precision, not to
 fp32's. The test also checks that --bf16 is in effect: precis's bf16 steps leave fp32's by far
 more than the fp32 tests allow, and stay nearer HF's bf16 steps than fp32's."""
-import copy
-
 import pytest
-from accelerate.state import AcceleratorState
 
-from train_support import BART_NOT_SAVED, GRAD_NORM_RTOL, hf_train, make_job, precis_train
+from train_support import BART_NOT_SAVED, GRAD_NORM_RTOL, hf_train_fp32_then_bf16, make_job, precis_train
 
 # Bounds, measured on this job (AMX and emulated alike) and set with margin:
 # - a step's loss, bf16 against bf16: measured <= 1.8e-7 relative (fp32 against bf16: 6e-7;
@@ -33,17 +30,8 @@ def test_bf16_steps_follow_hf_cpu_autocast(tmp_path, monkeypatch, path):
     if path == "emulated":  # on a CPU without AMX-BF16 both cases run the emulated path
         monkeypatch.setenv("PRECIS_CPU_BF16", "emulate")
     model, tokenizer, records = make_job(tmp_path)
-    fp32_model = copy.deepcopy(model)
-    # A bf16 TrainingArguments writes ACCELERATE_MIXED_PRECISION=bf16 into os.environ, and
-    # accelerate's state is a process-wide singleton: both would carry one Trainer's mixed
-    # precision into the next (this test's, or the next test's). Set here, monkeypatch
-    # restores the variable afterwards.
-    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")
-    AcceleratorState._reset_state(reset_partial_state=True)
-    _, _, fp32_norms = hf_train(fp32_model, tokenizer, records, tmp_path / "fp32")
-    AcceleratorState._reset_state(reset_partial_state=True)
-    ref, ref_losses, ref_norms = hf_train(model, tokenizer, records, tmp_path, bf16=True)
-    AcceleratorState._reset_state(reset_partial_state=True)
+    fp32_norms, ref, ref_losses, ref_norms = hf_train_fp32_then_bf16(model, tokenizer, records, tmp_path,
+                                                                     monkeypatch)
     ours, steps, _, result = precis_train(tmp_path, tmp_path / "out", bf16=True)
     assert "--bf16 on the CPU" in result.stderr, result.stderr
     assert ("emulated" in result.stderr) == (path == "emulated" or "no AMX-BF16" in result.stderr)

@@ -5,19 +5,17 @@ read or write of it anywhere in the job (trainer, checkpoints, evaluation, gener
 the run. Against Seq2SeqTrainer as test_train checks the CPU; a checkpoint saved from the
 device resumes bit for bit; evaluation and predict_with_generate on the device give the CPU's
 metrics and predictions; and --device's choices and errors in the CLI built here."""
-import copy
 import json
 import math
 import shutil
 
 import pytest
 import torch
-from accelerate.state import AcceleratorState
 from safetensors.torch import load_file, save_file
 
 from conftest import run_precis
 from train_support import (BART_NOT_SAVED, BART_WEIGHT_LIMIT, assert_steps_match, compare_weights, hf_train,
-                           make_job, make_predict_job, precis_train)
+                           hf_train_fp32_then_bf16, make_job, make_predict_job, precis_train)
 
 EMULATED = "precis_emulated"
 
@@ -172,13 +170,7 @@ def test_t5_bf16_on_cuda_matches_seq2seq_trainer_bf16(tmp_path, name, monkeypatc
     bf16 stream (v1.0); a run that ignores --bf16 lands nearer HF's fp32 norms than its bf16."""
     from test_t5_train import make_t5_job
     model, tokenizer, records = make_t5_job(tmp_path, name)
-    fp32_model = copy.deepcopy(model)
-    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")
-    AcceleratorState._reset_state(reset_partial_state=True)
-    _, _, fp32_norms = hf_train(fp32_model, tokenizer, records, tmp_path / "fp32")
-    AcceleratorState._reset_state(reset_partial_state=True)
-    _, ref_losses, ref_norms = hf_train(model, tokenizer, records, tmp_path, bf16=True)
-    AcceleratorState._reset_state(reset_partial_state=True)
+    fp32_norms, _, ref_losses, ref_norms = hf_train_fp32_then_bf16(model, tokenizer, records, tmp_path, monkeypatch)
     _, steps, _, result = precis_train(tmp_path, tmp_path / "out", binary=EMULATED, device="cuda", bf16=True)
     assert "in bf16 mixed precision" in result.stderr
     for step, loss, norm, fp32_norm in zip(steps, ref_losses, ref_norms, fp32_norms, strict=True):

@@ -2,11 +2,13 @@
 the same examples as Seq2SeqTrainer's features, a Seq2SeqTrainer run and a `precis train`
 run with the same arguments, and the bounds and comparisons of their steps and weights;
 `precis train` on N ranks."""
+import copy
 import json
 import re
 import subprocess
 
 import torch
+from accelerate.state import AcceleratorState
 from safetensors.torch import load_file
 from transformers import AutoTokenizer, DataCollatorForSeq2Seq, Seq2SeqTrainer, Seq2SeqTrainingArguments
 
@@ -138,6 +140,23 @@ def hf_train(model, tokenizer, records, tmp_path, micro_batches=None, **override
     step_losses = [sum(losses[i:i + ga]) for i in range(0, len(losses), ga)]
     grad_norms = [e["grad_norm"] for e in trainer.state.log_history if "grad_norm" in e]
     return {k: v.detach().clone() for k, v in model.state_dict().items()}, step_losses, grad_norms
+
+
+def hf_train_fp32_then_bf16(model, tokenizer, records, tmp_path, monkeypatch):
+    """Seq2SeqTrainer's fp32 gradient norms (on a copy of `model`), then its bf16 run: (fp32
+    norms, bf16 weights, bf16 losses, bf16 norms). A bf16 TrainingArguments writes
+    ACCELERATE_MIXED_PRECISION=bf16 into os.environ, and accelerate's state is a process-wide
+    singleton: both would carry one Trainer's mixed precision into the next (this test's, or the
+    next test's), so the variable is set through monkeypatch (restored afterwards) and the state
+    reset around each run."""
+    fp32_model = copy.deepcopy(model)
+    monkeypatch.setenv("ACCELERATE_MIXED_PRECISION", "no")
+    AcceleratorState._reset_state(reset_partial_state=True)
+    _, _, fp32_norms = hf_train(fp32_model, tokenizer, records, tmp_path / "fp32")
+    AcceleratorState._reset_state(reset_partial_state=True)
+    ref, ref_losses, ref_norms = hf_train(model, tokenizer, records, tmp_path, bf16=True)
+    AcceleratorState._reset_state(reset_partial_state=True)
+    return fp32_norms, ref, ref_losses, ref_norms
 
 
 def precis_train(tmp_path, out, binary="precis", **overrides):
