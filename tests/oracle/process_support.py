@@ -18,11 +18,11 @@ ENV = dict(os.environ, OMP_NUM_THREADS="1")
 STOP_DEADLINE_S = 600 if os.environ.get("PRECIS_SANITIZER") else 180
 
 
-def launch(ranks, *args, export=()):
-    """The command line: precis alone for one rank, under mpirun for more; mpirun passes
-    OMP_NUM_THREADS and the variables named in `export` on to every rank (a single process
-    gets the caller's environment as it is)."""
-    cmd = [precis_binary(), *map(str, args)]
+def launch(ranks, *args, export=(), binary="precis"):
+    """The command line: `binary` (precis, or precis_emulated) alone for one rank, under mpirun
+    for more; mpirun passes OMP_NUM_THREADS and the variables named in `export` on to every rank
+    (a single process gets the caller's environment as it is)."""
+    cmd = [precis_binary(binary), *map(str, args)]
     if ranks > 1:
         passed = [arg for name in ("OMP_NUM_THREADS", *export) for arg in ("-x", name)]
         cmd = [MPIRUN, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), *passed, *cmd]

@@ -218,7 +218,7 @@ def assert_steps_match(steps, ref_losses, ref_norms, count=3):
         assert abs(step["grad_norm"] - norm) <= GRAD_NORM_RTOL * abs(norm), (step, norm)
 
 
-def train(tmp_path, out, ranks, check=True, **overrides):
+def train(tmp_path, out, ranks, check=True, binary="precis", **overrides):
     """`precis train` on make_job's files on `ranks` ranks (one OpenMP thread each), five steps
     unless overridden; the job is written to tmp_path/job-<out's name>.json. It follows
     transformers 5 unless overridden: its loss is over the label tokens of all ranks, so that
@@ -231,7 +231,7 @@ def train(tmp_path, out, ranks, check=True, **overrides):
     job.update(overrides)
     config = tmp_path / f"job-{out.name}.json"
     config.write_text(json.dumps(job))
-    result = subprocess.run(launch(ranks, "train", "--config", config), capture_output=True, text=True,
+    result = subprocess.run(launch(ranks, "train", "--config", config, binary=binary), capture_output=True, text=True,
                             env=ENV, timeout=600)
     if check:
         assert result.returncode == 0, result.stderr

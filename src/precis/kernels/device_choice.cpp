@@ -1,6 +1,7 @@
 #include "precis/kernels/device_choice.h"
 
 #include "precis/core/error.h"
+#include "precis/dist/device_collectives.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 
 namespace precis {
@@ -10,14 +11,16 @@ Device choose_device(const std::string& option, int local_rank, int world_size) 
         "--device: expected auto, cpu or cuda, found \"" + option + "\"");
   if (option == "cpu") return Device::cpu();
   const int gpus = cuda::device_count();
-  if (option == "auto" && (gpus == 0 || world_size > 1)) return Device::cpu();
+  const bool collectives = world_size == 1 || dist::has_device_collectives();
+  if (option == "auto" && (gpus == 0 || !collectives)) return Device::cpu();
   check(gpus > 0,
         "--device cuda: no CUDA GPU is available to this process (it needs a precis built with "
         "the CUDA toolkit, a driver and a visible GPU); --device auto or cpu runs on the CPU");
-  check(world_size == 1,
+  check(collectives,
         "--device cuda: " + std::to_string(world_size) +
-            " processes need a GPU communicator (NCCL), which precis does not have yet; run one "
-            "process, or --device cpu for data parallelism over MPI");
+            " processes need a GPU communicator (NCCL), which this build of precis does not "
+            "have (the CUDA toolkit it was built with had no NCCL); run one process, or --device "
+            "cpu for data parallelism over MPI");
   return Device::cuda(local_rank % gpus);
 }
 

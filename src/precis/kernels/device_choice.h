@@ -12,8 +12,8 @@ namespace precis {
 // - "cpu": the CPU;
 // - "cuda": GPU local_rank (modulo the GPUs visible), or an Error saying why there is none;
 // - "auto": that GPU when there is one, else the CPU.
-// Several processes on CUDA need a GPU communicator (NCCL), which precis does not have yet:
-// "cuda" with world_size > 1 is an Error, and "auto" then picks the CPU.
+// Several processes on CUDA need the GPU communicator (NCCL, dist/device_collectives.h): in a
+// build without it "cuda" with world_size > 1 is an Error, and "auto" then picks the CPU.
 Device choose_device(const std::string& option, int local_rank, int world_size);
 
 }  // namespace precis

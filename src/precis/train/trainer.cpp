@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "precis/core/hf_semantics.h"
+#include "precis/dist/gpu_communicator.h"
 #include "precis/dist/host_threads.h"
 #include "precis/dist/launch_environment.h"
 #include "precis/kernels/device_choice.h"
@@ -27,17 +28,23 @@ std::string model_type_for(const TrainingArguments& a) {
   return t5 ? "t5" : "bart";
 }
 
-void run_job(const TrainingArguments& a, dist::Communicator& comm, JobClock::time_point job_start) {
+void run_job(const TrainingArguments& a, dist::Communicator& host_comm,
+             JobClock::time_point job_start) {
   // The tokenizer, the evaluation's generate() and the checkpoints follow the run's release.
   set_hf_semantics(parse_hf_semantics(a.hf_semantics, "--hf_semantics"));
   const std::string model_type = model_type_for(a);
   validate_job(a, model_type);
   const std::string warning = ignored_options_warning(a);
-  if (!warning.empty() && comm.is_main())
+  if (!warning.empty() && host_comm.is_main())
     std::fprintf(stderr, "precis: warning: %s\n", warning.c_str());
   // Everything the job allocates, the model, its optimizer state and every batch, lives on
   // the device; the host reads it only through copies (checkpoints, logs, predictions).
-  const Device device = choose_device(a.device, comm.local_rank(), comm.world_size());
+  const Device device = choose_device(a.device, host_comm.local_rank(), host_comm.world_size());
+  // Ranks on GPUs move the device's buffers through NCCL, the host's values through MPI.
+  std::unique_ptr<dist::Communicator> gpu_comm;
+  if (!device.is_cpu() && host_comm.world_size() > 1)
+    gpu_comm = std::make_unique<dist::GpuCommunicator>(host_comm, device);
+  dist::Communicator& comm = gpu_comm ? *gpu_comm : host_comm;
   check(!a.fp16 || !device.is_cpu(),
         "--fp16 needs a GPU (--device cuda): the CPU trains in fp32 (drop --fp16)");
   check(!a.fp16 || a.zero_stage == 0,

@@ -1,5 +1,6 @@
 // cuda/runtime.h and launch.h's checks on the CUDA runtime.
 #include "precis/kernels/cuda/runtime.h"
+#include "precis/kernels/cuda/streams.h"
 
 #include <cuda_runtime.h>
 
@@ -94,6 +95,48 @@ void* scratch(Stream s, size_t bytes) {
     b.bytes = bytes;
   }
   return b.data;
+}
+
+Stream create_stream(Device device) {
+  set_device(device.index);
+  cudaStream_t s = nullptr;
+  ok(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  return Stream{device, s};
+}
+
+void destroy_stream(Stream s) {
+  set_device(s.device.index);
+  cudaStreamDestroy(native(s));  // at the end of its user: nothing to do about a failure
+}
+
+Event create_event(Device device) {
+  set_device(device.index);
+  cudaEvent_t e = nullptr;
+  ok(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  return Event{device, e};
+}
+
+void destroy_event(Event e) {
+  set_device(e.device.index);
+  cudaEventDestroy(static_cast<cudaEvent_t>(e.handle));
+}
+
+void record_event(Event e, Stream s) {
+  use_device(s);
+  ok(cudaEventRecord(static_cast<cudaEvent_t>(e.handle), native(s)), "cudaEventRecord");
+}
+
+void stream_wait_event(Stream s, Event e) {
+  use_device(s);
+  ok(cudaStreamWaitEvent(native(s), static_cast<cudaEvent_t>(e.handle), 0), "cudaStreamWaitEvent");
+}
+
+bool event_done(Event e) {
+  set_device(e.device.index);
+  const cudaError_t status = cudaEventQuery(static_cast<cudaEvent_t>(e.handle));
+  if (status == cudaErrorNotReady) return false;
+  ok(status, "cudaEventQuery");
+  return true;
 }
 
 // A GPU runs the launch; what it costs is the cost model's business (launch_cost.h).

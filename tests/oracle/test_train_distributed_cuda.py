@@ -1,0 +1,106 @@
+"""Data parallelism on GPUs without a GPU: `mpirun -np 2 precis_emulated train --device cuda`
+runs each rank's step through the CUDA twins in the kernel emulator and moves the device's
+buffers (the gradient buckets, ZeRO-1's shards) through NCCL's calls, which the emulator makes
+MPI collectives over its device memory (tests/cuda_emulation/nccl.h). Against the CPU's two
+ranks over MPI, against one emulated GPU with twice the batch, ZeRO-1 against plain data
+parallelism, bf16, T5, and a checkpoint written by two emulated GPUs resumed on one."""
+import json
+import shutil
+
+import pytest
+import torch
+
+from process_support import MPIRUN
+from t5_models import make_t5, train_tiny_spiece
+from train_support import SOURCES, SUMMARIES, make_job, max_diff, train, weights, write_records
+
+pytestmark = pytest.mark.skipif(MPIRUN is None, reason="mpirun (openmpi-bin) is not installed")
+
+EMULATED = "precis_emulated"
+
+
+def losses(out):
+    return [json.loads(l)["loss"] for l in (out / "train_log.jsonl").read_text().splitlines()]
+
+
+def gpu_train(tmp_path, name, ranks, **overrides):
+    """Five steps of make_job's job on `ranks` emulated GPUs, the global batch 4 (5 on 5 ranks)."""
+    return train(tmp_path, tmp_path / name, ranks, binary=EMULATED, device="cuda",
+                 per_device_train_batch_size=max(1, 4 // ranks), **overrides)
+
+
+@pytest.mark.parametrize("zero_stage", [0, 1])
+def test_two_gpus_equal_two_cpu_ranks_and_one_gpu(tmp_path, zero_stage):
+    """1 MiB buckets (several, each all-reduced on the communication stream as the backward
+    completes it) or ZeRO-1's reduce-scatter and all-gather over uneven shards, with dropout.
+    The two emulated GPUs against one with the global batch: the same masks and the same
+    per-example arithmetic, the gradient summed in another order (1e-6, as the CPU's own test of
+    world sizes). Against the CPU's two ranks: the CUDA twins' arithmetic, as one emulated GPU
+    against the CPU; the bound is 1e-6 for both. A bucket reduced twice or skipped, or a wrong scaling
+    across ranks, moves the weights by about the learning rate (1e-3)."""
+    make_job(tmp_path, dropout=0.1)
+    common = dict(zero_stage=zero_stage, ddp_bucket_cap_mb=1)
+    two = gpu_train(tmp_path, "two", 2, **common)
+    assert "training on cuda:0" in two.stderr and "job summary: 2 ranks on 1 host" in two.stderr, two.stderr
+    gpu_train(tmp_path, "one", 1)
+    train(tmp_path, tmp_path / "cpu", 2, device="cpu", per_device_train_batch_size=2, **common)
+    ours = weights(tmp_path / "two")
+    vs_one = max_diff(weights(tmp_path / "one"), ours)
+    vs_cpu = max_diff(weights(tmp_path / "cpu"), ours)
+    print(f"ZeRO-{zero_stage}: 2 emulated GPUs vs 1 with twice the batch {vs_one:.2e}, vs 2 CPU ranks {vs_cpu:.2e}")
+    assert vs_one <= 1e-6 and vs_cpu <= 1e-6
+    for a, b in zip(losses(tmp_path / "cpu"), losses(tmp_path / "two")):
+        assert a == pytest.approx(b, rel=1e-6)
+
+
+@pytest.mark.parametrize("ranks", [2, 5])
+def test_zero1_on_gpus_equals_plain_data_parallelism_bit_for_bit(tmp_path, ranks):
+    """ZeRO-1's reduce-scatter sums each element in the all-reduce's order (rank order), and its
+    step is elementwise, so the sharded run's weights are the plain run's bits. On 2 ranks the
+    shards are equal (NCCL's reduce-scatter and all-gather); on 5 they are not (72,096 floats),
+    and go as grouped reduces and broadcasts rooted at each shard's rank."""
+    make_job(tmp_path)
+    gpu_train(tmp_path, "plain", ranks)
+    gpu_train(tmp_path, "zero", ranks, zero_stage=1)
+    plain, zero = weights(tmp_path / "plain"), weights(tmp_path / "zero")
+    assert all(torch.equal(plain[k], zero[k]) for k in plain)
+
+
+def test_bf16_on_two_gpus_equals_one_gpu(tmp_path):
+    """--bf16: the fp32 master gradient all-reduced, the bf16 compute copy refreshed from the
+    gathered master weights on each rank."""
+    make_job(tmp_path)
+    gpu_train(tmp_path, "one", 1, bf16=True)
+    two = gpu_train(tmp_path, "two", 2, bf16=True, zero_stage=1)
+    assert "bf16 mixed precision" in two.stderr
+    diff = max_diff(weights(tmp_path / "one"), weights(tmp_path / "two"))
+    print(f"bf16, ZeRO-1: 2 emulated GPUs vs 1 with twice the batch {diff:.2e}")
+    assert diff <= 1e-6
+
+
+def test_t5_on_two_gpus_equals_one_gpu(tmp_path):
+    corpus = (SOURCES + SUMMARIES) * 20
+    tokenizer = train_tiny_spiece(tmp_path / "spm", corpus, vocab_size=120)
+    model = make_t5("v1_1-gated-gelu-untied", len(tokenizer), scale=0.1, dropout=0.1)
+    model.save_pretrained(tmp_path / "base")
+    tokenizer.save_pretrained(tmp_path / "base")
+    write_records(tmp_path / "train.jsonl", [{"dialogue": s, "summary": t} for s, t in zip(SOURCES, SUMMARIES)])
+    gpu_train(tmp_path, "one", 1)
+    gpu_train(tmp_path, "two", 2, zero_stage=1)
+    diff = max_diff(weights(tmp_path / "one"), weights(tmp_path / "two"))
+    print(f"T5 v1.1, ZeRO-1: 2 emulated GPUs vs 1 with twice the batch {diff:.2e}")
+    assert diff <= 1e-6
+
+
+def test_checkpoint_of_two_gpus_resumes_on_one(tmp_path):
+    make_job(tmp_path, dropout=0.1)
+    common = dict(save_strategy="steps", save_steps=3, zero_stage=1)
+    gpu_train(tmp_path, "straight", 2, **common)
+    (tmp_path / "resumed").mkdir()
+    shutil.copytree(tmp_path / "straight" / "checkpoint-3", tmp_path / "resumed" / "checkpoint-3")
+    r = gpu_train(tmp_path, "resumed", 1, **common)
+    assert "resuming from" in r.stderr
+    assert [json.loads(l)["step"] for l in (tmp_path / "resumed" / "train_log.jsonl").read_text().splitlines()] == [4, 5]
+    diff = max_diff(weights(tmp_path / "straight"), weights(tmp_path / "resumed"))
+    print(f"saved on 2 emulated GPUs, resumed on 1: max abs diff {diff:.2e}")
+    assert diff <= 1e-6
