@@ -8,9 +8,12 @@
 
 #include <mpi.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -21,7 +24,9 @@
 struct ncclComm {
   MPI_Comm mpi = MPI_COMM_NULL;
   int rank = 0, size = 1;
-  bool aborted = false;
+  // Set by ncclCommAbort, from any thread (the trainer's watchdog): a collective waiting for a
+  // rank that never comes returns instead, as NCCL's abort ends its kernels.
+  std::atomic<bool> aborted{false};
 };
 
 namespace {
@@ -100,14 +105,26 @@ ncclResult_t usable(ncclComm_t comm, ncclDataType_t t, ncclRedOp_t op, size_t by
   return ncclSuccess;
 }
 
+// Waits for `request`, polling gently, until it completes or the communicator is aborted.
+ncclResult_t complete(ncclComm_t comm, MPI_Request& request) {
+  for (int spins = 0;; ++spins) {
+    int done = 0;
+    if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return ncclSystemError;
+    if (done) return ncclSuccess;
+    if (comm->aborted) return ncclRemoteError;
+    if (spins > 1000) std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
 // Every rank's `bytes` from `send`, in rank order, on every rank.
 ncclResult_t gather_all(ncclComm_t comm, const void* send, size_t bytes, std::vector<char>& all) {
   std::vector<char> mine = read_device(send, bytes);
   all.resize(bytes * size_t(comm->size));
-  if (MPI_Allgather(mine.data(), int(bytes), MPI_BYTE, all.data(), int(bytes), MPI_BYTE,
-                    comm->mpi) != MPI_SUCCESS)
+  MPI_Request request;
+  if (MPI_Iallgather(mine.data(), int(bytes), MPI_BYTE, all.data(), int(bytes), MPI_BYTE,
+                     comm->mpi, &request) != MPI_SUCCESS)
     return ncclSystemError;
-  return ncclSuccess;
+  return complete(comm, request);
 }
 
 }  // namespace
@@ -122,6 +139,8 @@ const char* ncclGetErrorString(ncclResult_t result) {
       return "invalid argument";
     case ncclInvalidUsage:
       return "invalid usage (the communicator was aborted)";
+    case ncclRemoteError:
+      return "remote process exited or there was a network error (aborted while it waited)";
     default:
       return "unhandled error";
   }
@@ -222,9 +241,11 @@ ncclResult_t ncclReduce(const void* sendbuff, void* recvbuff, size_t count, nccl
   if (root < 0 || root >= comm->size) return ncclInvalidArgument;
   std::vector<char> mine = read_device(sendbuff, bytes);
   std::vector<char> all(comm->rank == root ? bytes * size_t(comm->size) : 0);
-  if (MPI_Gather(mine.data(), int(bytes), MPI_BYTE, all.data(), int(bytes), MPI_BYTE, root,
-                 comm->mpi) != MPI_SUCCESS)
+  MPI_Request request;
+  if (MPI_Igather(mine.data(), int(bytes), MPI_BYTE, all.data(), int(bytes), MPI_BYTE, root,
+                  comm->mpi, &request) != MPI_SUCCESS)
     return ncclSystemError;
+  if (ncclResult_t r = complete(comm, request); r != ncclSuccess) return r;
   if (comm->rank != root) return ncclSuccess;  // recvbuff is the root's alone
   std::vector<char> out(bytes);
   reduce_in_rank_order(all, comm->size, count, datatype, op, out.data());
@@ -239,8 +260,10 @@ ncclResult_t ncclBroadcast(const void* sendbuff, void* recvbuff, size_t count,
   if (root < 0 || root >= comm->size) return ncclInvalidArgument;
   std::vector<char> data =
       comm->rank == root ? read_device(sendbuff, bytes) : std::vector<char>(bytes);
-  if (MPI_Bcast(data.data(), int(bytes), MPI_BYTE, root, comm->mpi) != MPI_SUCCESS)
+  MPI_Request request;
+  if (MPI_Ibcast(data.data(), int(bytes), MPI_BYTE, root, comm->mpi, &request) != MPI_SUCCESS)
     return ncclSystemError;
+  if (ncclResult_t r = complete(comm, request); r != ncclSuccess) return r;
   write_device(recvbuff, data.data(), bytes);
   return ncclSuccess;
 }

@@ -3,16 +3,23 @@ runs each rank's step through the CUDA twins in the kernel emulator and moves th
 buffers (the gradient buckets, ZeRO-1's shards) through NCCL's calls, which the emulator makes
 MPI collectives over its device memory (tests/cuda_emulation/nccl.h). Against the CPU's two
 ranks over MPI, against one emulated GPU with twice the batch, ZeRO-1 against plain data
-parallelism, bf16, T5, and a checkpoint written by two emulated GPUs resumed on one."""
+parallelism, bf16, T5, a checkpoint written by two emulated GPUs resumed on one, and a rank that
+hangs or dies while the other waits in a device collective."""
 import json
+import os
 import shutil
+import signal
+import subprocess
+import time
 
 import pytest
 import torch
+from safetensors.torch import load_file
 
-from process_support import MPIRUN
+from process_support import ENV, MPIRUN, launch, wait_stopped
 from t5_models import make_t5, train_tiny_spiece
-from train_support import SOURCES, SUMMARIES, make_job, max_diff, train, weights, write_records
+from train_support import (MAX_SOURCE_LENGTH, MAX_TARGET_LENGTH, SOURCES, SUMMARIES, make_job, max_diff, train,
+                           weights, write_records)
 
 pytestmark = pytest.mark.skipif(MPIRUN is None, reason="mpirun (openmpi-bin) is not installed")
 
@@ -104,3 +111,44 @@ def test_checkpoint_of_two_gpus_resumes_on_one(tmp_path):
     diff = max_diff(weights(tmp_path / "straight"), weights(tmp_path / "resumed"))
     print(f"saved on 2 emulated GPUs, resumed on 1: max abs diff {diff:.2e}")
     assert diff <= 1e-6
+
+
+@pytest.mark.parametrize("signal_to_rank_1", ["SIGSTOP", "SIGKILL"])
+def test_a_rank_that_hangs_or_dies_ends_the_job_within_the_timeout(tmp_path, signal_to_rank_1):
+    """Both ranks stop in the middle of step 5 (the test hook, after the backward); rank 0 goes
+    on into ZeRO-1's reduce-scatter on the device, rank 1 stays stopped, or is killed. NCCL's
+    collectives have no deadline of their own: the watchdog's --ddp_timeout (3 s) aborts the
+    communicator, names the rank when it is gone (and mpirun may name it first), and ends every
+    rank; the last checkpoint is whole. Without the watchdog the stuck run never ends."""
+    make_job(tmp_path)
+    out = tmp_path / "out"
+    config = tmp_path / "job.json"
+    config.write_text(json.dumps(dict(
+        model_name_or_path=str(tmp_path / "base"), train_file=str(tmp_path / "train.jsonl"), output_dir=str(out),
+        do_train=True, learning_rate=1e-3, max_steps=12, save_strategy="steps", save_steps=2, seed=7,
+        max_source_length=MAX_SOURCE_LENGTH, max_target_length=MAX_TARGET_LENGTH, device="cuda",
+        per_device_train_batch_size=2, zero_stage=1, ddp_timeout=3)))
+    proc = subprocess.Popen(launch(2, "train", "--config", config, export=["PRECIS_TEST_STOP_AT"], binary=EMULATED),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(ENV, PRECIS_TEST_STOP_AT="micro:4:0"))
+    pids = wait_stopped(proc, "the middle of step 5", ranks=[0, 1])
+    os.kill(pids[1], getattr(signal, signal_to_rank_1))
+    os.kill(pids[0], signal.SIGCONT)
+    started = time.monotonic()
+    try:
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.kill(pids[1], signal.SIGKILL)
+            proc.kill()
+    print(f"{signal_to_rank_1} to rank 1: the job ended {time.monotonic() - started:.1f} s later, exit {proc.returncode}")
+    assert proc.returncode != 0 and time.monotonic() - started < 60
+    if signal_to_rank_1 == "SIGSTOP":
+        assert ("precis: rank 0: error: a GPU collective (reduce-scatter of" in stderr and
+                "did not complete within --ddp_timeout 3 s: another rank stopped answering" in stderr), stderr
+    else:
+        assert "rank 1" in stderr, stderr  # the watchdog's "rank 1 has died", or mpirun's own report
+    assert not (out / "model.safetensors").exists() and not (out / "checkpoint-6").exists()
+    last = out / "checkpoint-4"
+    assert json.loads((last / "trainer_state.json").read_text())["global_step"] == 4
+    assert weights(last) and load_file(str(last / "optimizer.safetensors"))

@@ -58,6 +58,9 @@ class Communicator {
 
   // Ends every rank of the job at once (after an error on this rank), exit status `code`.
   [[noreturn]] virtual void abort(int code) = 0;
+  // The ranks on this host whose process is gone (what a deadline's message names); empty
+  // where none is, or where it cannot tell (ranks on other hosts).
+  virtual std::vector<int> dead_ranks() const { return {}; }
 
   template <class T>
   void broadcast_value(T& value, int root) {

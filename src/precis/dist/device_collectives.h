@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "precis/core/device.h"
 #include "precis/core/dtype.h"
@@ -38,14 +40,26 @@ class DeviceCollectives {
   virtual void abort() = 0;
 };
 
+// A collective on the device never returns an error when a rank dies or hangs: its kernels
+// wait for the missing rank forever, and so would the host at its next read. A watchdog
+// thread therefore watches every collective queued: one that has not completed `timeout_s`
+// after it was queued (--ddp_timeout) aborts the communicator and calls `on_timeout` with a
+// description of it ("ncclAllReduce of 262144 elements"), from the watchdog's thread; it must
+// end the job.
+struct CollectivesDeadline {
+  double timeout_s = 1800;
+  std::function<void(const std::string& what)> on_timeout;
+};
+
 // Opens the job's device collectives for `device`, one per rank, all ranks at once; `host`
 // carries what the ranks must agree on first (NCCL's unique id).
-using DeviceCollectivesOpener = std::unique_ptr<DeviceCollectives> (*)(Communicator& host,
-                                                                       Device device);
+using DeviceCollectivesOpener = std::unique_ptr<DeviceCollectives> (*)(
+    Communicator& host, Device device, CollectivesDeadline deadline);
 // The backend's opener (null: none, the default).
 void set_device_collectives_opener(DeviceCollectivesOpener opener);
 bool has_device_collectives();
 // Throws Error saying why when no backend registered one.
-std::unique_ptr<DeviceCollectives> open_device_collectives(Communicator& host, Device device);
+std::unique_ptr<DeviceCollectives> open_device_collectives(Communicator& host, Device device,
+                                                           CollectivesDeadline deadline);
 
 }  // namespace precis::dist

@@ -1,8 +1,10 @@
 #include "precis/dist/gpu_communicator.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <utility>
 
 #include "precis/core/error.h"
 
@@ -30,8 +32,28 @@ void check_counts(const Tensor& data, std::span<const int64_t> counts, int ranks
 
 }  // namespace
 
-GpuCommunicator::GpuCommunicator(Communicator& host, Device device)
-    : host_(host), device_(device), device_collectives_(open_device_collectives(host, device)) {}
+GpuCommunicator::GpuCommunicator(Communicator& host, Device device, double timeout_s,
+                                 ErrorReport on_error)
+    : host_(host), device_(device), timeout_s_(timeout_s), on_error_(std::move(on_error)) {
+  device_collectives_ = open_device_collectives(
+      host, device, {timeout_s, [this](const std::string& what) { timed_out(what); }});
+}
+
+void GpuCommunicator::timed_out(const std::string& what) {
+  std::string dead;
+  for (int r : host_.dead_ranks()) dead += (dead.empty() ? "rank " : ", ") + std::to_string(r);
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.0f", timeout_s_);
+  const std::string cause =
+      "a GPU collective (" + what + ") did not complete within --ddp_timeout " + seconds + " s: " +
+      (dead.empty() ? "another rank stopped answering (on another host, or stuck)"
+                    : dead + " has died");
+  std::fprintf(stderr, "precis: rank %d: error: %s; ending the job\n", rank(), cause.c_str());
+  std::fflush(stderr);
+  if (on_error_) on_error_(rank(), cause);
+  host_.abort(1);
+  std::_Exit(1);  // not reached: the host communicator's abort ends the process
+}
 
 GpuCommunicator::~GpuCommunicator() {
   // Leaving on an error: the other ranks may never join what is queued, so abort rather than

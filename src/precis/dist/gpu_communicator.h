@@ -10,7 +10,9 @@
 // goes on queueing.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "precis/dist/device_collectives.h"
 
@@ -18,8 +20,13 @@ namespace precis::dist {
 
 class GpuCommunicator final : public Communicator {
  public:
-  // Opens the device collectives for `device` on every rank of `host` (all ranks at once).
-  GpuCommunicator(Communicator& host, Device device);
+  // What a rank reports when it ends the job: the rank and the cause (SageMaker's failure file).
+  using ErrorReport = std::function<void(int rank, const std::string& cause)>;
+  // Opens the device collectives for `device` on every rank of `host` (all ranks at once). A
+  // device collective that has not completed within timeout_s (--ddp_timeout) ends the job
+  // from the watchdog's thread: the message names the ranks on this host that have died, it
+  // goes to stderr and to on_error, and the host communicator aborts every rank.
+  GpuCommunicator(Communicator& host, Device device, double timeout_s, ErrorReport on_error = {});
   ~GpuCommunicator() override;
 
   int rank() const override { return host_.rank(); }
@@ -47,8 +54,13 @@ class GpuCommunicator final : public Communicator {
   [[noreturn]] void abort(int code) override;
 
  private:
+  // The watchdog's end of the job (its thread): the message, the report, the host's abort.
+  [[noreturn]] void timed_out(const std::string& what);
+
   Communicator& host_;
   Device device_;
+  double timeout_s_;
+  ErrorReport on_error_;
   std::unique_ptr<DeviceCollectives> device_collectives_;
   struct Pending {
     DeviceCollectives::Handle handle;

@@ -99,12 +99,18 @@ void MpiCommunicator::checked(int code, const char* what) {
   abort(1);
 }
 
-[[noreturn]] void MpiCommunicator::timed_out(const char* what) {
-  std::string dead;
+std::vector<int> MpiCommunicator::dead_ranks() const {
+  std::vector<int> dead;
   const std::string& host = host_of_rank_[size_t(rank_)];
   for (int r = 0; r < size_; ++r)
     if (r != rank_ && host_of_rank_[size_t(r)] == host && kill(pid_t(pid_of_rank_[size_t(r)]), 0) != 0 && errno == ESRCH)
-      dead += (dead.empty() ? "" : ", ") + std::to_string(r);
+      dead.push_back(r);
+  return dead;
+}
+
+[[noreturn]] void MpiCommunicator::timed_out(const char* what) {
+  std::string dead;
+  for (int r : dead_ranks()) dead += (dead.empty() ? "" : ", ") + std::to_string(r);
   std::fprintf(stderr,
                "precis: rank %d: %s did not complete within --ddp_timeout %.0f s: %s; ending the job\n",
                rank_, what, timeout_s_,

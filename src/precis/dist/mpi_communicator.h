@@ -38,6 +38,7 @@ class MpiCommunicator final : public Communicator {
   void progress() override;
   double wait(Handle handle) override;
   [[noreturn]] void abort(int code) override;
+  std::vector<int> dead_ranks() const override;
 
  private:
   struct Pending {

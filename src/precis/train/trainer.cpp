@@ -28,8 +28,11 @@ std::string model_type_for(const TrainingArguments& a) {
   return t5 ? "t5" : "bart";
 }
 
-void run_job(const TrainingArguments& a, dist::Communicator& host_comm,
-             JobClock::time_point job_start) {
+// HF's --ddp_timeout (default 1800 s): the deadline of every collective, host or device.
+double ddp_timeout_s(const TrainingArguments& a) { return double(a.ddp_timeout.value_or(1800)); }
+
+void run_job(const TrainingArguments& a, dist::Communicator& host_comm, JobClock::time_point job_start,
+             const RankErrorReport& on_rank_error = {}) {
   // The tokenizer, the evaluation's generate() and the checkpoints follow the run's release.
   set_hf_semantics(parse_hf_semantics(a.hf_semantics, "--hf_semantics"));
   const std::string model_type = model_type_for(a);
@@ -43,7 +46,8 @@ void run_job(const TrainingArguments& a, dist::Communicator& host_comm,
   // Ranks on GPUs move the device's buffers through NCCL, the host's values through MPI.
   std::unique_ptr<dist::Communicator> gpu_comm;
   if (!device.is_cpu() && host_comm.world_size() > 1)
-    gpu_comm = std::make_unique<dist::GpuCommunicator>(host_comm, device);
+    gpu_comm = std::make_unique<dist::GpuCommunicator>(host_comm, device, ddp_timeout_s(a),
+                                                       on_rank_error);
   dist::Communicator& comm = gpu_comm ? *gpu_comm : host_comm;
   check(!a.fp16 || !device.is_cpu(),
         "--fp16 needs a GPU (--device cuda): the CPU trains in fp32 (drop --fp16)");
@@ -70,7 +74,7 @@ void run_training_job(const TrainingArguments& a, const RankErrorReport& on_rank
   const auto job_start = JobClock::now();
   // Under mpirun / srun with more than one process: data parallelism over MPI.
   std::unique_ptr<dist::Communicator> comm =
-      dist::make_communicator(double(a.ddp_timeout.value_or(1800)), a.host_name);
+      dist::make_communicator(ddp_timeout_s(a), a.host_name);
   if (comm->world_size() == 1) return run_job(a, *comm, job_start);
   if (int threads = dist::share_host_cores(comm->local_size());
       threads > 0 && comm->local_rank() == 0)
@@ -81,7 +85,7 @@ void run_training_job(const TrainingArguments& a, const RankErrorReport& on_rank
   // Every rank's error reaches the user, named by its rank; then the whole job ends, so no
   // rank waits forever in a collective for one that has given up.
   try {
-    run_job(a, *comm, job_start);
+    run_job(a, *comm, job_start, on_rank_error);
     // Wait for rank 0's last writes here, polling gently, rather than in MPI_Finalize, whose
     // busy polling would take the core rank 0 is saving with.
     comm->barrier();

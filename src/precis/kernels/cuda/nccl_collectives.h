@@ -12,6 +12,7 @@
 namespace precis::cuda {
 
 std::unique_ptr<dist::DeviceCollectives> open_nccl_collectives(dist::Communicator& host,
-                                                               Device device);
+                                                               Device device,
+                                                               dist::CollectivesDeadline deadline);
 
 }  // namespace precis::cuda
