@@ -215,8 +215,10 @@ TEST(SageMakerFiles, ResourceConfigSortsTheHostsAndNamesTheInterface) {
   FakeSageMaker sm;
   sm.config("resourceconfig.json",
             R"({"current_host": "algo-2", "hosts": ["algo-2", "algo-3", "algo-1"],
-                "network_interface_name": "ethwe", "current_group_name": "homogeneousCluster"})");
+                "network_interface_name": "ethwe", "current_group_name": "homogeneousCluster",
+                "current_instance_type": "ml.p4d.24xlarge"})");
   const auto rc = precis::platform::read_resource_config(sm.paths);
+  EXPECT_EQ(rc.current_instance_type, "ml.p4d.24xlarge");
   EXPECT_EQ(rc.current_host, "algo-2");
   EXPECT_EQ(rc.hosts, (std::vector<std::string>{"algo-1", "algo-2", "algo-3"}));
   EXPECT_EQ(rc.network_interface_name, "ethwe");
@@ -229,6 +231,7 @@ TEST(SageMakerFiles, ResourceConfigDefaults) {
   EXPECT_EQ(rc.current_host, "algo-1");
   EXPECT_EQ(rc.hosts, std::vector<std::string>{"algo-1"});
   EXPECT_EQ(rc.network_interface_name, "eth0");
+  EXPECT_EQ(rc.current_instance_type, "");
   EXPECT_TRUE(rc.is_first_host());
   sm.config("resourceconfig.json", R"({"current_host": "algo-1", "hosts": ["algo-1"]})");
   rc = precis::platform::read_resource_config(sm.paths);
@@ -255,6 +258,8 @@ TEST(SageMakerFiles, MalformedResourceConfigNamesFileAndField) {
             file + ": current_host \"algo-3\" is not one of \"hosts\"");
   EXPECT_EQ(error(R"({"current_host": "algo-1", "hosts": ["algo-1"], "network_interface_name": ""})"),
             file + ": expected \"network_interface_name\" to be a non-empty string");
+  EXPECT_EQ(error(R"({"current_host": "algo-1", "hosts": ["algo-1"], "current_instance_type": 4})"),
+            file + ": expected \"current_instance_type\" to be a non-empty string");
   EXPECT_EQ(error(R"(["algo-1"])"), file + ": expected a JSON object");
   EXPECT_STARTS_WITH(error(R"({"current_host": )"), file);
 }
@@ -393,7 +398,7 @@ TEST(FailureFile, AtMost1024BytesCutOnACharacterBoundary) {
 
 precis::platform::MpiLaunch two_hosts(int ranks_per_host, const std::string& interface) {
   precis::platform::MpiLaunch launch;
-  launch.resources = {"algo-1", {"algo-1", "algo-2"}, interface};
+  launch.resources = {"algo-1", {"algo-1", "algo-2"}, interface, ""};
   launch.ranks_per_host = ranks_per_host;
   launch.train_arguments = {"--max_steps", "5"};
   return launch;
@@ -447,6 +452,59 @@ TEST(MpirunCommand, MpiAndNcclTrafficBoundToTheInterface) {
   EXPECT_EQ(argument(cmd, "-mca", "oob_tcp_if_include"), "ethwe");
   EXPECT_TRUE(exports(cmd, "NCCL_SOCKET_IFNAME=ethwe"));
   EXPECT_FALSE(exports(cmd, "NCCL_SOCKET_IFNAME=eth0"));
+}
+
+// A host's RDMA devices as the kernel lists them: each a folder whose device/driver links
+// to its driver.
+void add_rdma_device(const fs::path& devices, const std::string& name, const std::string& driver) {
+  fs::create_directories(devices / name / "device");
+  fs::create_symlink("../../../bus/pci/drivers/" + driver, devices / name / "device" / "driver");
+}
+
+TEST(Efa, PresentWhereAnRdmaDeviceIsEfaAndDeviceRdmaOnTheTypesThatReadGpuMemory) {
+  TempDir dir;
+  const fs::path devices = dir.path() / "infiniband";
+  using precis::platform::detect_efa;
+  EXPECT_FALSE(detect_efa("ml.p4d.24xlarge", devices).present);  // no such folder: no EFA
+  add_rdma_device(devices, "mlx5_0", "mlx5_core");
+  EXPECT_FALSE(detect_efa("ml.p4d.24xlarge", devices).present);  // InfiniBand, not EFA
+  add_rdma_device(devices, "rdmap16s27", "efa");
+  for (const char* type : {"ml.p4d.24xlarge", "ml.p4de.24xlarge", "ml.p5.48xlarge", "ml.p5e.48xlarge",
+                           "ml.p5en.48xlarge", "p5.48xlarge", "ml.p6-b200.48xlarge"}) {
+    const auto efa = detect_efa(type, devices);
+    EXPECT_TRUE(efa.present && efa.device_rdma) << type;
+  }
+  // EFA without GPUDirect RDMA (g5, the CPU instances) or an unknown type: the provider only.
+  for (const char* type : {"ml.g5.48xlarge", "ml.c5n.18xlarge", "", "ml.p3dn.24xlarge", "ml.p4.x"}) {
+    const auto efa = detect_efa(type, devices);
+    EXPECT_TRUE(efa.present && !efa.device_rdma) << type;
+  }
+}
+
+TEST(MpirunCommand, EfaSettingsWhereTheHostsHaveEfaUnlessSetHere) {
+  auto launch = two_hosts(8, "eth0");
+  EXPECT_FALSE(exports(precis::platform::mpirun_command(launch, "precis"), "FI_PROVIDER=efa"));
+  launch.efa = {true, false};
+  auto cmd = precis::platform::mpirun_command(launch, "precis");
+  EXPECT_TRUE(exports(cmd, "FI_PROVIDER=efa"));
+  EXPECT_FALSE(exports(cmd, "FI_EFA_USE_DEVICE_RDMA=1"));
+  launch.efa = {true, true};
+  EXPECT_TRUE(exports(precis::platform::mpirun_command(launch, "precis"), "FI_EFA_USE_DEVICE_RDMA=1"));
+  // The user's own choice goes to the ranks as it is.
+  ScopedVariable rdma("FI_EFA_USE_DEVICE_RDMA", "0");
+  cmd = precis::platform::mpirun_command(launch, "precis");
+  EXPECT_FALSE(exports(cmd, "FI_EFA_USE_DEVICE_RDMA=1"));
+  EXPECT_TRUE(exports(cmd, "FI_EFA_USE_DEVICE_RDMA"));
+  EXPECT_TRUE(exports(cmd, "FI_PROVIDER=efa"));
+}
+
+TEST(MpirunCommand, PassesNcclSettingsButNotAnInterfaceOtherThanSageMakers) {
+  ScopedVariable debug("NCCL_DEBUG", "INFO");
+  ScopedVariable iface("NCCL_SOCKET_IFNAME", "lo");
+  const auto cmd = precis::platform::mpirun_command(two_hosts(8, "eth0"), "precis");
+  EXPECT_TRUE(exports(cmd, "NCCL_DEBUG"));
+  EXPECT_TRUE(exports(cmd, "NCCL_SOCKET_IFNAME=eth0"));
+  EXPECT_FALSE(exports(cmd, "NCCL_SOCKET_IFNAME"));  // as set here: SageMaker's interface wins
 }
 
 TEST(MpirunCommand, PassesThreadCountsAndTestHooksButNotTheHostsBase) {

@@ -60,7 +60,7 @@ int run_sagemaker_training(const platform::SageMakerPaths& paths,
   };
 
   // A host other than the first only serves mpirun's ssh and waits; it reads no options.
-  platform::MpiLaunch launch{paths, resources, 1, argv};
+  platform::MpiLaunch launch{paths, resources, 1, argv, {}};
   if (!launched.launched() && !resources.is_first_host())
     return platform::run_other_host(launch);
 
@@ -84,6 +84,7 @@ int run_sagemaker_training(const platform::SageMakerPaths& paths,
   if (!launched.launched()) {
     launch.ranks_per_host =
         platform::ranks_per_host(args.ranks_per_host, job.hyperparameters, gpus_here());
+    launch.efa = platform::detect_efa(resources.current_instance_type);
     if (resources.hosts.size() > 1 || launch.ranks_per_host > 1)
       return platform::run_first_host(launch);
   }

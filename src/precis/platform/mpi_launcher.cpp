@@ -223,11 +223,17 @@ std::vector<std::string> mpirun_command(const MpiLaunch& launch, const std::stri
       "--bind-to", "none", "--map-by", "slot",
       // NCCL (GPU collectives) on the same interface.
       "-x", "NCCL_SOCKET_IFNAME=" + iface, "-x", "PATH", "-x", "LD_LIBRARY_PATH"};
-  // Passed on when set here: thread counts, and the test hooks (docs/testing.md). Never
-  // SAGEMAKER_BASE_DIR: each host's ranks read that host's own /opt/ml.
+  // libfabric's provider where the hosts have EFA, unless set here.
+  for (const auto& [name, value] : efa_environment(launch.efa))
+    if (!std::getenv(name.c_str())) cmd.insert(cmd.end(), {"-x", name + "=" + value});
+  // Passed on when set here: thread counts, NCCL's and libfabric's settings (NCCL_DEBUG,
+  // ...), and the test hooks (docs/testing.md). Never SAGEMAKER_BASE_DIR: each host's ranks
+  // read that host's own /opt/ml.
   for (char** e = environ; *e; ++e) {
     std::string name(*e, std::strcspn(*e, "="));
-    if (name == "OMP_NUM_THREADS" || name.rfind("PRECIS_TEST_", 0) == 0)
+    const bool nccl = (name.rfind("NCCL_", 0) == 0 && name != "NCCL_SOCKET_IFNAME") ||
+                      name.rfind("FI_", 0) == 0;
+    if (name == "OMP_NUM_THREADS" || nccl || name.rfind("PRECIS_TEST_", 0) == 0)
       cmd.insert(cmd.end(), {"-x", name});
   }
   cmd.insert(cmd.end(), {precis, "train"});

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "precis/platform/efa.h"
 #include "precis/platform/sagemaker_files.h"
 
 namespace precis::platform {
@@ -25,10 +26,14 @@ struct MpiLaunch {
   ResourceConfig resources;
   int ranks_per_host = 1;
   std::vector<std::string> train_arguments;  // the launcher's own `precis train` arguments
+  Efa efa;  // the hosts' EFA (detect_efa), for NCCL's libfabric
 };
 
 // The mpirun command line for `launch` (without the ssh agent, which OpenMPI reads from
-// OMPI_MCA_plm_rsh_agent). `precis` is this executable's path.
+// OMPI_MCA_plm_rsh_agent). `precis` is this executable's path. NCCL's settings go to every
+// rank: NCCL_SOCKET_IFNAME is the interface SageMaker names, libfabric's EFA settings where the
+// hosts have EFA, and the NCCL_* and FI_* variables set here (NCCL_DEBUG, ...) as they are,
+// which the user's FI_PROVIDER or FI_EFA_USE_DEVICE_RDMA override.
 std::vector<std::string> mpirun_command(const MpiLaunch& launch, const std::string& precis);
 
 // The host that runs mpirun: returns the exit status for the whole job.

@@ -32,7 +32,7 @@ std::string required_string(const json& j, const char* field, const fs::path& fi
 ResourceConfig read_resource_config(const SageMakerPaths& paths) {
   const fs::path file = paths.config() / "resourceconfig.json";
   std::error_code ec;
-  if (!fs::exists(file, ec)) return {"algo-1", {"algo-1"}, "eth0"};
+  if (!fs::exists(file, ec)) return {"algo-1", {"algo-1"}, "eth0", ""};
   const json j = read_json_file(file);
   if (!j.is_object()) throw Error(file.string() + ": expected a JSON object");
   ResourceConfig rc;
@@ -40,6 +40,8 @@ ResourceConfig read_resource_config(const SageMakerPaths& paths) {
   rc.network_interface_name =
       j.contains("network_interface_name") ? required_string(j, "network_interface_name", file)
                                            : "eth0";
+  if (j.contains("current_instance_type"))
+    rc.current_instance_type = required_string(j, "current_instance_type", file);
   if (!j.contains("hosts") || !j["hosts"].is_array() || j["hosts"].empty())
     throw Error(file.string() + ": expected \"hosts\" to be a non-empty list of host names");
   for (const json& h : j["hosts"]) {

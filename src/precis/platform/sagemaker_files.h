@@ -39,6 +39,7 @@ struct ResourceConfig {
   std::string current_host;          // "algo-1": the name the other hosts know this one by
   std::vector<std::string> hosts;    // sorted, as SageMaker gives them; hosts[0] starts mpirun
   std::string network_interface_name;  // "eth0": the interface MPI and NCCL must use
+  std::string current_instance_type;   // "ml.p4d.24xlarge" ("" when not given)
   bool is_first_host() const { return current_host == hosts.front(); }
 };
 
