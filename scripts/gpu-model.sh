@@ -3,7 +3,8 @@
 # launch, GEMM, copy and host synchronisation of one step or one generate() recorded with its
 # declared bytes and FLOPs, nothing run; bench/gpu/counting/) and prices the records on an H100
 # SXM and an H200 (bench/gpu/cost_model.py, which prints its assumptions with the tables). The
-# last lines read `modeled <case> on <GPU> <ms> ms <mfu>% MFU`.
+# lines read `modeled <case> on <GPU> <ms> ms <mfu>% MFU`; then the tutorial's whole job on 2 x 8
+# GPUs and on one H200 (bench/gpu/tutorial_model.py).
 #
 # Cases: a bart-large bf16 training step at the tutorial's shape (batch 4 per GPU, padded to the
 # longest of 4 SAMSum dialogues: see below) and at batch 32 x (512 + 128), the shape HF was
@@ -46,3 +47,6 @@ export PRECIS_COUNT_OUT="$records"
 "$build/bench/precis_gpu_generate_counted" 8 512 1 --bf16 > /dev/null
 "$build/bench/precis_gpu_generate_counted" 32 512 1 --bf16 > /dev/null
 python3 bench/gpu/cost_model.py "$records"
+# The tutorial's whole job on its hosts (2 x 8 GPUs: p3dn, p4d, p5) and on one H200: the step
+# above and a ring all-reduce of the gradient's buckets against the backward.
+python3 bench/gpu/tutorial_model.py "$records"

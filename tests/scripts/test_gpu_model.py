@@ -27,6 +27,18 @@ def test_the_model_prices_every_case_and_records_the_whole_step():
     for case, _, ms, mfu in lines:
         assert float(ms) > 0 and (mfu or case.startswith("generate")), (case, ms, mfu)
     assert "Assumptions" in result.stdout and "FlashAttention-3 paper" in result.stdout
+    # The tutorial's job on its hosts and on one H200 (bench/gpu/tutorial_model.py): a step time,
+    # the steps HF's DistributedSampler makes (14,732 padded to 16 ranks, 231 batches of 4 an
+    # epoch, 3 epochs) and the time to train, with the all-reduce's hidden share on two hosts.
+    rows = re.findall(r"^\| (2 x p3dn|2 x p4d|2 x p5|1 H200)[^|]* \| ([0-9.]+) \| ([0-9.]+) \| ([0-9]+%|-) \| "
+                      r"\*\*([0-9.]+)\*\* \| ([0-9]+) \| \*\*([0-9]+) s\*\* \| \$([0-9.]+) \|$", result.stdout, re.M)
+    assert [r[0] for r in rows] == ["2 x p3dn", "2 x p4d", "2 x p5", "1 H200"], result.stdout
+    for name, compute, allreduce, hidden, step, steps, seconds, dollars in rows:
+        assert float(step) >= float(compute) > 0 and float(dollars) > 0
+        assert int(steps) == (3 * 231 if name.startswith("2 x") else 3 * 3683)
+        assert abs(int(steps) * float(step) / 1e3 - int(seconds)) <= 1
+        assert (hidden == "-") == (name == "1 H200") and (float(allreduce) > 0) == name.startswith("2 x")
+    assert "link_efficiency" in result.stdout and "1441" in result.stdout
 
     records = [json.loads(line) for line in open(BUILD_DIR / "gpu-model/launches.jsonl")]
     d, ffn, layers, vocab = 1024, 4096, 12, 50264
