@@ -13,7 +13,9 @@
 #   4 op tests          60 s   150 s  the carried op tests on the GPU (every cuda0 case), then
 #                                     tiny BART/T5 training and generation (CudaTraining.*,
 #                                     CudaGeneration.*) against the CPU
-#   5 carried           15 s   120 s  the carried CLI's smoke job on the CPU and on the GPU
+#   5 carried           15 s   120 s  the carried CLI's smoke job on the CPU and on the GPU, and
+#                                     on 2 GPUs through NCCL where the machine has 2 or more
+#                                     (and an mpirun); one GPU: skipped, saying so
 #   6 peer              60 s   200 s  Hugging Face BART in PyTorch on the GPU
 #   7 precis            90 s   300 s  precis's training step and beam search on the peer's
 #                                     shapes, the table against the peer, and against the cost
@@ -238,6 +240,19 @@ if begin 5 carried 20; then
     loss=$(timeout -k 5 "$(( $(left) < 60 ? $(left) : 60 ))" bash "$bundle/carried_smoke.sh" "$bundle" "$work/smoke-cuda" cuda 2>> "$logs/carried.log")
     echo "precis train --device cuda: train_loss ${loss:-none} (CPU here: $expected)" | tee -a "$logs/carried.log"
     row "precis train --device cuda" "$(compare_loss "$loss" "$expected" 1e-5)" "the smoke job on the GPU: train_loss ${loss:-none}, $expected on the CPU here"
+    # Data parallelism on the machine's GPUs: two ranks of batch 2 against one of batch 4 on
+    # the GPU (1e-5: the gradient summed in another order), NCCL between the GPUs. It needs
+    # two GPUs and an mpirun on the machine (the pack carries no MPI runtime).
+    gpus=$(nvidia-smi -L 2> /dev/null | grep -c '^GPU ')
+    if [ "$gpus" -lt 2 ]; then
+      row "multi-GPU (NCCL)" skipped "this machine has $gpus GPU: data parallelism on GPUs needs 2 or more"
+    elif ! command -v mpirun > /dev/null; then
+      row "multi-GPU (NCCL)" skipped "$gpus GPUs, but no mpirun on this machine to start the ranks"
+    else
+      two=$(timeout -k 5 "$(( $(left) < 90 ? $(left) : 90 ))" env NCCL_DEBUG=WARN bash "$bundle/carried_smoke.sh" "$bundle" "$work/smoke-2gpu" cuda 2 2>> "$logs/carried.log")
+      echo "precis train --device cuda on 2 GPUs: train_loss ${two:-none} (1 GPU: ${loss:-none})" | tee -a "$logs/carried.log"
+      row "multi-GPU (NCCL)" "$(compare_loss "$two" "$loss" 1e-5)" "2 ranks x batch 2 on 2 of $gpus GPUs: train_loss ${two:-none}; 1 GPU x batch 4: ${loss:-none}"
+    fi
   else
     row carried skipped "no .gpu-carry/precis-cpu.tar.xz: run scripts/gpu/bundle.sh and carry .gpu-carry"
   fi
