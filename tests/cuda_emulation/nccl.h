@@ -35,7 +35,13 @@ typedef enum {
 
 typedef enum { ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3, ncclAvg = 4 } ncclRedOp_t;
 
-typedef enum { ncclInt32 = 2, ncclFloat16 = 6, ncclFloat32 = 7, ncclBfloat16 = 9 } ncclDataType_t;
+typedef enum {
+  ncclInt32 = 2,
+  ncclFloat16 = 6,
+  ncclFloat32 = 7,
+  ncclFloat64 = 8,
+  ncclBfloat16 = 9
+} ncclDataType_t;
 
 struct ncclComm;
 typedef ncclComm* ncclComm_t;

@@ -31,10 +31,13 @@ struct ncclComm {
 
 namespace {
 
-size_t element_bytes(ncclDataType_t t) { return t == ncclFloat32 || t == ncclInt32 ? 4 : 2; }
+size_t element_bytes(ncclDataType_t t) {
+  return t == ncclFloat64 ? 8 : t == ncclFloat32 || t == ncclInt32 ? 4 : 2;
+}
 
 bool known(ncclDataType_t t) {
-  return t == ncclFloat32 || t == ncclInt32 || t == ncclBfloat16 || t == ncclFloat16;
+  return t == ncclFloat64 || t == ncclFloat32 || t == ncclInt32 || t == ncclBfloat16 ||
+         t == ncclFloat16;
 }
 
 float load(const char* p, ncclDataType_t t) {
@@ -83,6 +86,18 @@ void reduce_in_rank_order(const std::vector<char>& all, int ranks, size_t count,
       }
       const int32_t v = int32_t(op == ncclAvg ? sum / ranks : sum);
       std::memcpy(out + i * eb, &v, 4);
+      continue;
+    }
+    if (t == ncclFloat64) {
+      double sum;
+      std::memcpy(&sum, all.data() + i * eb, 8);
+      for (int r = 1; r < ranks; ++r) {
+        double v;
+        std::memcpy(&v, all.data() + size_t(r) * stride + i * eb, 8);
+        sum += v;
+      }
+      if (op == ncclAvg) sum /= ranks;
+      std::memcpy(out + i * eb, &sum, 8);
       continue;
     }
     // Each partial rounded to the type, as a ring of 16-bit adds rounds each step.

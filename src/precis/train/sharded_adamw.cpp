@@ -44,6 +44,23 @@ double ShardedAdamW<Config>::step(Params& params, Params& grads, double lr, doub
   return norm;
 }
 
+template <class Config>
+void ShardedAdamW<Config>::step(Params& params, Params& grads, double lr, double max_grad_norm,
+                                const Tensor& norm_squared) {
+  ++step_;
+  const Tensor g = dist::flat_tensor(config_, grads), p = dist::flat_tensor(config_, params);
+  check(g.numel() == layout_.size && p.numel() == layout_.size,
+        "ZeRO-1: gradients and parameters have different layouts");
+  comm_.reduce_scatter(g, segments_, dist::ReduceOp::Sum, current_stream());
+  const Tensor g_segment = g.slice(begin_, end_), p_segment = p.slice(begin_, end_);
+  sum_of_squares_into(g_segment, norm_squared);
+  comm_.all_reduce(norm_squared, dist::ReduceOp::Sum, current_stream());
+  adamw_update_masked(p_segment, g_segment, exp_avg_, exp_avg_sq_, decay_mask_, lr, settings_.beta1,
+                      settings_.beta2, settings_.epsilon, settings_.weight_decay, step_,
+                      {.norm_squared = norm_squared, .max_norm = max_grad_norm});
+  comm_.all_gather(p, segments_, current_stream());
+}
+
 namespace {
 
 // Both moments of every parameter, laid out as the parameters: what optimizer.safetensors

@@ -28,6 +28,11 @@ class ShardedAdamW {
   // grads: this rank's gradient sums (the loss already normalised by the global token
   // count). Leaves grads undefined. Returns the global gradient norm before clipping.
   double step(Params& params, Params& grads, double lr, double max_grad_norm);
+  // The same step with nothing read back (on a GPU): the global Σ g² is left in norm_squared
+  // (one F64 on the parameters' device), all-reduced there, and clipping's scale formed from
+  // it by the update itself (GradientRead::norm_squared).
+  void step(Params& params, Params& grads, double lr, double max_grad_norm,
+            const Tensor& norm_squared);
 
   int64_t steps_taken() const { return step_; }
   size_t state_bytes() const { return exp_avg_.nbytes() + exp_avg_sq_.nbytes(); }

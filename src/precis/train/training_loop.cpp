@@ -203,6 +203,10 @@ void TrainingLoop<Model>::end_step(double epoch_progress) {
   const dist::GradientAllReduce::ExposedTime exposed = update.exposed_allreduce;
   step_times_.allreduce_wait_s += exposed.in_backward_s + exposed.after_backward_s;
   step_times_.backward_s -= exposed.in_backward_s;
+  // Ranks on GPUs sum the step's loss there, so the read below is the step's only wait.
+  const bool loss_summed_on_device = comm_.world_size() > 1 && !step_report_.device.is_cpu();
+  if (loss_summed_on_device)
+    comm_.all_reduce(step_report_.slice(0, 1), dist::ReduceOp::Sum, current_stream());
   // The step's one read (on a GPU its one wait): the loss, from where the micro-batches added
   // it up, and the gradient's norm.
   double report[2] = {0.0, 0.0};
@@ -214,7 +218,7 @@ void TrainingLoop<Model>::end_step(double epoch_progress) {
     update.grad_norm = std::sqrt(report[1]);
     run_.norm_read(update.grad_norm);
   }
-  if (comm_.world_size() > 1)
+  if (comm_.world_size() > 1 && !loss_summed_on_device)
     comm_.all_reduce(std::span<double>(&step_loss, 1), dist::ReduceOp::Sum);
   state.global_step += 1;
   state.epoch = epoch_progress;

@@ -111,7 +111,13 @@ OptimizerStepResult TrainingRun<Model>::optimizer_step(double lr,
                                                        const Tensor& norm_squared) {
   OptimizerStepResult result;
   if (sharded) {
-    result.grad_norm = sharded->step(model.params, grads, lr, args.max_grad_norm);
+    // On a GPU the norm stays there, read back with the loss (the step's one read).
+    if (norm_squared.device.is_cpu()) {
+      result.grad_norm = sharded->step(model.params, grads, lr, args.max_grad_norm);
+    } else {
+      sharded->step(model.params, grads, lr, args.max_grad_norm, norm_squared);
+      result.norm_on_device = true;
+    }
     zero_grads(model.config, grads);
     refresh_compute();
     return result;

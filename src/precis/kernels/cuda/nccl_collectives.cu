@@ -36,6 +36,8 @@ ncclDataType_t nccl_type(DType dtype) {
       return ncclFloat16;
     case DType::I32:
       return ncclInt32;
+    case DType::F64:
+      return ncclFloat64;
     default:
       break;
   }
