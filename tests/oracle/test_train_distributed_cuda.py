@@ -16,7 +16,10 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from process_support import ENV, MPIRUN, launch, wait_stopped
+from conftest import precis_binary
+from process_support import ENV, MPIRUN, launch, process_state, wait_stopped
+from sagemaker_hosts import process_name, processes_with_environment
+from sagemaker_support import TINY, make_host, sagemaker_env
 from t5_models import make_t5, train_tiny_spiece
 from train_support import (MAX_SOURCE_LENGTH, MAX_TARGET_LENGTH, SOURCES, SUMMARIES, make_job, max_diff, train,
                            weights, write_records)
@@ -167,3 +170,41 @@ def test_a_rank_that_hangs_or_dies_ends_the_job_within_the_timeout(tmp_path, sig
     last = out / "checkpoint-4"
     assert json.loads((last / "trainer_state.json").read_text())["global_step"] == 4
     assert weights(last) and load_file(str(last / "optimizer.safetensors"))
+
+
+def test_sagemaker_job_on_two_emulated_gpus_names_a_killed_rank_in_the_failure_file(tmp_path):
+    """SageMaker's launch on one host of two GPUs: `precis train` in the container starts mpirun
+    itself (sagemaker_mpi_num_of_processes_per_host: one rank a GPU), rank 1 is killed in the
+    middle of step 5, and every rank ends within the timeout with output/failure naming it."""
+    make_job(tmp_path)
+    base = make_host(tmp_path / "host", tmp_path, dict(
+        TINY, do_train=True, max_steps=12, per_device_train_batch_size=2, save_strategy="steps", save_steps=2,
+        seed=7, device="cuda", zero_stage=1, ddp_timeout=TIMEOUT_S, output_dir="/opt/ml/model",
+        sagemaker_mpi_enabled=True, sagemaker_mpi_num_of_processes_per_host=2), channels=("train", "model"))
+    proc = subprocess.Popen([precis_binary(EMULATED), "train"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=sagemaker_env(base, PRECIS_TEST_STOP_AT="micro:4:0"))
+    try:
+        deadline = time.monotonic() + 180
+        while True:  # the ranks, under the mpirun that precis started, found by their /opt/ml
+            ranks = {int(env[b"OMPI_COMM_WORLD_RANK"]): pid for pid, env in processes_with_environment()
+                     if env.get(b"SAGEMAKER_BASE_DIR") == str(base).encode() and b"OMPI_COMM_WORLD_RANK" in env
+                     and process_name(pid) == EMULATED}
+            if len(ranks) == 2 and all(process_state(p) == "T" for p in ranks.values()):
+                break
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.poll() else ranks
+            time.sleep(0.05)
+        os.kill(ranks[1], signal.SIGKILL)
+        os.kill(ranks[0], signal.SIGCONT)
+        started = time.monotonic()
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    print(f"the job ended {time.monotonic() - started:.1f} s after the kill, exit {proc.returncode}")
+    assert proc.returncode != 0 and "training on cuda:0" in stderr, stderr
+    failure = (base / "output" / "failure").read_text()
+    print(failure)
+    # The host as mpirun's report names it: on one host, the machine's own name.
+    assert ", rank 1: killed by signal 9" in failure.splitlines()[0], failure
+    last = base / "checkpoints" / "checkpoint-4"
+    assert json.loads((last / "trainer_state.json").read_text())["global_step"] == 4
