@@ -285,7 +285,10 @@ int run_first_host(const MpiLaunch& launch) {
     if (status != 0) {
       if (std::optional<RankFailure> f = report.failure()) {
         const int per_host = std::max(1, launch.ranks_per_host);
-        std::string host = f->host == "localhost" ? rc.current_host : f->host;
+        // One host: mpirun ran its ranks itself and names the machine (its hostname, or
+        // localhost), which SageMaker knows as current_host.
+        std::string host =
+            f->host == "localhost" || rc.hosts.size() == 1 ? rc.current_host : f->host;
         if (host.empty() && f->rank >= 0 && size_t(f->rank / per_host) < rc.hosts.size())
           host = rc.hosts[size_t(f->rank / per_host)];
         reason = failure_reason(host, f->rank, f->cause);
