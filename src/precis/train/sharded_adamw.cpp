@@ -25,40 +25,44 @@ ShardedAdamW<Config>::ShardedAdamW(const Config& config, const AdamWSettings& se
   copy(Tensor{bits.data(), decay_mask_.shape, DType::I32, Device::cpu()}, decay_mask_);
 }
 
+// The step around how clipping reads the gradient: `clip` gets this rank's reduced segment and
+// returns the update's GradientRead.
 template <class Config>
-double ShardedAdamW<Config>::step(Params& params, Params& grads, double lr, double max_grad_norm) {
+template <class Clip>
+void ShardedAdamW<Config>::update(Params& params, Params& grads, double lr, Clip&& clip) {
   ++step_;
   const Tensor g = dist::flat_tensor(config_, grads), p = dist::flat_tensor(config_, params);
   check(g.numel() == layout_.size && p.numel() == layout_.size,
         "ZeRO-1: gradients and parameters have different layouts");
   comm_.reduce_scatter(g, segments_, dist::ReduceOp::Sum, current_stream());
   const Tensor g_segment = g.slice(begin_, end_), p_segment = p.slice(begin_, end_);
-  double sum = sum_of_squares(g_segment);
-  comm_.all_reduce(std::span<double>(&sum, 1), dist::ReduceOp::Sum);
-  const double norm = std::sqrt(sum);
-  // Clipping's scale applied as AdamW reads the segment (the same float product).
+  const GradientRead read = clip(g_segment);
   adamw_update_masked(p_segment, g_segment, exp_avg_, exp_avg_sq_, decay_mask_, lr, settings_.beta1,
-                      settings_.beta2, settings_.epsilon, settings_.weight_decay, step_,
-                      {clip_scale(norm, max_grad_norm)});
+                      settings_.beta2, settings_.epsilon, settings_.weight_decay, step_, read);
   comm_.all_gather(p, segments_, current_stream());
+}
+
+template <class Config>
+double ShardedAdamW<Config>::step(Params& params, Params& grads, double lr, double max_grad_norm) {
+  double norm = 0.0;
+  update(params, grads, lr, [&](const Tensor& g_segment) {
+    double sum = sum_of_squares(g_segment);
+    comm_.all_reduce(std::span<double>(&sum, 1), dist::ReduceOp::Sum);
+    norm = std::sqrt(sum);
+    // Clipping's scale applied as AdamW reads the segment (the same float product).
+    return GradientRead{clip_scale(norm, max_grad_norm)};
+  });
   return norm;
 }
 
 template <class Config>
 void ShardedAdamW<Config>::step(Params& params, Params& grads, double lr, double max_grad_norm,
                                 const Tensor& norm_squared) {
-  ++step_;
-  const Tensor g = dist::flat_tensor(config_, grads), p = dist::flat_tensor(config_, params);
-  check(g.numel() == layout_.size && p.numel() == layout_.size,
-        "ZeRO-1: gradients and parameters have different layouts");
-  comm_.reduce_scatter(g, segments_, dist::ReduceOp::Sum, current_stream());
-  const Tensor g_segment = g.slice(begin_, end_), p_segment = p.slice(begin_, end_);
-  sum_of_squares_into(g_segment, norm_squared);
-  comm_.all_reduce(norm_squared, dist::ReduceOp::Sum, current_stream());
-  adamw_update_masked(p_segment, g_segment, exp_avg_, exp_avg_sq_, decay_mask_, lr, settings_.beta1,
-                      settings_.beta2, settings_.epsilon, settings_.weight_decay, step_,
-                      {.norm_squared = norm_squared, .max_norm = max_grad_norm});
-  comm_.all_gather(p, segments_, current_stream());
+  update(params, grads, lr, [&](const Tensor& g_segment) {
+    sum_of_squares_into(g_segment, norm_squared);
+    comm_.all_reduce(norm_squared, dist::ReduceOp::Sum, current_stream());
+    return GradientRead{.norm_squared = norm_squared, .max_norm = max_grad_norm};
+  });
 }
 
 namespace {

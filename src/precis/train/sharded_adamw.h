@@ -42,6 +42,9 @@ class ShardedAdamW {
   void load(const std::filesystem::path& file);
 
  private:
+  template <class Clip>
+  void update(Params& params, Params& grads, double lr, Clip&& clip);
+
   Config config_;
   AdamWSettings settings_;
   dist::Communicator& comm_;

@@ -172,16 +172,11 @@ class NcclCollectives final : public dist::DeviceCollectives {
          "ncclReduceScatter of " + std::to_string(c) + " elements a rank");
       return;
     }
-    ok(ncclGroupStart(), "ncclGroupStart");
-    size_t offset = 0;
-    for (int r = 0; r < ranks_; ++r) {
-      char* segment = base + offset * bytes;
-      ok(ncclReduce(segment, segment, size_t(counts[r]), nccl_type(dtype), nccl_op(op), r, comm_,
+    per_segment(base, counts, bytes, "reduce-scatter", [&](char* segment, size_t count, int r) {
+      ok(ncclReduce(segment, segment, count, nccl_type(dtype), nccl_op(op), r, comm_,
                     native_stream(stream)),
          "ncclReduce of segment " + std::to_string(r));
-      offset += size_t(counts[r]);
-    }
-    ok(ncclGroupEnd(), "ncclGroupEnd (reduce-scatter)");
+    });
   }
 
   void all_gather_now(char* base, std::span<const int64_t> counts, DType dtype, Stream stream) {
@@ -193,16 +188,23 @@ class NcclCollectives final : public dist::DeviceCollectives {
          "ncclAllGather of " + std::to_string(c) + " elements a rank");
       return;
     }
+    per_segment(base, counts, bytes, "all-gather", [&](char* segment, size_t count, int r) {
+      ok(ncclBroadcast(segment, segment, count, nccl_type(dtype), r, comm_, native_stream(stream)),
+         "ncclBroadcast of segment " + std::to_string(r));
+    });
+  }
+
+  // One call a segment (its start, its count, its rank: the root) in one NCCL group.
+  template <class Call>
+  void per_segment(char* base, std::span<const int64_t> counts, size_t bytes, const char* what,
+                   Call&& call) {
     ok(ncclGroupStart(), "ncclGroupStart");
     size_t offset = 0;
     for (int r = 0; r < ranks_; ++r) {
-      char* segment = base + offset * bytes;
-      ok(ncclBroadcast(segment, segment, size_t(counts[r]), nccl_type(dtype), r, comm_,
-                       native_stream(stream)),
-         "ncclBroadcast of segment " + std::to_string(r));
+      call(base + offset * bytes, size_t(counts[r]), r);
       offset += size_t(counts[r]);
     }
-    ok(ncclGroupEnd(), "ncclGroupEnd (all-gather)");
+    ok(ncclGroupEnd(), std::string("ncclGroupEnd (") + what + ")");
   }
 
   // Runs `call`, which queues a collective on `stream`, under the watchdog's eye.
