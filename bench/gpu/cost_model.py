@@ -105,6 +105,7 @@ def gemm_seconds(r, gpu):
     element = 2 if tensor else 4
     c_element = 4 if r["c"] == "F32" else 2
     moved = (m * k + k * n) * element + m * n * c_element * (2 if r["accumulate"] else 1)
+    moved += n * c_element if r.get("bias_gradient") else 0  # BGRADB's column sums, written once
     best = math.inf
     for rows, cols, tile_eff in A["gemm_tiles"]:
         tiles = min(math.ceil(m / rows) * math.ceil(n / cols), math.ceil(m / cols) * math.ceil(n / rows))

@@ -2,7 +2,8 @@
 // cuBLAS's own reading of op(X) and leading dimensions, so a launcher's wrong transpose or
 // leading dimension gives wrong numbers (or an ASan report) here, as it would on a GPU. Each
 // element is read by its type to float (bf16 and fp16 exactly, convert_math.h), the products
-// summed in float, and C written once, rounded to nearest even when it is 16-bit.
+// summed in float, and C written once, rounded to nearest even when it is 16-bit. The bias
+// gradient's epilogue (BGRADB) sums op(B)'s columns the same way.
 #include <cstdint>
 #include <string>
 
@@ -36,15 +37,20 @@ float element(const GemmOperand& x, int64_t i, int64_t j) {
   return load(x.data, x.type, x.transpose ? j + i * x.ld : i + j * x.ld);
 }
 
-}  // namespace
-
-void gemm(Stream, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a, GemmOperand b,
-          float beta, void* c, DType c_type, int64_t ldc, const void* bias) {
+void check_leading_dimensions(int64_t m, int64_t n, int64_t k, const GemmOperand& a,
+                              const GemmOperand& b, int64_t ldc) {
   const int64_t a_rows = a.transpose ? k : m, b_rows = b.transpose ? n : k;
   check(a.ld >= a_rows && b.ld >= b_rows && ldc >= m && a.ld > 0 && b.ld > 0 && ldc > 0,
         "gemm: leading dimensions " + std::to_string(a.ld) + ", " + std::to_string(b.ld) + ", " +
             std::to_string(ldc) + " for " + std::to_string(m) + "x" + std::to_string(n) + "x" +
             std::to_string(k));
+}
+
+}  // namespace
+
+void gemm(Stream, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a, GemmOperand b,
+          float beta, void* c, DType c_type, int64_t ldc, const void* bias) {
+  check_leading_dimensions(m, n, k, a, b, ldc);
   check_gemm_types(a.type, b.type, c_type);
   check_gemm_bias(bias, beta);
   cuda_emulation::DeviceMemoryAccess access;
@@ -58,6 +64,25 @@ void gemm(Stream, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a, G
       const float product = alpha * acc + (bias ? load(bias, c_type, i) : 0.0f);
       store(c, c_type, out, beta == 0.0f ? product : product + beta * load(c, c_type, out));
     }
+}
+
+// BGRADB: the product as gemm's, then each column of op(B) summed over k in float, in k's
+// order (cuBLASLt's order is its own: callers' tests hold it to a tolerance), written once.
+bool gemm_with_bias_gradient(Stream s, int64_t m, int64_t n, int64_t k, GemmOperand a,
+                             GemmOperand b, float beta, void* c, DType c_type, int64_t ldc,
+                             void* bias_gradient) {
+  check_leading_dimensions(m, n, k, a, b, ldc);
+  check_gemm_types(a.type, b.type, c_type);
+  check_gemm_bias_gradient(bias_gradient, k);
+  if (m == 0 || n == 0) return false;
+  gemm(s, m, n, k, 1.0f, a, b, beta, c, c_type, ldc);
+  cuda_emulation::DeviceMemoryAccess access;
+  for (int64_t j = 0; j < n; ++j) {
+    float sum = 0.0f;
+    for (int64_t l = 0; l < k; ++l) sum += element(b, l, j);
+    store(bias_gradient, c_type, j, sum);
+  }
+  return true;
 }
 
 }  // namespace precis::cuda

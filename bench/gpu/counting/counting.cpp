@@ -171,10 +171,10 @@ void* scratch(Stream, size_t bytes) {
   return buffer;
 }
 
-void gemm(Stream, int64_t m, int64_t n, int64_t k, float, GemmOperand a, GemmOperand b, float beta,
-          void*, DType c_type, int64_t, const void* bias) {
-  check_gemm_types(a.type, b.type, c_type);
-  check_gemm_bias(bias, beta);
+namespace {
+
+void record_gemm(int64_t m, int64_t n, int64_t k, DType ab, float beta, DType c_type, bool bias,
+                 bool bias_gradient) {
   State& s = counting::state();
   std::lock_guard<std::mutex> lock(s.mu);
   if (!s.recording) return;
@@ -182,10 +182,32 @@ void gemm(Stream, int64_t m, int64_t n, int64_t k, float, GemmOperand a, GemmOpe
                     {"m", m},
                     {"n", n},
                     {"k", k},
-                    {"ab", dtype_name(a.type)},
+                    {"ab", dtype_name(ab)},
                     {"c", dtype_name(c_type)},
                     {"accumulate", beta != 0.0f},
-                    {"bias", bias != nullptr}});
+                    {"bias", bias},
+                    {"bias_gradient", bias_gradient}});
+}
+
+}  // namespace
+
+void gemm(Stream, int64_t m, int64_t n, int64_t k, float, GemmOperand a, GemmOperand b, float beta,
+          void*, DType c_type, int64_t, const void* bias) {
+  check_gemm_types(a.type, b.type, c_type);
+  check_gemm_bias(bias, beta);
+  record_gemm(m, n, k, a.type, beta, c_type, bias != nullptr, false);
+}
+
+// Priced as cuBLASLt's BGRADB kernels run: on the GPU the heuristic may have none for a shape, and
+// the launcher then sums the columns itself; the model assumes it has one (the first GPU run's
+// calibration says whether it does).
+bool gemm_with_bias_gradient(Stream, int64_t m, int64_t n, int64_t k, GemmOperand a, GemmOperand b,
+                             float beta, void*, DType c_type, int64_t, void* bias_gradient) {
+  check_gemm_types(a.type, b.type, c_type);
+  check_gemm_bias_gradient(bias_gradient, k);
+  if (m == 0 || n == 0) return false;
+  record_gemm(m, n, k, a.type, beta, c_type, false, true);
+  return true;
 }
 
 }  // namespace precis::cuda

@@ -39,6 +39,16 @@ struct GemmOperand {
 void gemm(Stream s, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a, GemmOperand b,
           float beta, void* c, DType c_type, int64_t ldc, const void* bias = nullptr);
 
+// C = op(A)·op(B) + beta · C as gemm computes it (alpha 1, no bias), and `bias_gradient` (n
+// elements of c_type, written, not added) = the column sums of op(B) over k, in fp32: cuBLASLt's
+// CUBLASLT_EPILOGUE_BGRADB, which sums B as the product reads it. The linear backward's
+// weight-gradient GEMM (op(B) = dy) so gives the bias gradient with no pass of its own. Returns
+// false, touching nothing, where cuBLASLt has no kernel for the GEMM with this epilogue: the
+// caller then sums the columns itself. Needs k > 0 and a bias_gradient aligned as a bias.
+bool gemm_with_bias_gradient(Stream s, int64_t m, int64_t n, int64_t k, GemmOperand a,
+                             GemmOperand b, float beta, void* c, DType c_type, int64_t ldc,
+                             void* bias_gradient);
+
 // cuBLASLt's epilogue reads the bias in vectors: 16-byte alignment (as Marian and others found
 // on A100s; the 16-bit compute copy's tensors start 32-byte aligned).
 constexpr uintptr_t kGemmBiasAlignment = 16;
@@ -49,6 +59,11 @@ inline bool gemm_bias_fits(const void* bias) {
 inline void check_gemm_bias(const void* bias, float beta) {
   check(bias == nullptr || (beta == 0.0f && gemm_bias_fits(bias)),
         "gemm: a bias epilogue needs beta 0 and a bias aligned to 16 bytes");
+}
+
+inline void check_gemm_bias_gradient(const void* bias_gradient, int64_t k) {
+  check(bias_gradient != nullptr && gemm_bias_fits(bias_gradient) && k > 0,
+        "gemm: a bias-gradient epilogue needs k > 0 and a gradient aligned to 16 bytes");
 }
 
 // The type combinations cuBLASLt runs with fp32 compute (its cublasLtMatmul table): A and B of

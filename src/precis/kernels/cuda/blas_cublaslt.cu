@@ -2,7 +2,8 @@
 // fp32 alpha and beta), C in the inputs' type or fp32, one handle and one workspace per GPU.
 // Each distinct GEMM (shape, types, layouts, device and the operands' pointer alignments) gets
 // its descriptors and the heuristic's algorithm once; the heuristic is told the alignments the
-// pointers really have. k = 0 is cuBLAS's C = beta · C.
+// pointers really have. k = 0 is cuBLAS's C = beta · C. Epilogues: the bias (forward) and
+// the bias gradient (the weight gradient's GEMM).
 #include "precis/kernels/cuda/blas.h"
 
 #include <cublasLt.h>
@@ -80,6 +81,10 @@ uint32_t alignment(const void* p) {
   return lowest == 0 || lowest >= 256 ? 256u : uint32_t(lowest);
 }
 
+// The epilogues precis asks of cuBLASLt: none, the forward's bias (CUBLASLT_EPILOGUE_BIAS) and
+// the weight gradient's bias gradient (CUBLASLT_EPILOGUE_BGRADB).
+enum class Epilogue : uint8_t { none, bias, bias_gradient };
+
 // Everything a GEMM's descriptors and algorithm depend on.
 struct GemmKey {
   int device;
@@ -87,7 +92,7 @@ struct GemmKey {
   DType a, b, c;
   bool transpose_a, transpose_b;
   uint32_t align_a, align_b, align_c;
-  bool bias;  // CUBLASLT_EPILOGUE_BIAS: the heuristic picks among kernels that have it
+  Epilogue epilogue;  // the heuristic picks among kernels that have it
   bool operator==(const GemmKey&) const = default;
 };
 
@@ -100,7 +105,7 @@ struct GemmKeyHash {
     for (int64_t v : {key.m, key.n, key.k, key.lda, key.ldb, key.ldc}) mix(uint64_t(v));
     mix(uint64_t(key.device) | uint64_t(key.a) << 8 | uint64_t(key.b) << 16 |
         uint64_t(key.c) << 24 | uint64_t(key.transpose_a) << 32 | uint64_t(key.transpose_b) << 33 |
-        uint64_t(key.bias) << 34);
+        uint64_t(key.epilogue) << 34);
     mix(uint64_t(key.align_a) | uint64_t(key.align_b) << 16 | uint64_t(key.align_c) << 32);
     return h;
   }
@@ -113,6 +118,7 @@ struct GemmPlan {
   cublasLtMatmulDesc_t op = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulAlgo_t algo{};
+  bool found = false;  // the heuristic had an algorithm (a bias-gradient GEMM may have none)
 };
 
 GemmPlan make_plan(const GemmKey& key, cublasLtHandle_t handle) {
@@ -122,11 +128,14 @@ GemmPlan make_plan(const GemmKey& key, cublasLtHandle_t handle) {
   const cublasOperation_t tb = key.transpose_b ? CUBLAS_OP_T : CUBLAS_OP_N;
   ok(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)), "transa");
   ok(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)), "transb");
-  if (key.bias) {  // of C's type (the default CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE), m long
-    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+  // The bias (m long) and the bias gradient (n long) are of C's type, the default
+  // CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE.
+  if (key.epilogue != Epilogue::none) {
+    const cublasLtEpilogue_t epilogue =
+        key.epilogue == Epilogue::bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_BGRADB;
     ok(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                                       sizeof(epilogue)),
-       "bias epilogue");
+       "epilogue");
   }
   const int64_t a_rows = key.transpose_a ? key.k : key.m, a_cols = key.transpose_a ? key.m : key.k;
   const int64_t b_rows = key.transpose_b ? key.n : key.k, b_cols = key.transpose_b ? key.k : key.n;
@@ -152,13 +161,19 @@ GemmPlan make_plan(const GemmKey& key, cublasLtHandle_t handle) {
        "alignment preference");
   cublasLtMatmulHeuristicResult_t heuristic{};
   int found = 0;
-  ok(cublasLtMatmulAlgoGetHeuristic(handle, plan.op, plan.a, plan.b, plan.c, plan.c, pref.value, 1,
-                                    &heuristic, &found),
-     "heuristic");
+  const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+      handle, plan.op, plan.a, plan.b, plan.c, plan.c, pref.value, 1, &heuristic, &found);
+  // cuBLASLt documents no layout or type limits for BGRADB; where it has no kernel for one, the
+  // caller sums the columns itself.
+  if (key.epilogue == Epilogue::bias_gradient &&
+      (status == CUBLAS_STATUS_NOT_SUPPORTED || (status == CUBLAS_STATUS_SUCCESS && found == 0)))
+    return plan;
+  ok(status, "heuristic");
   check(found > 0, "cublasLt: no algorithm for a " + std::to_string(key.m) + "x" + std::to_string(key.n) +
                        "x" + std::to_string(key.k) + " GEMM of " + dtype_name(key.a) + " into " +
                        dtype_name(key.c));
   plan.algo = heuristic.algo;
+  plan.found = true;
   return plan;
 }
 
@@ -184,39 +199,65 @@ void scale_without_terms(Stream s, int64_t m, int64_t n, float beta, void* c, DT
     memset_async(static_cast<char*>(c) + size_t(column * ldc) * element, 0, size_t(m) * element, s);
 }
 
-}  // namespace
-
-void gemm(Stream s, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a, GemmOperand b,
-          float beta, void* c, DType c_type, int64_t ldc, const void* bias) {
+void check_leading_dimensions(int64_t m, int64_t n, int64_t k, const GemmOperand& a,
+                              const GemmOperand& b, int64_t ldc) {
   const int64_t a_rows = a.transpose ? k : m;
   const int64_t b_rows = b.transpose ? n : k;
   check(a.ld >= a_rows && b.ld >= b_rows && ldc >= m,
         "gemm: leading dimensions " + std::to_string(a.ld) + ", " + std::to_string(b.ld) + ", " +
             std::to_string(ldc) + " for " + std::to_string(m) + "x" + std::to_string(n) + "x" +
             std::to_string(k));
+}
+
+// One cublasLtMatmul with an epilogue whose vector (the bias, or the bias gradient) is `vector`;
+// false, running nothing, where the plan has no algorithm.
+bool run(Stream s, int64_t m, int64_t n, int64_t k, float alpha, const GemmOperand& a,
+         const GemmOperand& b, float beta, void* c, DType c_type, int64_t ldc, Epilogue epilogue,
+         const void* vector) {
+  PerDevice& d = per_device(s.device.index);
+  const GemmKey key{s.device.index, m, n, k, a.ld, b.ld, ldc, a.type, b.type, c_type,
+                    a.transpose, b.transpose, alignment(a.data), alignment(b.data),
+                    alignment(c), epilogue};
+  const GemmPlan& plan = plan_for(key, d.handle);
+  if (!plan.found) return false;
+  // The vector's pointer is an attribute of the shared descriptor: set and used under one lock.
+  static std::mutex vector_mu;
+  std::unique_lock<std::mutex> vector_lock(vector_mu, std::defer_lock);
+  if (epilogue != Epilogue::none) {
+    vector_lock.lock();
+    ok(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &vector,
+                                      sizeof(vector)),
+       "bias pointer");
+  }
+  ok(cublasLtMatmul(d.handle, plan.op, &alpha, a.data, plan.a, b.data, plan.b, &beta, c, plan.c, c,
+                    plan.c, &plan.algo, d.workspace, kWorkspaceBytes, native(s)),
+     "matmul");
+  return true;
+}
+
+}  // namespace
+
+void gemm(Stream s, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a, GemmOperand b,
+          float beta, void* c, DType c_type, int64_t ldc, const void* bias) {
+  check_leading_dimensions(m, n, k, a, b, ldc);
   check_gemm_types(a.type, b.type, c_type);
   check_gemm_bias(bias, beta);
   if (m == 0 || n == 0) return;
   use_device(s);
   check(k > 0 || !bias, "gemm: a bias epilogue with k = 0");
   if (k == 0) return scale_without_terms(s, m, n, beta, c, c_type, ldc);
-  PerDevice& d = per_device(s.device.index);
-  const GemmKey key{s.device.index, m, n, k, a.ld, b.ld, ldc, a.type, b.type, c_type,
-                    a.transpose, b.transpose, alignment(a.data), alignment(b.data),
-                    alignment(c), bias != nullptr};
-  const GemmPlan& plan = plan_for(key, d.handle);
-  // The bias pointer is an attribute of the shared descriptor: set and used under one lock.
-  static std::mutex bias_mu;
-  std::unique_lock<std::mutex> bias_lock(bias_mu, std::defer_lock);
-  if (bias) {
-    bias_lock.lock();
-    ok(cublasLtMatmulDescSetAttribute(plan.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
-                                      sizeof(bias)),
-       "bias pointer");
-  }
-  ok(cublasLtMatmul(d.handle, plan.op, &alpha, a.data, plan.a, b.data, plan.b, &beta, c, plan.c, c,
-                    plan.c, &plan.algo, d.workspace, kWorkspaceBytes, native(s)),
-     "matmul");
+  run(s, m, n, k, alpha, a, b, beta, c, c_type, ldc, bias ? Epilogue::bias : Epilogue::none, bias);
+}
+
+bool gemm_with_bias_gradient(Stream s, int64_t m, int64_t n, int64_t k, GemmOperand a,
+                             GemmOperand b, float beta, void* c, DType c_type, int64_t ldc,
+                             void* bias_gradient) {
+  check_leading_dimensions(m, n, k, a, b, ldc);
+  check_gemm_types(a.type, b.type, c_type);
+  check_gemm_bias_gradient(bias_gradient, k);
+  if (m == 0 || n == 0) return false;  // no product to sum B in: the caller's own sums
+  use_device(s);
+  return run(s, m, n, k, 1.0f, a, b, beta, c, c_type, ldc, Epilogue::bias_gradient, bias_gradient);
 }
 
 }  // namespace precis::cuda

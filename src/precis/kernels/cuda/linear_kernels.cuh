@@ -1,6 +1,7 @@
 // The CUDA twin's kernels of linear (kernels/linear.h) around its GEMMs (cuda/blas.h): the
-// bias rows the forward GEMM accumulates onto, and the bias gradient, summed in double over
-// chunks of rows in order and then over the chunks (column_sums.cuh), added to db once.
+// bias rows the forward GEMM accumulates onto, and the fp32 backward's bias gradient, summed in
+// double over chunks of rows in order and then over the chunks (column_sums.cuh), added to db
+// once (the 16-bit backward's comes from its weight GEMM's epilogue where cuBLASLt has one).
 // Mixed precision's forward, where the GEMM's bias epilogue cannot take the bias, adds it to
 // the GEMM's fp32 result and rounds y once (bias_round_kernel); its bias gradient reads 16-bit
 // dy into the same double sum. T is the element type (element.cuh), B the bias's (fp32 or T).
