@@ -56,6 +56,10 @@ def test_the_model_prices_every_case_and_records_the_whole_step():
             assert kernel in names, sorted(names)
         assert not names & {"attention_forward_kernel<T>", "attention_backward_query_kernel<T>",
                             "attention_backward_key_kernel<T>"}, sorted(names)
+        # Each biased linear layer's bias gradient comes from its weight GEMM's epilogue (BGRADB):
+        # per encoder layer q, k, v, out, fc1, fc2; per decoder layer those and cross-attention's 4.
+        bgradb = sum(r["count"] for r in step if r["kind"] == "gemm" and r.get("bias_gradient"))
+        assert bgradb == layers * 6 + layers * 10 and "bias_grad_partials_kernel<T>" not in names, bgradb
     # The training step waits for the GPU once: its loss and gradient norm read back together
     # (the ids were checked on the host, the clipping scale is formed on the device).
     for case in ("train bf16 4x(265+42)", "train bf16 32x(512+128)"):
@@ -64,9 +68,14 @@ def test_the_model_prices_every_case_and_records_the_whole_step():
         reads = [r for r in step if r["kind"] == "copy" and r["direction"] == "d2h"]
         assert syncs == 1 and sum(r["count"] for r in reads) == 1 and reads[0]["bytes"] == 16, (case, syncs, reads)
     # Beam search in mixed precision: every product from bf16 operands, attention on the tensor
-    # cores; in fp32 neither.
-    for case, dtype, attention in (("generate bf16 32x512", "BF16", "attention_forward_mma_kernel<T>"),
-                                   ("generate fp32 32x512", "F32", "attention_forward_kernel<T>")):
+    # cores (the beams' cross-attention over 512 encoder keys split over 4 blocks a (sequence,
+    # head) pair, then combined); in fp32 neither.
+    for case, dtype, attention in (("generate bf16 32x512", "BF16",
+                                    {"attention_forward_mma_kernel<T>", "attention_split_combine_kernel<T>"}),
+                                   ("generate fp32 32x512", "F32", {"attention_forward_kernel<T>"})):
         run = [r for r in records if r["case"] == case]
         assert {(r["ab"], r["c"]) for r in run if r["kind"] == "gemm"} == {(dtype, dtype)}, case
-        assert {r["name"] for r in run if r["kind"] == "kernel" and "attention" in r["name"]} == {attention}, case
+        assert {r["name"] for r in run if r["kind"] == "kernel" and "attention" in r["name"]} == attention, case
+    # (12 decoder layers, 141 steps: up to max_length 142)
+    assert any(r.get("name") == "attention_forward_mma_kernel<T>" and r["grid"] == [4, 32 * 16, 1]
+               and r["count"] == 12 * 141 for r in records if r["case"] == "generate bf16 32x512")

@@ -288,6 +288,21 @@ TEST_F(LaunchCosts, AttentionAndRelativePosition) {
     k.attention_forward(DType::F16, wide, q16, k16, v16, nullptr, true, 0, nullptr, 0.125f, out16, nullptr,
                         wide_lse, dropout, s);
   });
+  // A decoding step's query over 300 keys: the keys split over three blocks, whose partials (in
+  // scratch) a second launch merges.
+  const AttentionShape step{2, 4, 1, 300, 32, 4 * 32, 4 * 32, 4 * 32, 4 * 32};
+  uint16_t* step_q = o.make16(size_t(2 * 4 * 32));
+  uint16_t* step_k = o.make16(size_t(2 * 300 * 4 * 32));
+  uint16_t* step_v = o.make16(size_t(2 * 300 * 4 * 32));
+  uint16_t* step_out = o.make16(size_t(2 * 4 * 32));
+  float* step_lse = o.make<float>(size_t(2 * 4));
+  std::vector<int32_t> step_attend(size_t(2 * 300), 1);
+  int32_t* step_mask = o.make<int32_t>(step_attend.size(), step_attend);
+  float* step_bias = o.make<float>(size_t(4 * 300));
+  expect_declared("attention forward split over the keys, mask and bias", 8, [&] {
+    k.attention_forward(DType::BF16, step, step_q, step_k, step_v, step_mask, false, 0, step_bias, 0.125f,
+                        step_out, nullptr, step_lse, none, s);
+  });
   uint16_t* dq16 = o.make16(wide_qkv);
   uint16_t* dk16 = o.make16(wide_qkv);
   uint16_t* dv16 = o.make16(wide_qkv);

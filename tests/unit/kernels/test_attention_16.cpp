@@ -245,6 +245,32 @@ TEST_P(AttentionKernel16, HeadsOnTensorCores) {
   check(AttentionCase{.batch = 1, .heads = 1, .q_len = 9, .k_len = 9, .head_dim = 80}, 29);
 }
 
+// One query tile over more keys than a block walks (kernels/cuda/attention_mma_kernels.cuh's
+// kMmaSplitKeys, 128): the keys split over blocks, each block's partials merged by a second
+// launch. A decoding step's query over a causal cache of 300 keys (3 splits) where batch row 1
+// pads keys 128 to 255, so its middle split sees no key (it must add nothing), and pads every
+// key of batch row 2's last split; a sequence's 4 beams over 200 encoder keys, one batch row
+// padding every key (uniform rows: each split adds its share of every key); T5's bias with
+// causality over a past and dropout, 3 queries over 140 keys (a second split of 12 keys).
+TEST_P(AttentionKernel16, KeysSplitOverBlocks) {
+  std::vector<int32_t> padding(3 * 300, 1);
+  for (int64_t j = 128; j < 256; ++j) padding[size_t(300 + j)] = 0;
+  for (int64_t j = 256; j < 300; ++j) padding[size_t(600 + j)] = 0;
+  check(AttentionCase{.batch = 3, .heads = 2, .q_len = 1, .k_len = 300, .head_dim = 64,
+                      .key_padding = padding, .causal = true, .past = 299},
+        30);
+  std::vector<int32_t> beams_padding(2 * 200, 1);
+  for (int64_t j = 0; j < 200; ++j) beams_padding[size_t(200 + j)] = 0;
+  beams_padding[7] = 0;
+  check(AttentionCase{.batch = 2, .heads = 1, .q_len = 4, .k_len = 200, .head_dim = 32,
+                      .key_padding = beams_padding},
+        31);
+  check(AttentionCase{.batch = 1, .heads = 2, .q_len = 3, .k_len = 140, .head_dim = 16,
+                      .key_padding = keys_visible_except(140, {0, 129}), .causal = true,
+                      .past = 137, .dropout = {0.1f, 7, 4}, .position_bias = true},
+        32);
+}
+
 // One dtype for the activations, fp32 for the rest: a mix is refused with the tensors named.
 TEST_P(AttentionKernel16, MixedDtypesAreRefused) {
   const DType other = other_16();

@@ -91,11 +91,13 @@ WalkedTiles walked_tiles(const AttentionShape& s, bool causal, int64_t past, boo
 // prices these FLOPs at, is its whole forward, softmax included. Dropout's Philox draws (about
 // 25 operations a score) are extra work that rate does not include, so they are declared on the
 // CUDA cores. Bytes: q, k and v once, the mask, the bias entries of the walked tiles, out and the
-// log-sum-exps.
+// log-sum-exps. With the keys split (key_splits: one query tile over many keys) the blocks write
+// their partials instead, and the combining launch reads them and the mask.
 template <class T>
 void attention_forward_on_tensor_cores(const AttentionArgs<T>& a, T* out, float* log_sum_exp,
                                        Stream stream) {
   const AttentionShape& s = a.shape;
+  const int64_t splits = key_splits(s);
   const unsigned query_tiles = unsigned((s.q_len + kMmaQueries - 1) / kMmaQueries);
   const WalkedTiles walked = walked_tiles(s, a.causal, a.past, false);
   const double tiles = walked.tiles, bias_entries = walked.bias_entries;
@@ -105,11 +107,28 @@ void attention_forward_on_tensor_cores(const AttentionArgs<T>& a, T* out, float*
   const double read = q_bytes + 2 * k_bytes +
                       (a.key_mask ? double(s.batch * s.k_len) * sizeof(int32_t) : 0) +
                       (a.bias ? double(s.heads) * bias_entries * sizeof(float) : 0);
-  const double written = q_bytes + (log_sum_exp ? pairs * double(s.q_len) * sizeof(float) : 0);
-  declare_cost({read, written, a.dropout.active ? scores * 25.0 : 0.0,
-                scores * 2.0 * 2.0 * double(s.head_dim)});
-  PRECIS_LAUNCH(attention_forward_mma_kernel<T>, (dim3{query_tiles, unsigned(s.batch * s.heads)}),
-                dim3{kMmaThreads}, stream, a, out, log_sum_exp);
+  const double lse_bytes = log_sum_exp ? pairs * double(s.q_len) * sizeof(float) : 0;
+  const double mask = a.key_mask ? double(s.batch * s.k_len) * sizeof(int32_t) : 0;
+  const double drops = a.dropout.active ? scores * 25.0 : 0.0;
+  const double tensor_flops = scores * 2.0 * 2.0 * double(s.head_dim);
+  if (splits == 1) {
+    declare_cost({read, q_bytes + lse_bytes, drops, tensor_flops});
+    PRECIS_LAUNCH(attention_forward_mma_kernel<T>, (dim3{query_tiles, unsigned(s.batch * s.heads)}),
+                  dim3{kMmaThreads}, stream, a, out, log_sum_exp, nullptr);
+    return;
+  }
+  const double partial_bytes =
+      pairs * double(splits * s.q_len * split_partial_width(s)) * sizeof(float);
+  auto* partials = static_cast<float*>(scratch(stream, size_t(partial_bytes)));
+  declare_cost({read, partial_bytes, drops, tensor_flops});
+  PRECIS_LAUNCH(attention_forward_mma_kernel<T>, (dim3{unsigned(splits), unsigned(s.batch * s.heads)}),
+                dim3{kMmaThreads}, stream, a, out, log_sum_exp, partials);
+  // A rescale and two multiply-adds a partial's element, on the CUDA cores (the cost model prices
+  // them at the scalar attention's rate: few enough that it does not matter).
+  declare_cost({partial_bytes + mask, q_bytes + lse_bytes,
+                pairs * double(s.q_len * (s.head_dim + 1) * splits) * 4.0, 0});
+  PRECIS_LAUNCH(attention_split_combine_kernel<T>, (dim3{1, unsigned(s.batch * s.heads)}),
+                dim3{kAttentionThreads}, stream, a, partials, splits, out, log_sum_exp);
 }
 
 template <class T>

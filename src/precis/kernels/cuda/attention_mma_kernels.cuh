@@ -16,6 +16,14 @@
 // or after the last unpadded key. Every key of a skipped tile would weigh exactly 0 and leave
 // the max alone (its rescale factor exp(0) = 1), so skipping changes no bit; a block with a
 // row that sees no key walks them all (that row is uniform over every key).
+//
+// Split over the keys (flash-decoding): a query tile over more than kMmaSplitKeys keys, the one
+// of a decoding step (a beam's query over its cache, a sequence's beams over its encoder's keys)
+// or of short targets over a long source, would be one block a (batch, head) pair, too few to
+// fill the GPU. Its keys are walked instead by a block each kMmaSplitKeys, each writing its
+// rows' (max, sum, accumulator) as partials; attention_split_combine_kernel merges them in split
+// order (each rescaled to the rows' overall max) and writes out and the log-sum-exps. The splits
+// depend on k_len alone, so a row's bits do not depend on the batch it is in.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +45,8 @@ constexpr int kMmaBackwardMaxHeadDim = 64;
 // 8 more 16-bit columns a staged row: rows 4 words apart mod 32 banks, so the eight groups'
 // reads of a fragment fall in different banks.
 constexpr int kMmaPad = 8;
+// Keys a block walks when one query tile's keys are split (two key tiles).
+constexpr int64_t kMmaSplitKeys = 2 * kMmaKeys;
 static_assert(kMmaThreads == kAttentionThreads, "first_unpadded_key's tree spans the block");
 
 // 64 positions of a head (K, V, Q or dO), a position a row, in 16-bit bits.
@@ -199,8 +209,24 @@ PRECIS_ATTENTION_DEVICE float row_sum4(float x) {
   return x + __shfl_xor_sync(0xffffffffu, x, 2);
 }
 
+// The splits of a forward's keys: one (no partials) unless its queries are one tile and its keys
+// more than a split's. Host and device share it.
+PRECIS_HOST_DEVICE inline int64_t key_splits(const AttentionShape& s) {
+  return s.q_len <= kMmaQueries && s.k_len > kMmaSplitKeys
+             ? (s.k_len + kMmaSplitKeys - 1) / kMmaSplitKeys
+             : 1;
+}
+
+// Floats a row's partial holds: its max, its sum and its head_dim accumulators.
+PRECIS_HOST_DEVICE inline int64_t split_partial_width(const AttentionShape& s) {
+  return s.head_dim + 2;
+}
+
+// Without partials, one block per (query tile, pair) writes out and the log-sum-exps; with them,
+// blockIdx.x is the key split of the pair's one query tile and the block writes its partials.
 template <class T>
-PRECIS_KERNEL void attention_forward_mma_kernel(AttentionArgs<T> a, T* out, float* log_sum_exp) {
+PRECIS_KERNEL void attention_forward_mma_kernel(AttentionArgs<T> a, T* out, float* log_sum_exp,
+                                                float* partials) {
   PRECIS_SHARED(MmaTile, keys);
   PRECIS_SHARED(MmaTile, values);
   PRECIS_SHARED(int64_t[kAttentionThreads], lanes);
@@ -208,7 +234,7 @@ PRECIS_KERNEL void attention_forward_mma_kernel(AttentionArgs<T> a, T* out, floa
   const AttentionPair<T> p = attention_pair(a);
   const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
   const MmaLane ml = mma_lane(lane);
-  const int64_t i0 = int64_t(blockIdx.x) * kMmaQueries;
+  const int64_t i0 = partials ? 0 : int64_t(blockIdx.x) * kMmaQueries;
   const int head_dim = int(s.head_dim), k_steps = head_dim / 16, d_tiles = head_dim / 8;
   const int64_t first_key = first_unpadded_key(p.key_mask, s.k_len, lanes);
   const int64_t last_key = last_unpadded_key(p.key_mask, s.k_len, lanes);
@@ -224,7 +250,12 @@ PRECIS_KERNEL void attention_forward_mma_kernel(AttentionArgs<T> a, T* out, floa
   }
   // The block's first query sees the fewest keys: if it sees one, every row does.
   const bool uniform_row = !row_sees_a_key(a, first_key, i0);
-  const KeyTiles walk = walked_key_tiles(s, a.causal, a.past, i0, first_key, last_key, uniform_row);
+  KeyTiles walk = walked_key_tiles(s, a.causal, a.past, i0, first_key, last_key, uniform_row);
+  if (partials) {  // this split's share of the walk: whole tiles, as kMmaSplitKeys is
+    const int64_t split_begin = int64_t(blockIdx.x) * kMmaSplitKeys;
+    walk.begin = walk.begin > split_begin ? walk.begin : split_begin;
+    walk.end = walk.end < split_begin + kMmaSplitKeys ? walk.end : split_begin + kMmaSplitKeys;
+  }
 
   uint32_t qa[kMmaMaxHeadDim / 16][4] = {};
   load_a_fragments(qa, p.q, i0 + warp * 16, s.q_len, s.q_stride, k_steps, lane);
@@ -295,6 +326,25 @@ PRECIS_KERNEL void attention_forward_mma_kernel(AttentionArgs<T> a, T* out, floa
     }
   }
 
+  if (partials) {
+    const int64_t width = split_partial_width(s);
+    float* split = partials + (p.index * int64_t(gridDim.x) + int64_t(blockIdx.x)) * s.q_len * width;
+    PRECIS_ATTENTION_UNROLL
+    for (int r = 0; r < 2; ++r) {
+      if (!in_range[r]) continue;
+      float* partial = split + row[r] * width;
+      if (ml.thread == 0) {  // the row's four lanes hold the same max and sum
+        partial[0] = max[r];
+        partial[1] = sum[r];
+      }
+      PRECIS_ATTENTION_UNROLL
+      for (int dt = 0; dt < kMmaMaxHeadDim / 8; ++dt) {
+        if (dt >= d_tiles) break;
+        for (int e = 2 * r; e < 2 * r + 2; ++e) partial[2 + dt * 8 + mma_c_col(lane, e)] = acc[dt][e];
+      }
+    }
+    return;
+  }
   T* out_head = out + p.batch * s.q_len * s.out_stride + p.head * s.head_dim;
   PRECIS_ATTENTION_UNROLL
   for (int r = 0; r < 2; ++r) {
@@ -308,6 +358,44 @@ PRECIS_KERNEL void attention_forward_mma_kernel(AttentionArgs<T> a, T* out, floa
     }
     if (log_sum_exp && ml.thread == 0)  // a uniform row's is 0, as the scalar kernel keeps it
       log_sum_exp[p.index * s.q_len + row[r]] = uniform[r] ? 0.0f : max[r] + std::log(sum[r]);
+  }
+}
+
+// The split forward's second launch, a block per pair: each row's partials merged in split
+// order, each rescaled to the row's overall max (a split that walked no visible key adds 0), then
+// out = acc / sum rounded once and the log-sum-exp, as the unsplit kernel writes them.
+template <class T>
+PRECIS_KERNEL void attention_split_combine_kernel(AttentionArgs<T> a, const float* partials,
+                                                  int64_t splits, T* out, float* log_sum_exp) {
+  PRECIS_SHARED(int64_t[kAttentionThreads], lanes);
+  const AttentionShape& s = a.shape;
+  const AttentionPair<T> p = attention_pair(a);
+  const int64_t first_key = first_unpadded_key(p.key_mask, s.k_len, lanes);
+  const int64_t width = split_partial_width(s), split_stride = s.q_len * width;
+  const float* pair_partials = partials + p.index * splits * split_stride;
+  T* out_head = out + p.batch * s.q_len * s.out_stride + p.head * s.head_dim;
+  // Element (row, c) of the head's output for c < head_dim; c = head_dim: the row's log-sum-exp.
+  for (int64_t e = threadIdx.x; e < s.q_len * (s.head_dim + 1); e += kAttentionThreads) {
+    const int64_t row = e / (s.head_dim + 1), c = e % (s.head_dim + 1);
+    const float* first = pair_partials + row * width;
+    float max = -INFINITY;
+    for (int64_t k = 0; k < splits; ++k) {
+      const float m = first[k * split_stride];
+      max = m > max ? m : max;
+    }
+    float sum = 0.0f, value = 0.0f;
+    for (int64_t k = 0; k < splits; ++k) {
+      const float* partial = first + k * split_stride;
+      const float factor = rescale_factor(partial[0], max);
+      sum += partial[1] * factor;
+      if (c < s.head_dim) value += partial[2 + c] * factor;
+    }
+    if (c < s.head_dim) {
+      store(out_head[row * s.out_stride + c], value * (sum > 0.0f ? 1.0f / sum : 0.0f));
+    } else if (log_sum_exp) {  // a uniform row's is 0, as the unsplit kernels keep it
+      log_sum_exp[p.index * s.q_len + row] =
+          row_sees_a_key(a, first_key, row) ? max + std::log(sum) : 0.0f;
+    }
   }
 }
 
