@@ -27,12 +27,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const auto& request = std::get<precis::serve::InferenceRequest>(parsed);
   if (request.inputs.empty() || request.inputs.size() > limits.max_inputs) std::abort();
-  // The batcher keys requests by the overrides' canonical text, and parses it back.
-  const std::string key = request.generation.dump();
+  // The batcher keys requests by their settings' canonical text, and the batch parses it back.
+  const precis::serve::BatchSettings settings =
+      precis::serve::parse_batch_key(precis::serve::batch_key(request));
+  if (settings.generation != request.generation ||
+      settings.clean_up_tokenization_spaces != request.clean_up_tokenization_spaces)
+    std::abort();
   expect_only_precis_errors([&] {
     precis::BartConfig model;
     precis::generate::GenerationConfig config;
-    config.update(nlohmann::json::parse(key), "parameters");
+    config.update(settings.generation, "parameters");
     config.num_return_sequences = 1;
     precis::generate::resolve(config, precis::special_tokens(model));
   });

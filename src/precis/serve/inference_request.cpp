@@ -1,6 +1,8 @@
 #include "precis/serve/inference_request.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <iterator>
 #include <cmath>
 #include <optional>
 
@@ -31,32 +33,33 @@ std::string shown(const json& v) {
   return s.size() > 40 ? s.substr(0, 40) + "..." : s;
 }
 
-int64_t integer_at_least(const json& v, const std::string& key, int64_t lowest) {
-  if (!v.is_number_integer()) throw Invalid{field(key) + " must be an integer, found " + shown(v)};
+// The checks name the field as the message shows it (`name`: "parameters.num_beams", or
+// "parameters.generate_parameters.num_beams").
+int64_t integer_at_least(const json& v, const std::string& name, int64_t lowest) {
+  if (!v.is_number_integer()) throw Invalid{name + " must be an integer, found " + shown(v)};
   if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX))
-    throw Invalid{field(key) + " is too large: " + shown(v)};
+    throw Invalid{name + " is too large: " + shown(v)};
   int64_t n = v.get<int64_t>();
   if (n < lowest)
-    throw Invalid{field(key) + " must be at least " + std::to_string(lowest) + ", found " +
-                  shown(v)};
+    throw Invalid{name + " must be at least " + std::to_string(lowest) + ", found " + shown(v)};
   return n;
 }
 
-double finite_number(const json& v, const std::string& key) {
-  if (!v.is_number()) throw Invalid{field(key) + " must be a number, found " + shown(v)};
+double finite_number(const json& v, const std::string& name) {
+  if (!v.is_number()) throw Invalid{name + " must be a number, found " + shown(v)};
   double x = v.get<double>();
-  if (!std::isfinite(x)) throw Invalid{field(key) + " must be finite, found " + shown(v)};
+  if (!std::isfinite(x)) throw Invalid{name + " must be finite, found " + shown(v)};
   return x;
 }
 
-double positive_number(const json& v, const std::string& key) {
-  double x = finite_number(v, key);
-  if (!(x > 0)) throw Invalid{field(key) + " must be greater than 0, found " + shown(v)};
+double positive_number(const json& v, const std::string& name) {
+  double x = finite_number(v, name);
+  if (!(x > 0)) throw Invalid{name + " must be greater than 0, found " + shown(v)};
   return x;
 }
 
-bool boolean(const json& v, const std::string& key) {
-  if (!v.is_boolean()) throw Invalid{field(key) + " must be true or false, found " + shown(v)};
+bool boolean(const json& v, const std::string& name) {
+  if (!v.is_boolean()) throw Invalid{name + " must be true or false, found " + shown(v)};
   return v.get<bool>();
 }
 
@@ -66,6 +69,12 @@ bool truncation(const json& v) {
     const std::string s = v.get<std::string>();
     if (s == "longest_first" || s == "only_first") return true;
     if (s == "do_not_truncate") return false;
+    // The spec's fourth strategy cuts the second text of a pair, and a summary's input is one
+    // text: the tokenizer refuses it too ("Second sequence not provided").
+    if (s == "only_second")
+      throw Invalid{field("truncation") +
+                    " \"only_second\" cuts the second text of a pair; a summarization input is "
+                    "one text (use \"longest_first\", \"only_first\" or \"do_not_truncate\")"};
   }
   throw Invalid{
       field("truncation") +
@@ -83,46 +92,92 @@ constexpr IntegerParameter kIntegerParameters[] = {
     {"num_beams", 1},  {"no_repeat_ngram_size", 0}, {"top_k", 0},
 };
 
-// Copies one parameter into `generation` under GenerationConfig's name, checked.
-void parameter(const std::string& key, const json& v, InferenceRequest& r) {
+// The generation settings a request may set, by GenerationConfig's names: flat in "parameters"
+// (the pipeline's keywords) or in "parameters.generate_parameters" (today's task spec).
+constexpr const char* kGenerationParameters[] = {
+    "min_length",     "max_length",           "min_new_tokens", "max_new_tokens", "num_beams",
+    "length_penalty", "no_repeat_ngram_size", "early_stopping", "do_sample",      "temperature",
+    "top_k",          "top_p",                "repetition_penalty"};
+// The other keys of "parameters".
+constexpr const char* kRequestParameters[] = {"truncation", "clean_up_tokenization_spaces",
+                                              "generate_parameters"};
+
+bool is_generation_parameter(const std::string& key) {
+  for (const char* known : kGenerationParameters)
+    if (key == known) return true;
+  return false;
+}
+
+std::string known_list(std::initializer_list<const char* const*> lists,
+                       std::initializer_list<size_t> sizes) {
+  std::string list;
+  auto size = sizes.begin();
+  for (const char* const* names : lists) {
+    for (size_t i = 0; i < *size; ++i) list += (list.empty() ? "" : ", ") + std::string(names[i]);
+    ++size;
+  }
+  return list;
+}
+
+// Copies one generation setting into `generation` under GenerationConfig's name, checked;
+// `name` is the field as messages show it.
+void generation_parameter(const std::string& key, const json& v, const std::string& name,
+                          InferenceRequest& r) {
   json& g = r.generation;
+  if (g.contains(key))  // flat, then again in generate_parameters (read last)
+    throw Invalid{name + " is also given as " + field(key) + "; give it once"};
   for (const IntegerParameter& p : kIntegerParameters) {
     if (key == p.key) {
-      g[key] = integer_at_least(v, key, p.lowest);
+      g[key] = integer_at_least(v, name, p.lowest);
       return;
     }
   }
-  if (key == "truncation")
-    r.truncate = truncation(v);
-  else if (key == "length_penalty")
-    g[key] = finite_number(v, key);
+  if (key == "length_penalty")
+    g[key] = finite_number(v, name);
   else if (key == "temperature" || key == "repetition_penalty")
-    g[key] = positive_number(v, key);
+    g[key] = positive_number(v, name);
   else if (key == "do_sample")
-    g[key] = boolean(v, key);
+    g[key] = boolean(v, name);
   else if (key == "top_p") {
-    double p = positive_number(v, key);
-    if (p > 1) throw Invalid{field(key) + " must be in (0, 1], found " + shown(v)};
+    double p = positive_number(v, name);
+    if (p > 1) throw Invalid{name + " must be in (0, 1], found " + shown(v)};
     g[key] = p;
   } else if (key == "early_stopping") {
     if (!v.is_boolean() && v != "never")
-      throw Invalid{field(key) + " must be true, false or \"never\", found " + shown(v)};
+      throw Invalid{name + " must be true, false or \"never\", found " + shown(v)};
     g[key] = v;
   }
 }
 
-constexpr const char* kParameters[] = {"min_length",           "max_length",     "min_new_tokens",
-                                       "max_new_tokens",       "num_beams",      "length_penalty",
-                                       "no_repeat_ngram_size", "early_stopping", "do_sample",
-                                       "temperature",          "top_k",          "top_p",
-                                       "repetition_penalty",   "truncation"};
+// "parameters.generate_parameters": GenerationConfig's keys, each at most once with the flat ones.
+void generate_parameters(const json& v, InferenceRequest& r) {
+  const std::string name = field("generate_parameters");
+  if (!v.is_object()) throw Invalid{name + " must be an object, found " + shown(v)};
+  for (const auto& [key, value] : v.items()) {
+    if (!is_generation_parameter(key))
+      throw Invalid{"unknown generation parameter " + quoted(key) + " in " + name + "; known: " +
+                    known_list({kGenerationParameters}, {std::size(kGenerationParameters)})};
+    if (!value.is_null()) generation_parameter(key, value, name + "." + key, r);
+  }
+}
 
-void check_known_parameter(const std::string& key) {
-  for (const char* known : kParameters)
-    if (key == known) return;
-  std::string list;
-  for (const char* known : kParameters) list += (list.empty() ? "" : ", ") + std::string(known);
-  throw Invalid{"unknown parameter " + quoted(key) + "; known: " + list};
+// One key of "parameters", checked; null values are the defaults, as the API allows.
+void parameter(const std::string& key, const json& v, InferenceRequest& r) {
+  if (is_generation_parameter(key)) {
+    if (!v.is_null()) generation_parameter(key, v, field(key), r);
+    return;
+  }
+  if (key == "truncation") {
+    if (!v.is_null()) r.truncate = truncation(v);
+  } else if (key == "clean_up_tokenization_spaces") {
+    if (!v.is_null()) r.clean_up_tokenization_spaces = boolean(v, field(key));
+  } else if (key == "generate_parameters") {
+    if (!v.is_null()) generate_parameters(v, r);
+  } else {
+    throw Invalid{"unknown parameter " + quoted(key) + "; known: " +
+                  known_list({kRequestParameters, kGenerationParameters},
+                             {std::size(kRequestParameters), std::size(kGenerationParameters)})};
+  }
 }
 
 void inputs(const json& v, const RequestLimits& limits, InferenceRequest& r) {
@@ -187,10 +242,10 @@ InferenceRequest parse(std::string_view body, const RequestLimits& limits) {
   if (j.contains("parameters") && !j["parameters"].is_null()) {
     const json& p = j["parameters"];
     if (!p.is_object()) throw Invalid{"\"parameters\" must be an object, found " + shown(p)};
-    for (const auto& [key, value] : p.items()) {
-      check_known_parameter(key);
-      if (!value.is_null()) parameter(key, value, r);  // null: the default, as the API allows
-    }
+    // generate_parameters last, so that a setting given twice is named in its object either way.
+    for (const auto& [key, value] : p.items())
+      if (key != "generate_parameters") parameter(key, value, r);
+    if (p.contains("generate_parameters")) parameter("generate_parameters", p["generate_parameters"], r);
   }
   if (j.contains("options") && !j["options"].is_null()) options(j["options"]);
   return r;
@@ -206,6 +261,20 @@ ParsedRequest parse_inference_request(std::string_view body, const RequestLimits
   } catch (const std::exception& e) {  // allocation failure and the like: still a 4xx, not a crash
     return RequestError{400, std::string("invalid request: ") + e.what()};
   }
+}
+
+std::string batch_key(const InferenceRequest& r) {
+  json key = {{"generation", r.generation}};
+  if (r.clean_up_tokenization_spaces) key["clean_up_tokenization_spaces"] = *r.clean_up_tokenization_spaces;
+  return key.dump();
+}
+
+BatchSettings parse_batch_key(const std::string& key) {
+  const json j = json::parse(key);
+  BatchSettings settings{j.at("generation"), std::nullopt};
+  if (j.contains("clean_up_tokenization_spaces"))
+    settings.clean_up_tokenization_spaces = j["clean_up_tokenization_spaces"].get<bool>();
+  return settings;
 }
 
 std::string error_body(const std::string& message) {

@@ -138,7 +138,7 @@ void InferenceServer::routes() {
       }
       inputs.push_back(std::move(std::get<std::vector<int32_t>>(ids)));
     }
-    auto future = batcher_.submit(r.generation.dump(), std::move(inputs));
+    auto future = batcher_.submit(batch_key(r), std::move(inputs));
     if (!future) {
       res.set_header("Retry-After", std::to_string(options_.retry_after_s));
       json_error(res, 503, "the server is busy (request queue full); retry later");

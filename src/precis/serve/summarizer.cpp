@@ -88,12 +88,14 @@ std::optional<RequestError> Summarizer::check_generation(const nlohmann::json& o
 
 std::vector<std::string> Summarizer::summarize(
     const std::string& key, const std::vector<std::vector<int32_t>>& inputs) const {
-  generate::GenerationConfig config = config_for(nlohmann::json::parse(key));
+  const BatchSettings settings = parse_batch_key(key);
+  generate::GenerationConfig config = config_for(settings.generation);
   ScopedExecutionContext on(device_);
   generate::Generated out =
       std::visit([&](const auto& model) { return generate::generate(model, inputs, config); }, model_);
   std::vector<std::string> summaries;
-  for (int64_t r = 0; r < out.rows; ++r) summaries.push_back(tokenizer_->decode(out.row(r)));
+  for (int64_t r = 0; r < out.rows; ++r)
+    summaries.push_back(tokenizer_->decode(out.row(r), settings.clean_up_tokenization_spaces));
   return summaries;
 }
 

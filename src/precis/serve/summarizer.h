@@ -47,7 +47,8 @@ class Summarizer {
   // for more beams or decoder tokens than this server allows.
   std::optional<RequestError> check_generation(const nlohmann::json& overrides) const;
 
-  // Batch work: `key` is the overrides' dump(); one summary per input, in order.
+  // Batch work: `key` is the requests' batch_key (generation overrides, decoding); one summary
+  // per input, in order.
   std::vector<std::string> summarize(const std::string& key,
                                      const std::vector<std::vector<int32_t>>& inputs) const;
 

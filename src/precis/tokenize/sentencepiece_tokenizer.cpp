@@ -163,7 +163,8 @@ std::vector<int32_t> SentencePieceTokenizer::encode(std::string_view text, bool 
   return ids;
 }
 
-std::string SentencePieceTokenizer::decode(std::span<const int32_t> ids, bool skip_special_tokens) const {
+std::string SentencePieceTokenizer::decode(std::span<const int32_t> ids, bool skip_special_tokens,
+                                           std::optional<bool> clean_up_tokenization_spaces) const {
   // PreTrainedTokenizer._decode: sentinels stand alone; runs of other tokens go through
   // T5Tokenizer.convert_tokens_to_string; the parts are joined with spaces.
   auto is_special = [&](int32_t id) {
@@ -213,7 +214,7 @@ std::string SentencePieceTokenizer::decode(std::span<const int32_t> ids, bool sk
   flush(true);
   std::string text;
   for (size_t i = 0; i < sub_texts.size(); ++i) text += (i ? " " : "") + sub_texts[i];
-  return clean_up_tokenization(text);
+  return clean_up_tokenization_spaces.value_or(true) ? clean_up_tokenization(text) : text;
 }
 
 }  // namespace precis::tokenize

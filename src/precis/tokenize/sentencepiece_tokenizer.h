@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,8 +31,10 @@ class SentencePieceTokenizer {
 
   // With add_eos, </s> is appended unless the ids already end with it (as HF).
   std::vector<int32_t> encode(std::string_view text, bool add_eos = true) const;
-  // tokenizer.decode(ids, skip_special_tokens=...) with clean_up_tokenization_spaces.
-  std::string decode(std::span<const int32_t> ids, bool skip_special_tokens = true) const;
+  // tokenizer.decode(ids, skip_special_tokens=..., clean_up_tokenization_spaces=...): the
+  // clean-up unless asked for none (T5Tokenizer's setting is true).
+  std::string decode(std::span<const int32_t> ids, bool skip_special_tokens = true,
+                     std::optional<bool> clean_up_tokenization_spaces = std::nullopt) const;
 
   // tokenizer(text, max_length=max_length, truncation=True): the text's ids cut to
   // max_length - 1, then </s> (max_length 0: no limit).

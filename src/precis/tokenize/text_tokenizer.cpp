@@ -19,9 +19,11 @@ class BpeTextTokenizer final : public TextTokenizer {
                                                  std::optional<size_t> max_length) const override {
     return t_.encode_batch(texts, {true, max_length});
   }
-  std::string decode(std::span<const int32_t> ids) const override {
+  std::string decode(std::span<const int32_t> ids,
+                     std::optional<bool> clean_up_tokenization_spaces) const override {
     DecodeOptions options;
     options.skip_special_tokens = true;
+    options.clean_up_tokenization_spaces = clean_up_tokenization_spaces;
     return t_.decode(ids, options);
   }
   size_t size() const override { return t_.size(); }
@@ -46,7 +48,10 @@ class T5TextTokenizer final : public TextTokenizer {
     for (const auto& text : texts) out.push_back(t_.encode_truncated(text, max_length.value_or(0)));
     return out;
   }
-  std::string decode(std::span<const int32_t> ids) const override { return t_.decode(ids, true); }
+  std::string decode(std::span<const int32_t> ids,
+                     std::optional<bool> clean_up_tokenization_spaces) const override {
+    return t_.decode(ids, true, clean_up_tokenization_spaces);
+  }
   size_t size() const override { return t_.size(); }
   int32_t pad_token_id() const override { return t_.pad_id(); }
   std::optional<size_t> model_max_length() const override { return model_max_length_; }

@@ -22,8 +22,11 @@ class TextTokenizer {
   // added, counted in max_length (nullopt: no limit).
   virtual std::vector<std::vector<int32_t>> encode_batch(const std::vector<std::string>& texts,
                                                          std::optional<size_t> max_length) const = 0;
-  // tokenizer.decode(ids, skip_special_tokens=True).
-  virtual std::string decode(std::span<const int32_t> ids) const = 0;
+  // tokenizer.decode(ids, skip_special_tokens=True, clean_up_tokenization_spaces=clean_up):
+  // nullopt is the tokenizer's own setting; a release's rules apply (5.x ignores true for BPE).
+  virtual std::string decode(std::span<const int32_t> ids,
+                             std::optional<bool> clean_up_tokenization_spaces) const = 0;
+  std::string decode(std::span<const int32_t> ids) const { return decode(ids, std::nullopt); }
 
   virtual size_t size() const = 0;  // len(tokenizer)
   virtual int32_t pad_token_id() const = 0;

@@ -207,7 +207,8 @@ std::vector<int32_t> UnigramTokenizer::encode(std::string_view text, bool add_eo
   return ids;
 }
 
-std::string UnigramTokenizer::decode(std::span<const int32_t> ids, bool skip_special_tokens) const {
+std::string UnigramTokenizer::decode(std::span<const int32_t> ids, bool skip_special_tokens,
+                                     std::optional<bool> clean_up_tokenization_spaces) const {
   std::vector<std::string> tokens;
   tokens.reserve(ids.size());
   for (int32_t id : ids) {
@@ -227,7 +228,9 @@ std::string UnigramTokenizer::decode(std::span<const int32_t> ids, bool skip_spe
   } else {
     for (size_t i = 0; i < tokens.size(); ++i) text += (i ? " " : "") + tokens[i];
   }
-  return clean_up_tokenization_spaces_ ? clean_up_tokenization(std::move(text)) : text;
+  return clean_up_tokenization_spaces.value_or(clean_up_tokenization_spaces_)
+             ? clean_up_tokenization(std::move(text))
+             : text;
 }
 
 size_t UnigramTokenizer::size() const {

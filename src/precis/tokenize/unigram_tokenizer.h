@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,8 +38,10 @@ class UnigramTokenizer {
 
   // tokenizer(text)["input_ids"]; add_eos false: add_special_tokens=False (no post-processor).
   std::vector<int32_t> encode(std::string_view text, bool add_eos = true) const;
-  // tokenizer.decode(ids, skip_special_tokens=...); unknown ids are dropped, as HF does.
-  std::string decode(std::span<const int32_t> ids, bool skip_special_tokens = true) const;
+  // tokenizer.decode(ids, skip_special_tokens=..., clean_up_tokenization_spaces=...), nullopt
+  // the config's setting; unknown ids are dropped, as HF does.
+  std::string decode(std::span<const int32_t> ids, bool skip_special_tokens = true,
+                     std::optional<bool> clean_up_tokenization_spaces = std::nullopt) const;
   // tokenizer(text, max_length=max_length, truncation=True): the text's ids cut to leave room
   // for the post-processor's tokens, which are then added (max_length 0: no limit).
   std::vector<int32_t> encode_truncated(std::string_view text, size_t max_length) const;
