@@ -81,7 +81,10 @@ Generated greedy_or_sample(Seq2SeqDecoder& decoder, const ResolvedGeneration& g,
 
 // GenerationMixin._beam_search with BeamSearchScorer (4.44): log-softmax, processors, the
 // running scores and the top candidates on the decoding device; the candidates are the step's
-// one read back, and the scorer's choice goes back up.
+// one read back, and the scorer's choice goes back up. An input whose search has ended leaves
+// the decoder (its rows are HF's dummies from then on, never read), as CTranslate2 drops a
+// finished input: the inputs still searching compute exactly what they did with it, in fewer
+// rows. (Not while the caller keeps every step's logits: those keep the batch's layout.)
 Generated beam_search(Seq2SeqDecoder& decoder, const ResolvedGeneration& g,
                       const GenerateOptions& options) {
   const GenerationConfig& c = g.config;
@@ -92,7 +95,6 @@ Generated beam_search(Seq2SeqDecoder& decoder, const ResolvedGeneration& g,
   std::vector<float> beam_scores(size_t(R), 0.0f);
   for (int64_t r = 0; r < R; ++r)
     if (r % K) beam_scores[size_t(r)] = -1e9f;  // only beam 0 is live at the first step
-  std::vector<int32_t> last(size_t(R), g.decoder_start_token_id);
   const int64_t n = std::max<int64_t>(2, 1 + int64_t(g.eos_token_ids.size())) * K;
   Arena scratch(size_t(R + 2 * B * n) * 4 + 3 * Arena::kAlignment);
   const Tensor running = scratch.alloc(Shape{R}), values = scratch.alloc(Shape{B, n}),
@@ -100,28 +102,65 @@ Generated beam_search(Seq2SeqDecoder& decoder, const ResolvedGeneration& g,
   std::vector<float> cand_scores(size_t(B * n));
   std::vector<int32_t> cand_indices(size_t(B * n)), cand_tokens(size_t(B * n)),
       cand_beams(size_t(B * n));
+  // The inputs the decoder still runs (ascending), and their rows' running scores and tokens.
+  std::vector<int32_t> inputs(static_cast<size_t>(B));
+  for (int64_t b = 0; b < B; ++b) inputs[size_t(b)] = int32_t(b);
+  std::vector<float> live_scores(static_cast<size_t>(R));
+  std::vector<int32_t> last(size_t(R), g.decoder_start_token_id), sources(static_cast<size_t>(R));
+  std::vector<float> live_values(size_t(B * n));
+  std::vector<int32_t> live_indices(size_t(B * n));
   Generated out;
   out.running_rows = R;
   for (;;) {
-    const Tensor& logits = decoder.step(last);
+    const int64_t L = int64_t(inputs.size()), rows = L * K;
+    const Tensor& logits = decoder.step(std::span<const int32_t>(last.data(), size_t(rows)));
     const int64_t V = logits.size(1);
     out.vocab = V;
     if (options.output_logits) keep_logits(logits, out);
-    copy(host_view(beam_scores, Shape{R}), running);
-    next_token_scores(logits, history.device_tokens(), history.length(), processing, running);
-    top_candidates(logits, K, n, values, indices);
-    copy(values, host_view(cand_scores, Shape{B, n}));
-    copy(indices, host_view(cand_indices, Shape{B, n}));
-    for (size_t j = 0; j < cand_indices.size(); ++j) {
-      cand_tokens[j] = int32_t(cand_indices[j] % V);
-      cand_beams[j] = int32_t(cand_indices[j] / V);
-    }
+    for (int64_t j = 0; j < L; ++j)
+      for (int64_t k = 0; k < K; ++k)
+        live_scores[size_t(j * K + k)] = beam_scores[size_t(inputs[size_t(j)] * K + k)];
+    copy(host_view(live_scores, Shape{R}).prefix(Shape{rows}), running.prefix(Shape{rows}));
+    next_token_scores(logits, history.device_tokens(), history.length(), processing,
+                      running.prefix(Shape{rows}));
+    top_candidates(logits, K, n, values.prefix(Shape{L, n}), indices.prefix(Shape{L, n}));
+    copy(values.prefix(Shape{L, n}), host_view(live_values, Shape{B, n}).prefix(Shape{L, n}));
+    copy(indices.prefix(Shape{L, n}), host_view(live_indices, Shape{B, n}).prefix(Shape{L, n}));
+    // Each running input's candidates in its own place; a finished input's are not read.
+    for (int64_t j = 0; j < L; ++j)
+      for (int64_t e = 0; e < n; ++e) {
+        const size_t at = size_t(inputs[size_t(j)] * n + e), from = size_t(j * n + e);
+        cand_scores[at] = live_values[from];
+        cand_tokens[at] = int32_t(live_indices[from] % V);
+        cand_beams[at] = int32_t(live_indices[from] / V);
+      }
     BeamStep step = scorer.process(history.rows(), cand_scores, cand_tokens, cand_beams, n);
     history.reorder_and_append(step.source_rows, step.tokens);
     beam_scores = step.scores;
-    last = step.tokens;
-    decoder.reorder(step.source_rows);
+    // The running rows continue beams of their own input (rows b*K .. b*K + K - 1).
+    for (int64_t j = 0; j < L; ++j)
+      for (int64_t k = 0; k < K; ++k) {
+        const int64_t row = inputs[size_t(j)] * K + k;
+        sources[size_t(j * K + k)] = int32_t(j * K + step.source_rows[size_t(row)] - inputs[size_t(j)] * K);
+        last[size_t(j * K + k)] = step.tokens[size_t(row)];
+      }
+    decoder.reorder(std::span<const int32_t>(sources.data(), size_t(rows)));
     if (scorer.is_done() || history.length() >= c.max_length) break;
+    if (options.output_logits) continue;
+    std::vector<int32_t> kept, kept_rows;
+    for (int64_t j = 0; j < L; ++j)
+      if (!scorer.input_done(inputs[size_t(j)])) kept.push_back(int32_t(j));
+    if (int64_t(kept.size()) == L) continue;
+    decoder.keep_inputs(kept);
+    for (size_t i = 0; i < kept.size(); ++i) {
+      inputs[i] = inputs[size_t(kept[i])];
+      for (int64_t k = 0; k < K; ++k) {
+        kept_rows.push_back(int32_t(inputs[i] * K + k));
+        last[i * size_t(K) + size_t(k)] = last[size_t(kept[i] * K + k)];
+      }
+    }
+    inputs.resize(kept.size());
+    history.keep_rows(kept_rows);
   }
   BeamSearchScorer::Output final = scorer.finalize(history.rows(), beam_scores);
   out.rows = final.rows;

@@ -90,6 +90,11 @@ BartIncrementalDecoder::BartIncrementalDecoder(const BartConfig& config, const B
   });
 }
 
+void BartIncrementalDecoder::keep_rows(int64_t rows) {
+  for (Tensor* t : {&hidden_, &residual_, &mean_, &rstd_, &fc1_, &act_, &logits_, &rounded_logits_})
+    if (t->ptr) *t = t->slice(0, rows);
+}
+
 void BartIncrementalDecoder::run_encoder(const Tensor& input_ids) {
   BartEncoderScratch e;
   Arena scratch =

@@ -28,6 +28,8 @@ class BartIncrementalDecoder final : public KvCachedDecoderOf<BartConfig, BartPa
 
   // One step's activations besides attn_, reused by every layer: (R, 1, ...) shapes.
   // The residual stream's tensors are F32 under mixed precision too (kv_cached_decoder.h).
+  void keep_rows(int64_t rows) override;
+
   Tensor hidden_;          // (R, 1, d) F32 embeddings, then each sub-layer's normalised output
   Tensor residual_;        // (R, 1, d) F32
   Tensor mean_, rstd_;     // (R) F32

@@ -109,6 +109,36 @@ void KvCachedDecoder::cached_cross_attention(size_t layer, const AttentionParams
   linear_forward(attn_.context, p.out_proj.weight, p.out_proj.bias, attn_.out);
 }
 
+void KvCachedDecoder::keep_inputs(std::span<const int32_t> kept) {
+  for (size_t i = 0; i < kept.size(); ++i)
+    check(kept[i] >= 0 && kept[i] < batch_ && (i == 0 || kept[i] > kept[i - 1]),
+          "keep_inputs: input " + std::to_string(kept[i]) + " of " + std::to_string(batch_) +
+              " (ascending indices into the batch)");
+  check(!kept.empty(), "keep_inputs: no input left");
+  if (int64_t(kept.size()) == batch_) return;
+  std::vector<int32_t> rows;
+  for (int32_t input : kept)
+    for (int64_t g = 0; g < group_; ++g) rows.push_back(int32_t(input * group_ + g));
+  self_cache_.keep_rows(rows);
+  // Each kept input's cross-attention keys, values and source mask move to position i: input
+  // kept[i] >= i, and no earlier move wrote past position i - 1, so every source is intact.
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (kept[i] == int32_t(i)) continue;
+    for (auto& layer : cross_)
+      for (Tensor* t : {&layer.k, &layer.v}) copy(t->slice(kept[i], kept[i] + 1), t->slice(int64_t(i), int64_t(i) + 1));
+    copy(source_mask_.slice(kept[i], kept[i] + 1), source_mask_.slice(int64_t(i), int64_t(i) + 1));
+  }
+  batch_ = int64_t(kept.size());
+  rows_ = batch_ * group_;
+  for (auto& layer : cross_)
+    for (Tensor* t : {&layer.k, &layer.v}) *t = t->slice(0, batch_);
+  source_mask_ = source_mask_.slice(0, batch_);
+  for (Tensor* t : {&tokens_, &attn_.q, &attn_.k_new, &attn_.v_new, &attn_.context, &attn_.out,
+                    &rounded_input_})
+    if (t->ptr) *t = t->slice(0, rows_);
+  keep_rows(rows_);
+}
+
 const Tensor& KvCachedDecoder::step(std::span<const int32_t> tokens) {
   check(int64_t(tokens.size()) == rows_, "step: " + std::to_string(tokens.size()) + " tokens for " +
                                              std::to_string(rows_) + " rows");

@@ -49,6 +49,7 @@ class KvCachedDecoder : public Seq2SeqDecoder {
   // From the next step on, row r continues what row sources[r] holds now (R entries, each in
   // [0, R)): beam search's reorder_cache.
   void reorder(std::span<const int32_t> sources) final { self_cache_.reorder(sources); }
+  void keep_inputs(std::span<const int32_t> kept) final;
 
   int64_t length() const final { return length_; }  // tokens fed so far
   int64_t rows() const final { return rows_; }
@@ -93,6 +94,8 @@ class KvCachedDecoder : public Seq2SeqDecoder {
   // The decoder layers and LM head for tokens_ at position t; the self-attention cache has
   // grown to t + 1 and waits for each layer's new key and value. Returns the logits (R, V).
   virtual const Tensor& decode(int64_t t) = 0;
+  // keep_inputs has left `rows` rows: the model's per-step tensors become their first rows.
+  virtual void keep_rows(int64_t rows) = 0;
 
   int64_t batch_, source_len_, group_, rows_, max_target_len_;
   DType compute_;  // F32, or the 16-bit type of mixed-precision weights

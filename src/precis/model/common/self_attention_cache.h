@@ -29,6 +29,10 @@ class SelfAttentionCache {
   void reset();
   // From the next grow() on, row r continues what row sources[r] holds now (composes).
   void reorder(std::span<const int32_t> sources);
+  // From the next grow() on, only rows `kept` remain (indices into the rows, a pending reorder
+  // applied first), in that order: a finished input's rows leave the batch. In place, the kept
+  // rows' positions are copied to the first rows (the table restarts as the identity).
+  void keep_rows(std::span<const int32_t> kept);
   // Before feeding position t: every layer holds t + 1 positions per row, the pending reorder
   // applied to the first t.
   void grow(int64_t t);
@@ -52,6 +56,7 @@ class SelfAttentionCache {
   bool in_place_ = false;
   std::vector<int32_t> key_rows_, composed_;  // in place: (R, max_len), and the next table
   int64_t rows_ = 0, max_len_ = 0, width_ = 0, length_ = 0;
+  int64_t stored_rows_ = 0;  // by copy: the rows the layers hold now (rows_ until keep_rows)
 };
 
 }  // namespace precis

@@ -26,6 +26,11 @@ class Seq2SeqDecoder {
   virtual const Tensor& step(std::span<const int32_t> tokens) = 0;
   // From the next step on, row r continues what row sources[r] holds now.
   virtual void reorder(std::span<const int32_t> sources) = 0;
+  // From the next step on, only the inputs `kept` (ascending indices into the current batch)
+  // are decoded, each with its G rows in order, a pending reorder applied first: batch() and
+  // rows() shrink. Beam search drops an input whose search has ended (HF computes its rows on
+  // and never reads them); every row's computation depends on its own input alone.
+  virtual void keep_inputs(std::span<const int32_t> kept) = 0;
 
   virtual int64_t length() const = 0;  // tokens fed so far
   virtual int64_t rows() const = 0;

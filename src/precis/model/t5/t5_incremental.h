@@ -22,6 +22,7 @@ class T5IncrementalDecoder final : public KvCachedDecoderOf<T5Config, T5Params> 
     return params_.decoder_blocks[layer].cross_attn;
   }
   const Tensor& decode(int64_t t) override;
+  void keep_rows(int64_t rows) override;
 
   // One step's activations besides attn_, reused by every block: (R, 1, ...) shapes.
   // The residual stream's tensors are F32 under mixed precision too (kv_cached_decoder.h).
