@@ -3,6 +3,7 @@
 // candidates. Each case is built so that its processor or warper changes the result (checked
 // on the CPU first), so a twin that skips one fails. Everything is bit-equal except beam
 // search's log-softmax, whose double sum the CUDA twin adds in a tree (1e-6).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -268,6 +269,51 @@ TEST_P(DecodingKernel, SamplingWarpsAndDrawsAsTheCpu) {
   }
 }
 
+// The best n of each input's `width` scores as a stable sort by descending score gives them
+// (equal scores by lower index).
+void expect_top_n_by_stable_sort(const std::vector<float>& scores, int64_t inputs, int64_t width,
+                                 int64_t n, const std::vector<float>& values,
+                                 const std::vector<int32_t>& indices) {
+  for (int64_t i = 0; i < inputs; ++i) {
+    std::vector<int32_t> order(static_cast<size_t>(width));
+    for (int64_t j = 0; j < width; ++j) order[size_t(j)] = int32_t(j);
+    const float* item = scores.data() + i * width;
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return item[a] > item[b]; });
+    for (int64_t k = 0; k < std::min(n, width); ++k) {
+      EXPECT_EQ(indices[size_t(i * n + k)], order[size_t(k)]) << "input " << i << " rank " << k;
+      EXPECT_EQ(values[size_t(i * n + k)], item[order[size_t(k)]]) << "input " << i << " rank " << k;
+    }
+  }
+}
+
+// The CPU passes over a block of 64 scores none of which beats the worst kept once it holds n:
+// scores drawn from a few values (ties everywhere, within and across blocks, equal to the worst
+// kept), -inf among them, over widths off the block's multiples; against a stable sort.
+TEST_P(DecodingKernel, TopCandidatesWithTiesAcrossBlocks) {
+  std::mt19937 rng(32);
+  for (int64_t width : {63, 64, 65, 700, 4099}) {
+    const int64_t inputs = 3, n = 8;
+    std::vector<float> scores(size_t(inputs * width));
+    std::uniform_int_distribution<int> level(0, 9);
+    for (float& x : scores) {
+      const int l = level(rng);
+      x = l == 0 ? -INFINITY : 0.5f * float(l);
+    }
+    // Bests that keep arriving, every 67th score (so at every offset within a block, its last
+    // included): each must displace the worst kept.
+    for (int64_t i = 0; i < inputs; ++i)
+      for (int64_t at = 66 - i; at < width; at += 67) scores[size_t(i * width + at)] = 5.0f + float(at);
+    std::vector<float> values(size_t(inputs * n));
+    std::vector<int32_t> indices(values.size());
+    top_candidates(on_host(scores, {inputs, width}), 1, n, on_host(values, {inputs, n}),
+                   on_host(indices, {inputs, n}));
+    expect_top_n_by_stable_sort(scores, inputs, width, n, values, indices);
+    Tensor v = filled({inputs, n}), ix = on_device(std::vector<int32_t>(indices.size()), {inputs, n});
+    top_candidates(on_device(scores, {inputs, width}), 1, n, v, ix);
+    EXPECT_EQ(ids_to_host(ix), indices) << width;
+  }
+}
+
 // Beam search's candidates: the best n of each input's group·V flat scores, descending, equal
 // scores by lower flat index (ties across beams and -inf included), up to every score.
 TEST_P(DecodingKernel, TopCandidatesAreTopNInOrder) {
@@ -291,6 +337,7 @@ TEST_P(DecodingKernel, TopCandidatesAreTopNInOrder) {
     top_candidates(on_device(scores, {c.inputs * c.group, c.vocab}), c.group, c.n, v, ix);
     EXPECT_TRUE(same_bits(to_host(v), values)) << c.vocab;
     EXPECT_EQ(ids_to_host(ix), indices) << c.vocab;
+    expect_top_n_by_stable_sort(scores, c.inputs, width, c.n, values, indices);
     if (c.n >= 3) {
       EXPECT_EQ(indices[0], 2);
       EXPECT_EQ(indices[1], int32_t(std::min(c.vocab - 1, (c.group - 1) * c.vocab)));

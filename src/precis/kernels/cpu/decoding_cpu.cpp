@@ -24,6 +24,24 @@ struct TopN {
     indices.insert(indices.begin() + std::ptrdiff_t(pos), i);
     if (scores.size() > capacity) scores.pop_back(), indices.pop_back();
   }
+  // Offers item[begin, end) in order. Once full, a block none of whose scores beats the worst
+  // kept is passed over whole (offer would refuse each: the worst only rises): a vector compare
+  // instead of a branch per score, for the beam candidates' scan of num_beams x vocab scores.
+  void offer_all(const float* item, int64_t begin, int64_t end) {
+    constexpr int64_t kBlock = 64;
+    int64_t j = begin;
+    for (; j < end && scores.size() < capacity; ++j) offer(item[j], j);
+    while (j < end) {
+      const int64_t stop = std::min(end, j + kBlock);
+      const float worst = scores.back();
+      int any = 0;
+#pragma omp simd reduction(| : any)
+      for (int64_t x = j; x < stop; ++x) any |= int(item[x] > worst);
+      if (any)
+        for (int64_t x = j; x < stop; ++x) offer(item[x], x);
+      j = stop;
+    }
+  }
 };
 
 }  // namespace
@@ -72,7 +90,7 @@ void top_candidates(const float* scores, int64_t inputs, int64_t width, int64_t 
   for (int64_t i = 0; i < inputs; ++i) {
     TopN top(static_cast<size_t>(n));
     const float* item = scores + i * width;
-    for (int64_t j = 0; j < width; ++j) top.offer(item[j], j);
+    top.offer_all(item, 0, width);
     for (int64_t k = 0; k < n; ++k) {
       values[i * n + k] = top.scores[size_t(k)];
       indices[i * n + k] = int32_t(top.indices[size_t(k)]);
