@@ -94,7 +94,8 @@ TEST(ServeRequest, TaskSpecParameters) {
   InferenceRequest r = ok(R"({"inputs": "x", "parameters": {"clean_up_tokenization_spaces": false,
       "generate_parameters": {"num_beams": 3, "max_new_tokens": 12, "early_stopping": true,
       "top_p": null}, "truncation": "longest_first"}})");
-  EXPECT_EQ(r.generation, (nlohmann::json{{"num_beams", 3}, {"max_new_tokens", 12}, {"early_stopping", true}}));
+  EXPECT_EQ(r.generation,
+            (nlohmann::json{{"num_beams", 3}, {"max_new_tokens", 12}, {"early_stopping", true}}));
   EXPECT_EQ(r.clean_up_tokenization_spaces, false);
   EXPECT_TRUE(r.truncate);
   EXPECT_EQ(ok(R"({"inputs": "x", "parameters": {"clean_up_tokenization_spaces": true}})")
@@ -104,18 +105,21 @@ TEST(ServeRequest, TaskSpecParameters) {
                 .clean_up_tokenization_spaces,
             std::nullopt);
   // Flat and nested settings together, each once.
-  EXPECT_EQ(ok(R"({"inputs": "x", "parameters": {"num_beams": 2, "generate_parameters": {"max_length": 9}}})")
-                .generation,
-            (nlohmann::json{{"num_beams", 2}, {"max_length", 9}}));
+  EXPECT_EQ(
+      ok(R"({"inputs": "x", "parameters": {"num_beams": 2, "generate_parameters": {"max_length": 9}}})")
+          .generation,
+      (nlohmann::json{{"num_beams", 2}, {"max_length", 9}}));
 
   EXPECT_CONTAINS(
-      refused(R"({"inputs": "x", "parameters": {"generate_parameters": {"num_beams": 0}}})").message,
+      refused(R"({"inputs": "x", "parameters": {"generate_parameters": {"num_beams": 0}}})")
+          .message,
       "parameters.generate_parameters.num_beams must be at least 1");
   EXPECT_CONTAINS(
       refused(R"({"inputs": "x", "parameters": {"generate_parameters": {"num_beam": 2}}})").message,
       "unknown generation parameter \"num_beam\" in parameters.generate_parameters");
   EXPECT_CONTAINS(
-      refused(R"({"inputs": "x", "parameters": {"generate_parameters": {"truncation": true}}})").message,
+      refused(R"({"inputs": "x", "parameters": {"generate_parameters": {"truncation": true}}})")
+          .message,
       "unknown generation parameter \"truncation\"");
   EXPECT_CONTAINS(refused(R"({"inputs": "x", "parameters": {"generate_parameters": [2]}})").message,
                   "parameters.generate_parameters must be an object");
@@ -126,8 +130,9 @@ TEST(ServeRequest, TaskSpecParameters) {
   EXPECT_CONTAINS(
       refused(R"({"inputs": "x", "parameters": {"clean_up_tokenization_spaces": "no"}})").message,
       "parameters.clean_up_tokenization_spaces must be true or false");
-  EXPECT_CONTAINS(refused(R"({"inputs": "x", "parameters": {"truncation": "only_second"}})").message,
-                  "cuts the second text of a pair");
+  EXPECT_CONTAINS(
+      refused(R"({"inputs": "x", "parameters": {"truncation": "only_second"}})").message,
+      "cuts the second text of a pair");
 }
 
 // The batch key carries the decoding with the generation: requests that decode differently
@@ -140,8 +145,9 @@ TEST(ServeRequest, BatchKeyHoldsGenerationAndDecoding) {
   const auto settings = precis::serve::parse_batch_key(precis::serve::batch_key(clean));
   EXPECT_EQ(settings.generation, clean.generation);
   EXPECT_EQ(settings.clean_up_tokenization_spaces, false);
-  EXPECT_EQ(precis::serve::parse_batch_key(precis::serve::batch_key(plain)).clean_up_tokenization_spaces,
-            std::nullopt);
+  EXPECT_EQ(
+      precis::serve::parse_batch_key(precis::serve::batch_key(plain)).clean_up_tokenization_spaces,
+      std::nullopt);
 }
 
 TEST(ServeRequest, MalformedJson) {

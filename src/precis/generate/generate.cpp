@@ -141,7 +141,8 @@ Generated beam_search(Seq2SeqDecoder& decoder, const ResolvedGeneration& g,
     for (int64_t j = 0; j < L; ++j)
       for (int64_t k = 0; k < K; ++k) {
         const int64_t row = inputs[size_t(j)] * K + k;
-        sources[size_t(j * K + k)] = int32_t(j * K + step.source_rows[size_t(row)] - inputs[size_t(j)] * K);
+        sources[size_t(j * K + k)] =
+            int32_t(j * K + step.source_rows[size_t(row)] - inputs[size_t(j)] * K);
         last[size_t(j * K + k)] = step.tokens[size_t(row)];
       }
     decoder.reorder(std::span<const int32_t>(sources.data(), size_t(rows)));

@@ -41,7 +41,8 @@ void TokenHistory::append(std::span<const int32_t> tokens) {
 void TokenHistory::reorder_and_append(std::span<const int32_t> sources,
                                       std::span<const int32_t> tokens) {
   check(sources.size() == host_.size(), "token history: " + std::to_string(sources.size()) +
-                                            " sources for " + std::to_string(host_.size()) + " rows");
+                                            " sources for " + std::to_string(host_.size()) +
+                                            " rows");
   // On the device, each live row takes its source's position among the live rows.
   std::vector<int32_t> device_sources(live_.size());
   for (size_t i = 0; i < live_.size(); ++i) {

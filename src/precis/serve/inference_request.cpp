@@ -1,9 +1,9 @@
 #include "precis/serve/inference_request.h"
 
 #include <algorithm>
+#include <cmath>
 #include <initializer_list>
 #include <iterator>
-#include <cmath>
 #include <optional>
 
 #include "precis/core/json_input.h"
@@ -95,9 +95,11 @@ constexpr IntegerParameter kIntegerParameters[] = {
 // The generation settings a request may set, by GenerationConfig's names: flat in "parameters"
 // (the pipeline's keywords) or in "parameters.generate_parameters" (today's task spec).
 constexpr const char* kGenerationParameters[] = {
-    "min_length",     "max_length",           "min_new_tokens", "max_new_tokens", "num_beams",
-    "length_penalty", "no_repeat_ngram_size", "early_stopping", "do_sample",      "temperature",
-    "top_k",          "top_p",                "repetition_penalty"};
+    "min_length",           "max_length",     "min_new_tokens",
+    "max_new_tokens",       "num_beams",      "length_penalty",
+    "no_repeat_ngram_size", "early_stopping", "do_sample",
+    "temperature",          "top_k",          "top_p",
+    "repetition_penalty"};
 // The other keys of "parameters".
 constexpr const char* kRequestParameters[] = {"truncation", "clean_up_tokenization_spaces",
                                               "generate_parameters"};
@@ -245,7 +247,8 @@ InferenceRequest parse(std::string_view body, const RequestLimits& limits) {
     // generate_parameters last, so that a setting given twice is named in its object either way.
     for (const auto& [key, value] : p.items())
       if (key != "generate_parameters") parameter(key, value, r);
-    if (p.contains("generate_parameters")) parameter("generate_parameters", p["generate_parameters"], r);
+    if (p.contains("generate_parameters"))
+      parameter("generate_parameters", p["generate_parameters"], r);
   }
   if (j.contains("options") && !j["options"].is_null()) options(j["options"]);
   return r;
@@ -265,7 +268,8 @@ ParsedRequest parse_inference_request(std::string_view body, const RequestLimits
 
 std::string batch_key(const InferenceRequest& r) {
   json key = {{"generation", r.generation}};
-  if (r.clean_up_tokenization_spaces) key["clean_up_tokenization_spaces"] = *r.clean_up_tokenization_spaces;
+  if (r.clean_up_tokenization_spaces)
+    key["clean_up_tokenization_spaces"] = *r.clean_up_tokenization_spaces;
   return key.dump();
 }
 

@@ -300,8 +300,8 @@ TEST_F(LaunchCosts, AttentionAndRelativePosition) {
   int32_t* step_mask = o.make<int32_t>(step_attend.size(), step_attend);
   float* step_bias = o.make<float>(size_t(4 * 300));
   expect_declared("attention forward split over the keys, mask and bias", 8, [&] {
-    k.attention_forward(DType::BF16, step, step_q, step_k, step_v, step_mask, false, 0, step_bias, 0.125f,
-                        step_out, nullptr, step_lse, none, s);
+    k.attention_forward(DType::BF16, step, step_q, step_k, step_v, step_mask, false, 0, step_bias,
+                        0.125f, step_out, nullptr, step_lse, none, s);
   });
   uint16_t* dq16 = o.make16(wide_qkv);
   uint16_t* dk16 = o.make16(wide_qkv);

@@ -256,18 +256,35 @@ TEST_P(AttentionKernel16, KeysSplitOverBlocks) {
   std::vector<int32_t> padding(3 * 300, 1);
   for (int64_t j = 128; j < 256; ++j) padding[size_t(300 + j)] = 0;
   for (int64_t j = 256; j < 300; ++j) padding[size_t(600 + j)] = 0;
-  check(AttentionCase{.batch = 3, .heads = 2, .q_len = 1, .k_len = 300, .head_dim = 64,
-                      .key_padding = padding, .causal = true, .past = 299},
+  check(AttentionCase{.batch = 3,
+                      .heads = 2,
+                      .q_len = 1,
+                      .k_len = 300,
+                      .head_dim = 64,
+                      .key_padding = padding,
+                      .causal = true,
+                      .past = 299},
         30);
   std::vector<int32_t> beams_padding(2 * 200, 1);
   for (int64_t j = 0; j < 200; ++j) beams_padding[size_t(200 + j)] = 0;
   beams_padding[7] = 0;
-  check(AttentionCase{.batch = 2, .heads = 1, .q_len = 4, .k_len = 200, .head_dim = 32,
+  check(AttentionCase{.batch = 2,
+                      .heads = 1,
+                      .q_len = 4,
+                      .k_len = 200,
+                      .head_dim = 32,
                       .key_padding = beams_padding},
         31);
-  check(AttentionCase{.batch = 1, .heads = 2, .q_len = 3, .k_len = 140, .head_dim = 16,
-                      .key_padding = keys_visible_except(140, {0, 129}), .causal = true,
-                      .past = 137, .dropout = {0.1f, 7, 4}, .position_bias = true},
+  check(AttentionCase{.batch = 1,
+                      .heads = 2,
+                      .q_len = 3,
+                      .k_len = 140,
+                      .head_dim = 16,
+                      .key_padding = keys_visible_except(140, {0, 129}),
+                      .causal = true,
+                      .past = 137,
+                      .dropout = {0.1f, 7, 4},
+                      .position_bias = true},
         32);
 }
 

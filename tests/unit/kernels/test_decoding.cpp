@@ -278,10 +278,12 @@ void expect_top_n_by_stable_sort(const std::vector<float>& scores, int64_t input
     std::vector<int32_t> order(static_cast<size_t>(width));
     for (int64_t j = 0; j < width; ++j) order[size_t(j)] = int32_t(j);
     const float* item = scores.data() + i * width;
-    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return item[a] > item[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int32_t a, int32_t b) { return item[a] > item[b]; });
     for (int64_t k = 0; k < std::min(n, width); ++k) {
       EXPECT_EQ(indices[size_t(i * n + k)], order[size_t(k)]) << "input " << i << " rank " << k;
-      EXPECT_EQ(values[size_t(i * n + k)], item[order[size_t(k)]]) << "input " << i << " rank " << k;
+      EXPECT_EQ(values[size_t(i * n + k)], item[order[size_t(k)]])
+          << "input " << i << " rank " << k;
     }
   }
 }
@@ -302,13 +304,15 @@ TEST_P(DecodingKernel, TopCandidatesWithTiesAcrossBlocks) {
     // Bests that keep arriving, every 67th score (so at every offset within a block, its last
     // included): each must displace the worst kept.
     for (int64_t i = 0; i < inputs; ++i)
-      for (int64_t at = 66 - i; at < width; at += 67) scores[size_t(i * width + at)] = 5.0f + float(at);
+      for (int64_t at = 66 - i; at < width; at += 67)
+        scores[size_t(i * width + at)] = 5.0f + float(at);
     std::vector<float> values(size_t(inputs * n));
     std::vector<int32_t> indices(values.size());
     top_candidates(on_host(scores, {inputs, width}), 1, n, on_host(values, {inputs, n}),
                    on_host(indices, {inputs, n}));
     expect_top_n_by_stable_sort(scores, inputs, width, n, values, indices);
-    Tensor v = filled({inputs, n}), ix = on_device(std::vector<int32_t>(indices.size()), {inputs, n});
+    Tensor v = filled({inputs, n}),
+           ix = on_device(std::vector<int32_t>(indices.size()), {inputs, n});
     top_candidates(on_device(scores, {inputs, width}), 1, n, v, ix);
     EXPECT_EQ(ids_to_host(ix), indices) << width;
   }

@@ -121,8 +121,9 @@ void attention_forward_on_tensor_cores(const AttentionArgs<T>& a, T* out, float*
       pairs * double(splits * s.q_len * split_partial_width(s)) * sizeof(float);
   auto* partials = static_cast<float*>(scratch(stream, size_t(partial_bytes)));
   declare_cost({read, partial_bytes, drops, tensor_flops});
-  PRECIS_LAUNCH(attention_forward_mma_kernel<T>, (dim3{unsigned(splits), unsigned(s.batch * s.heads)}),
-                dim3{kMmaThreads}, stream, a, out, log_sum_exp, partials);
+  PRECIS_LAUNCH(attention_forward_mma_kernel<T>,
+                (dim3{unsigned(splits), unsigned(s.batch * s.heads)}), dim3{kMmaThreads}, stream, a,
+                out, log_sum_exp, partials);
   // A rescale and two multiply-adds a partial's element, on the CUDA cores (the cost model prices
   // them at the scalar attention's rate: few enough that it does not matter).
   declare_cost({partial_bytes + mask, q_bytes + lse_bytes,

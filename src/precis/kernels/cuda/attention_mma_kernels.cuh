@@ -328,7 +328,8 @@ PRECIS_KERNEL void attention_forward_mma_kernel(AttentionArgs<T> a, T* out, floa
 
   if (partials) {
     const int64_t width = split_partial_width(s);
-    float* split = partials + (p.index * int64_t(gridDim.x) + int64_t(blockIdx.x)) * s.q_len * width;
+    float* split =
+        partials + (p.index * int64_t(gridDim.x) + int64_t(blockIdx.x)) * s.q_len * width;
     PRECIS_ATTENTION_UNROLL
     for (int r = 0; r < 2; ++r) {
       if (!in_range[r]) continue;
@@ -340,7 +341,8 @@ PRECIS_KERNEL void attention_forward_mma_kernel(AttentionArgs<T> a, T* out, floa
       PRECIS_ATTENTION_UNROLL
       for (int dt = 0; dt < kMmaMaxHeadDim / 8; ++dt) {
         if (dt >= d_tiles) break;
-        for (int e = 2 * r; e < 2 * r + 2; ++e) partial[2 + dt * 8 + mma_c_col(lane, e)] = acc[dt][e];
+        for (int e = 2 * r; e < 2 * r + 2; ++e)
+          partial[2 + dt * 8 + mma_c_col(lane, e)] = acc[dt][e];
       }
     }
     return;

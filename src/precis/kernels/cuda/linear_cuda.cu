@@ -91,8 +91,8 @@ void linear_forward_16(const T* x, const T* w, const void* b, DType bias_dtype, 
 // dy, in fp32, into scratch as the GEMM reads dy, then added onto db (the epilogue writes, db
 // accumulates). False where cuBLASLt has no such kernel: then nothing has run.
 template <class T>
-bool weight_and_bias_gradients(const T* dy, const T* x, float* dw, float* db, int64_t n,
-                               int64_t in, int64_t out, Stream s) {
+bool weight_and_bias_gradients(const T* dy, const T* x, float* dw, float* db, int64_t n, int64_t in,
+                               int64_t out, Stream s) {
   constexpr DType t = dtype_of<T>();
   auto* sums = static_cast<float*>(scratch(s, size_t(out) * sizeof(float)));
   // dwᵀ (in, out) += xᵀ (in, n) · dy (n, out), and sums (out) = Σ over n of dy's rows

@@ -125,7 +125,8 @@ void KvCachedDecoder::keep_inputs(std::span<const int32_t> kept) {
   for (size_t i = 0; i < kept.size(); ++i) {
     if (kept[i] == int32_t(i)) continue;
     for (auto& layer : cross_)
-      for (Tensor* t : {&layer.k, &layer.v}) copy(t->slice(kept[i], kept[i] + 1), t->slice(int64_t(i), int64_t(i) + 1));
+      for (Tensor* t : {&layer.k, &layer.v})
+        copy(t->slice(kept[i], kept[i] + 1), t->slice(int64_t(i), int64_t(i) + 1));
     copy(source_mask_.slice(kept[i], kept[i] + 1), source_mask_.slice(int64_t(i), int64_t(i) + 1));
   }
   batch_ = int64_t(kept.size());

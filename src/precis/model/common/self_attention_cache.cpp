@@ -49,7 +49,8 @@ void SelfAttentionCache::keep_rows(std::span<const int32_t> kept) {
   }
   // In place (the CPU's host memory): position p of kept row i is in the row the table names;
   // each position moves to row i of the slab, through a buffer (rows may swap).
-  const size_t span = size_t(width_) * dtype_size(layers_.empty() ? DType::F32 : layers_[0].k.dtype);
+  const size_t span =
+      size_t(width_) * dtype_size(layers_.empty() ? DType::F32 : layers_[0].k.dtype);
   std::vector<char> moved(size_t(rows * length_) * span);
   for (auto& layer : layers_) {
     for (Tensor* cache : {&layer.k, &layer.v}) {

@@ -85,8 +85,8 @@ T5IncrementalDecoder::T5IncrementalDecoder(const T5Config& config, const T5Param
 }
 
 void T5IncrementalDecoder::keep_rows(int64_t rows) {
-  for (Tensor* t : {&hidden_, &normed_, &rstd_, &ffn_.ff.fc1, &ffn_.ff.act, &ffn_.ff.fc2, &ffn_.gate,
-                    &ffn_.up, &logits_, &rounded_logits_})
+  for (Tensor* t : {&hidden_, &normed_, &rstd_, &ffn_.ff.fc1, &ffn_.ff.act, &ffn_.ff.fc2,
+                    &ffn_.gate, &ffn_.up, &logits_, &rounded_logits_})
     if (t->ptr) *t = t->slice(0, rows);
 }
 
