@@ -56,10 +56,16 @@ extra = {"compute_loss_func": token_weighted} if request["token_weighted"] else 
 trainer = Recording(model=model, args=Seq2SeqTrainingArguments(**kwargs), train_dataset=dataset,
                     data_collator=DataCollatorForSeq2Seq(tok, model=model, label_pad_token_id=-100), **extra)
 trainer.train()
-if not trainer.is_world_process_zero():
-    sys.exit(0)
-ga = trainer.args.gradient_accumulation_steps
-save_file({k: v.detach().clone().contiguous() for k, v in model.state_dict().items()}, request["weights_out"])
-print(json.dumps({"micro_batches": micro,
-                  "step_losses": [sum(l for l, _ in micro[i:i + ga]) for i in range(0, len(micro), ga)],
-                  "log_history": trainer.state.log_history, "max_steps": trainer.state.max_steps}))
+if trainer.is_world_process_zero():
+    ga = trainer.args.gradient_accumulation_steps
+    save_file({k: v.detach().clone().contiguous() for k, v in model.state_dict().items()}, request["weights_out"])
+    print(json.dumps({"micro_batches": micro,
+                      "step_losses": [sum(l for l, _ in micro[i:i + ga]) for i in range(0, len(micro), ga)],
+                      "log_history": trainer.state.log_history, "max_steps": trainer.state.max_steps}),
+          flush=True)
+# Under torchrun every rank waits for rank 0's answer, then leaves the group together: a rank that
+# exits while rank 0 still holds the group has aborted rank 0 in gloo's teardown ("terminate called
+# without an active exception", Debian's torch 1.13), failing the run after its work was done.
+if torch.distributed.is_available() and torch.distributed.is_initialized():
+    torch.distributed.barrier()
+    torch.distributed.destroy_process_group()
