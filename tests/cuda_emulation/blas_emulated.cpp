@@ -37,13 +37,13 @@ float element(const GemmOperand& x, int64_t i, int64_t j) {
   return load(x.data, x.type, x.transpose ? j + i * x.ld : i + j * x.ld);
 }
 
+// blas.h's check, and positive leading dimensions as cuBLAS's own API wants (ld >= max(1, rows)).
 void check_leading_dimensions(int64_t m, int64_t n, int64_t k, const GemmOperand& a,
                               const GemmOperand& b, int64_t ldc) {
-  const int64_t a_rows = a.transpose ? k : m, b_rows = b.transpose ? n : k;
-  check(a.ld >= a_rows && b.ld >= b_rows && ldc >= m && a.ld > 0 && b.ld > 0 && ldc > 0,
-        "gemm: leading dimensions " + std::to_string(a.ld) + ", " + std::to_string(b.ld) + ", " +
-            std::to_string(ldc) + " for " + std::to_string(m) + "x" + std::to_string(n) + "x" +
-            std::to_string(k));
+  check_gemm_leading_dimensions(m, n, k, a, b, ldc);
+  check(a.ld > 0 && b.ld > 0 && ldc > 0, "gemm: leading dimensions " + std::to_string(a.ld) + ", " +
+                                             std::to_string(b.ld) + ", " + std::to_string(ldc) +
+                                             " must be positive");
 }
 
 }  // namespace
@@ -71,11 +71,8 @@ void gemm(Stream, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a, G
 bool gemm_with_bias_gradient(Stream s, int64_t m, int64_t n, int64_t k, GemmOperand a,
                              GemmOperand b, float beta, void* c, DType c_type, int64_t ldc,
                              void* bias_gradient) {
-  check_leading_dimensions(m, n, k, a, b, ldc);
-  check_gemm_types(a.type, b.type, c_type);
-  check_gemm_bias_gradient(bias_gradient, k);
-  if (m == 0 || n == 0) return false;
-  gemm(s, m, n, k, 1.0f, a, b, beta, c, c_type, ldc);
+  if (!gemm_with_bias_gradient_runs(m, n, k, a, b, c_type, ldc, bias_gradient)) return false;
+  gemm(s, m, n, k, 1.0f, a, b, beta, c, c_type, ldc);  // also checks they are positive
   cuda_emulation::DeviceMemoryAccess access;
   for (int64_t j = 0; j < n; ++j) {
     float sum = 0.0f;

@@ -202,10 +202,8 @@ void gemm(Stream, int64_t m, int64_t n, int64_t k, float, GemmOperand a, GemmOpe
 // the launcher then sums the columns itself; the model assumes it has one (the first GPU run's
 // calibration says whether it does).
 bool gemm_with_bias_gradient(Stream, int64_t m, int64_t n, int64_t k, GemmOperand a, GemmOperand b,
-                             float beta, void*, DType c_type, int64_t, void* bias_gradient) {
-  check_gemm_types(a.type, b.type, c_type);
-  check_gemm_bias_gradient(bias_gradient, k);
-  if (m == 0 || n == 0) return false;
+                             float beta, void*, DType c_type, int64_t ldc, void* bias_gradient) {
+  if (!gemm_with_bias_gradient_runs(m, n, k, a, b, c_type, ldc, bias_gradient)) return false;
   record_gemm(m, n, k, a.type, beta, c_type, false, true);
   return true;
 }

@@ -100,8 +100,7 @@ Generated beam_search(Seq2SeqDecoder& decoder, const ResolvedGeneration& g,
   const Tensor running = scratch.alloc(Shape{R}), values = scratch.alloc(Shape{B, n}),
                indices = scratch.alloc(Shape{B, n}, DType::I32);
   std::vector<float> cand_scores(size_t(B * n));
-  std::vector<int32_t> cand_indices(size_t(B * n)), cand_tokens(size_t(B * n)),
-      cand_beams(size_t(B * n));
+  std::vector<int32_t> cand_tokens(size_t(B * n)), cand_beams(size_t(B * n));
   // The inputs the decoder still runs (ascending), and their rows' running scores and tokens.
   std::vector<int32_t> inputs(static_cast<size_t>(B));
   for (int64_t b = 0; b < B; ++b) inputs[size_t(b)] = int32_t(b);

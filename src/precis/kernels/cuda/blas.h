@@ -75,4 +75,25 @@ inline void check_gemm_types(DType a, DType b, DType c) {
             ": A and B must be of one type (F32, BF16 or F16) and C of that type or F32");
 }
 
+// Each stored matrix's leading dimension covers its rows (op(A) is m x k, op(B) k x n, C m x n).
+inline void check_gemm_leading_dimensions(int64_t m, int64_t n, int64_t k, const GemmOperand& a,
+                                          const GemmOperand& b, int64_t ldc) {
+  const int64_t a_rows = a.transpose ? k : m, b_rows = b.transpose ? n : k;
+  check(a.ld >= a_rows && b.ld >= b_rows && ldc >= m,
+        "gemm: leading dimensions " + std::to_string(a.ld) + ", " + std::to_string(b.ld) + ", " +
+            std::to_string(ldc) + " for " + std::to_string(m) + "x" + std::to_string(n) + "x" +
+            std::to_string(k));
+}
+
+// What every implementation of gemm_with_bias_gradient checks first; false where there is no
+// product to sum B in (m or n is 0): it then runs nothing and the caller sums the columns.
+inline bool gemm_with_bias_gradient_runs(int64_t m, int64_t n, int64_t k, const GemmOperand& a,
+                                         const GemmOperand& b, DType c_type, int64_t ldc,
+                                         const void* bias_gradient) {
+  check_gemm_leading_dimensions(m, n, k, a, b, ldc);
+  check_gemm_types(a.type, b.type, c_type);
+  check_gemm_bias_gradient(bias_gradient, k);
+  return m > 0 && n > 0;
+}
+
 }  // namespace precis::cuda

@@ -199,16 +199,6 @@ void scale_without_terms(Stream s, int64_t m, int64_t n, float beta, void* c, DT
     memset_async(static_cast<char*>(c) + size_t(column * ldc) * element, 0, size_t(m) * element, s);
 }
 
-void check_leading_dimensions(int64_t m, int64_t n, int64_t k, const GemmOperand& a,
-                              const GemmOperand& b, int64_t ldc) {
-  const int64_t a_rows = a.transpose ? k : m;
-  const int64_t b_rows = b.transpose ? n : k;
-  check(a.ld >= a_rows && b.ld >= b_rows && ldc >= m,
-        "gemm: leading dimensions " + std::to_string(a.ld) + ", " + std::to_string(b.ld) + ", " +
-            std::to_string(ldc) + " for " + std::to_string(m) + "x" + std::to_string(n) + "x" +
-            std::to_string(k));
-}
-
 // One cublasLtMatmul with an epilogue whose vector (the bias, or the bias gradient) is `vector`;
 // false, running nothing, where the plan has no algorithm.
 bool run(Stream s, int64_t m, int64_t n, int64_t k, float alpha, const GemmOperand& a,
@@ -239,7 +229,7 @@ bool run(Stream s, int64_t m, int64_t n, int64_t k, float alpha, const GemmOpera
 
 void gemm(Stream s, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a, GemmOperand b,
           float beta, void* c, DType c_type, int64_t ldc, const void* bias) {
-  check_leading_dimensions(m, n, k, a, b, ldc);
+  check_gemm_leading_dimensions(m, n, k, a, b, ldc);
   check_gemm_types(a.type, b.type, c_type);
   check_gemm_bias(bias, beta);
   if (m == 0 || n == 0) return;
@@ -252,10 +242,7 @@ void gemm(Stream s, int64_t m, int64_t n, int64_t k, float alpha, GemmOperand a,
 bool gemm_with_bias_gradient(Stream s, int64_t m, int64_t n, int64_t k, GemmOperand a,
                              GemmOperand b, float beta, void* c, DType c_type, int64_t ldc,
                              void* bias_gradient) {
-  check_leading_dimensions(m, n, k, a, b, ldc);
-  check_gemm_types(a.type, b.type, c_type);
-  check_gemm_bias_gradient(bias_gradient, k);
-  if (m == 0 || n == 0) return false;  // no product to sum B in: the caller's own sums
+  if (!gemm_with_bias_gradient_runs(m, n, k, a, b, c_type, ldc, bias_gradient)) return false;
   use_device(s);
   return run(s, m, n, k, 1.0f, a, b, beta, c, c_type, ldc, Epilogue::bias_gradient, bias_gradient);
 }
