@@ -6,6 +6,7 @@
 #include "precis/generate/beam_search.h"
 #include "precis/generate/logits_processors.h"
 #include "precis/generate/token_history.h"
+#include "precis/kernels/constant_weights.h"
 #include "precis/kernels/copy.h"
 #include "precis/model/bart/bart_incremental.h"
 #include "precis/model/t5/t5_incremental.h"
@@ -220,6 +221,8 @@ template <class Decoder, class Model>
 Generated generate_with(const Model& model, const Tensor& input_ids, const Tensor& attention_mask,
                         const GenerationConfig& config, const GenerateOptions& options) {
   check_inputs(input_ids);
+  // Nothing writes the parameters while this runs: the CPU's decoding steps may pack them once.
+  const ConstantWeightsScope constant(model.arena.base(), model.arena.capacity());
   return run(resolve(config, special_tokens(model.config)), input_ids, attention_mask, options,
              [&](int64_t B, int64_t S, int64_t group, int64_t max_length) {
                return Decoder(model.config, model.params, B, S, group, max_length);

@@ -5,6 +5,7 @@
 #include "precis/kernels/cpu/gemm.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cpu/linear_few_rows.h"
+#include "precis/kernels/cpu/linear_packed.h"
 #include "precis/kernels/matmul_precision.h"
 
 namespace precis::cpu {
@@ -15,6 +16,11 @@ void linear_forward(const float* x, const float* w, const float* b, float* y, in
   if (n >= kFewRowsMin && n <= kFewRowsMax && cpu_matmul_precision() == MatmulPrecision::kFp32)
     if (const FewRowsKernel kernel = few_rows_kernel(); kernel != FewRowsKernel::kNone)
       return linear_few_rows(kernel, x, w, b, y, n, in, out);
+  // Beam search's batch x beams rows against a weight that holds still: packed once
+  // (linear_packed.h; the same bits). Past kPackedRowsMax rows sgemm's packing pays for itself.
+  if (n <= kPackedRowsMax && cpu_matmul_precision() == MatmulPrecision::kFp32)
+    if (const PackedWeight* packed = constant_packed_weight(w, in, out))
+      return linear_packed(*packed, x, b, y, n);
   float beta = 0.0f;
   if (b) {
     // Start from the bias rows and let the GEMM accumulate onto them (beta = 1).
