@@ -58,8 +58,8 @@ int main() {
     return 0;
   }
   std::printf("form: %s\n", kernel == FewRowsKernel::kAvx512 ? "AVX-512" : "AVX2");
-  std::printf("%-34s %6s %6s %6s %10s %10s %10s %7s %7s\n", "product", "rows", "in", "out",
-              "sgemm", "few rows", "packed", "few/sg", "pack/sg");
+  std::printf("%-34s %6s %6s %6s %10s %10s %10s %7s %7s\n", "product", "rows", "in", "out", "sgemm",
+              "few rows", "packed", "few/sg", "pack/sg");
   std::mt19937 gen(1);
   std::normal_distribution<float> normal;
   for (const Product& p : kProducts) {
@@ -72,14 +72,15 @@ int main() {
     const PackedWeight packed = pack_weight(w.data(), p.in, p.out);
     double best_sgemm = 1e30, best_kernel = 1e30, best_packed = 1e30;
     for (int round = 0; round < 5; ++round) {
-      best_sgemm = std::min(best_sgemm, seconds([&] {
-                              for (int i = 0; i < reps; ++i) {
-                                for (int64_t r = 0; r < p.rows; ++r)
-                                  std::memcpy(y.data() + r * p.out, b.data(), sizeof(float) * p.out);
-                                gemm(false, true, p.rows, p.out, p.in, 1.0f, x.data(), p.in,
-                                     w.data(), p.in, 1.0f, y.data(), p.out);
-                              }
-                            }));
+      best_sgemm =
+          std::min(best_sgemm, seconds([&] {
+                     for (int i = 0; i < reps; ++i) {
+                       for (int64_t r = 0; r < p.rows; ++r)
+                         std::memcpy(y.data() + r * p.out, b.data(), sizeof(float) * p.out);
+                       gemm(false, true, p.rows, p.out, p.in, 1.0f, x.data(), p.in, w.data(), p.in,
+                            1.0f, y.data(), p.out);
+                     }
+                   }));
       if (p.rows <= kFewRowsMax)
         best_kernel = std::min(best_kernel, seconds([&] {
                                  for (int i = 0; i < reps; ++i)

@@ -8,6 +8,7 @@ lets a request in flight finish before the server exits 0.
 Requests are placed in the batching window by PRECIS_TEST_HOLD_FIRST_BATCH (a test hook of
 the server: its first batch waits until that many requests are queued), not by sleeping.
 """
+import json
 import threading
 
 import pytest
@@ -15,6 +16,7 @@ import torch
 
 from serve_support import Server, metric, post_json, request, wait_for_queue_depth
 from bart_models import CNN, TEXTS, save_model
+from conftest import run_precis
 
 # A limit below the model's 128 positions, so that the longest TEXTS are cut.
 MAX_INPUT_TOKENS = 24
@@ -236,3 +238,32 @@ def test_concurrent_requests_with_different_parameters_are_batched_apart(model):
         assert metric(s.port, "precis_batch_size_count") == len(groups)
         assert metric(s.port, "precis_batch_size_sum") == sum(len(texts) for texts in groups.values())
         assert s.stop() == 0
+
+
+def test_int8_server_equals_int8_generate(tmp_path, model):
+    """`precis serve --quantization int8` answers what `precis generate --quantization int8`
+    writes for the same inputs (one scope keeps the int8 weights across requests, and a batch of
+    several gives each input its own row's quantization), its log says which path runs, and on a
+    CPU with AVX512-VNNI the summaries differ from fp32's somewhere (int8 ran)."""
+    texts = TEXTS[:6]
+    inputs = tmp_path / "inputs.jsonl"
+    inputs.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts))
+
+    def generated(quantization):
+        result = run_precis("generate", "--model", model[0], "--input", inputs, "--text_column", "text",
+                            "--max_source_length", MAX_INPUT_TOKENS, "--batch_size", 6, "--num_beams", 1,
+                            "--quantization", quantization)
+        return [json.loads(line)["summary_text"] for line in result.stdout.splitlines()], result.stderr
+
+    int8, log = generated("int8")
+    with Server(model[0], "--max_input_tokens", MAX_INPUT_TOKENS, "--quantization", "int8") as s:
+        for _ in range(2):  # the second request runs on the kept copies
+            status, body, _ = post_json(s.port, {"inputs": texts, "parameters": {"num_beams": 1}})
+            assert status == 200, body
+            assert body == [{"summary_text": t} for t in int8]
+        assert s.stop() == 0
+    fp32, _ = generated("none")
+    if "no AVX512-VNNI" in log:
+        assert int8 == fp32, "without VNNI the int8 option runs fp32"
+    else:
+        assert "int8 weights" in log and int8 != fp32

@@ -6,6 +6,7 @@
 #include "command.h"
 #include "hf_semantics_option.h"
 #include "precis/eval/checkpoint_evaluation.h"
+#include "quantization_option.h"
 #include "summary_lengths.h"
 
 namespace {
@@ -37,6 +38,7 @@ PRECIS_COMMAND("eval", "Evaluate a checkpoint's loss on a dataset file (JSON, JS
                  app.add_option("--output_dir", o->output_dir, "Write eval_results.json (and generated_predictions.txt) here");
                  app.add_option("--seed", o->seed, "Seed of the ROUGE bootstrap")->capture_default_str();
                  precis::cli::add_hf_semantics_option(app);
+                 precis::cli::add_quantization_option(app);
                  app.callback([cli] {
                    precis::eval::EvaluationOptions options = cli->eval;
                    options.lengths = cli->lengths;

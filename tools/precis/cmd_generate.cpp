@@ -17,6 +17,7 @@
 #include "precis/data/dataset.h"
 #include "precis/generate/generate.h"
 #include "precis/io/safetensors.h"
+#include "precis/kernels/constant_weights.h"
 #include "precis/kernels/device_choice.h"
 #include "precis/model/t5/t5_config.h"
 #include "precis/tokenize/sentencepiece_tokenizer.h"
@@ -24,6 +25,7 @@
 #include "precis/tokenize/tokenizer.h"
 #include "precis/tokenize/unigram_tokenizer.h"
 #include "precis/train/compute_copy.h"
+#include "quantization_option.h"
 #include "summary_lengths.h"
 
 namespace {
@@ -130,6 +132,8 @@ void generate_all(const GenerateCommandOptions& o, Model& loaded,
   // One torch.manual_seed(seed) for the whole input, as run_summarization's predict sets the
   // seed once and generates batch after batch.
   TorchCpuGenerator generator(config.seed);
+  // The weights hold still for the whole run: their packed (or int8) copies serve every batch.
+  const ConstantWeightsScope constant(loaded.arena.base(), loaded.arena.capacity());
   for (size_t begin = 0; begin < inputs.size(); begin += size_t(o.batch_size)) {
     size_t end = std::min(inputs.size(), begin + size_t(o.batch_size));
     std::span<const std::vector<int32_t>> batch(inputs.data() + begin, end - begin);
@@ -239,5 +243,6 @@ PRECIS_COMMAND("generate", "Summaries of texts with a checkpoint (HF generate se
                               "products, an fp32 residual stream and fp32 logits");
                  app.add_flag("--fp16", o->fp16, "The same in fp16");
                  precis::cli::add_hf_semantics_option(app);
+                 precis::cli::add_quantization_option(app);
                  app.callback([o] { run(*o); });
                });

@@ -19,6 +19,7 @@
 #include "precis/generate/generation_config.h"
 #include "precis/kernels/device_choice.h"
 #include "precis/serve/server.h"
+#include "quantization_option.h"
 #include "summary_lengths.h"
 
 namespace {
@@ -159,5 +160,6 @@ PRECIS_COMMAND(
           ->capture_default_str()
           ->check(CLI::PositiveNumber);
       precis::cli::add_hf_semantics_option(app);
+      precis::cli::add_quantization_option(app);
       app.callback([o] { run(*o); });
     });

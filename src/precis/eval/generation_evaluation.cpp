@@ -5,6 +5,7 @@
 #include "precis/core/progress.h"
 #include "precis/eval/loss_evaluation.h"
 #include "precis/generate/generate.h"
+#include "precis/kernels/constant_weights.h"
 #include "precis/kernels/matmul_precision.h"
 
 namespace precis::eval {
@@ -15,6 +16,8 @@ std::vector<std::vector<int32_t>> generate_predictions(
     const generate::GenerationConfig& generation, TorchCpuGenerator& generator,
     Progress* progress) {
   ScopedCpuMatmulPrecision fp32_generation(MatmulPrecision::kFp32);
+  // The parameters hold still for the whole pass: their packed copies serve every batch.
+  const ConstantWeightsScope constant(model.arena.base(), model.arena.capacity());
   generate::GenerateOptions options;
   options.generator = &generator;
   std::vector<std::vector<int32_t>> predictions;

@@ -5,29 +5,63 @@
 // step, and packing them on every call (OpenBLAS's sgemm does) cost as much as the products of
 // a small model. generate() opens one over its model's parameters for its whole run, in which
 // nothing writes them; a weight outside the memory (a training copy, a temporary) is never
-// kept. Scopes nest; the innermost counts. Device-neutral to its callers: on CUDA it changes
-// nothing.
+// kept. With int8 quantization set, the copies are int8 and every linear layer's product
+// inside the scope runs on them, the encoder's too. Scopes nest; the innermost counts.
+// Device-neutral to its callers: on CUDA it changes nothing.
 #pragma once
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 namespace precis {
 
+// What the CPU multiplies such weights in: fp32 (the default, HF's products), or int8
+// (`--quantization int8`: per-output-channel symmetric int8 weights, each row of activations
+// quantized to int8 at run time, int32 sums; kernels/cpu/linear_int8.h). Process-wide, set by
+// the commands that generate before they do; a scope takes the setting it opens with.
+enum class WeightQuantization { kNone, kInt8 };
+
+void set_weight_quantization(WeightQuantization quantization);
+WeightQuantization weight_quantization();
+// "int8" or "none" (anything else refused, naming `what`).
+WeightQuantization parse_weight_quantization(const std::string& value, const std::string& what);
+// What the setting runs on this CPU, for the job's log.
+std::string weight_quantization_description();
+
+struct ConstantWeightPacks;  // the copies, and the quantization
+                             // (kernels/cpu/constant_weights_cpu.cpp)
+
+// A model's copies kept beyond one scope: whoever holds the model for many generate() calls
+// (the server's summarizer, a command's batch loop) makes one and opens scopes with it, and
+// generate()'s own scope over the same memory then uses its copies instead of making new ones.
+class ConstantWeights {
+ public:
+  // [base, base + bytes): memory nothing writes while scopes with this are open. The
+  // quantization is the one in force now.
+  ConstantWeights(const void* base, size_t bytes);
+  ~ConstantWeights();
+
+ private:
+  friend class ConstantWeightsScope;
+  std::shared_ptr<ConstantWeightPacks> packs_;
+};
+
 class ConstantWeightsScope {
  public:
-  // [base, base + bytes): memory nothing writes while this lives.
+  // [base, base + bytes): memory nothing writes while this lives. Within an open scope that
+  // holds all of it, with the same quantization, this one uses that one's copies.
   ConstantWeightsScope(const void* base, size_t bytes);
+  explicit ConstantWeightsScope(const ConstantWeights& kept);
   ~ConstantWeightsScope();
   ConstantWeightsScope(const ConstantWeightsScope&) = delete;
   ConstantWeightsScope& operator=(const ConstantWeightsScope&) = delete;
 
-  struct Packs;  // the copies made so far (kernels/cpu/linear_packed.cpp)
   // The innermost scope's copies on this thread; null when none is open.
-  static Packs* innermost();
+  static ConstantWeightPacks* innermost();
 
  private:
-  std::unique_ptr<Packs> packs_;
+  std::shared_ptr<ConstantWeightPacks> packs_;
   ConstantWeightsScope* outer_;
 };
 

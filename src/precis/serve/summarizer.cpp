@@ -40,6 +40,11 @@ Summarizer::Summarizer(const std::filesystem::path& dir, const SummarizerLimits&
     max_input_tokens_ = std::min(max_input_tokens_, *limits.max_input_tokens);
   check(max_input_tokens_ >= 2, dir.string() + ": the model takes fewer than 2 input tokens");
   if (limits.max_length) defaults_.max_length = *limits.max_length;
+  std::visit(
+      [&](const auto& m) {
+        constant_ = std::make_unique<ConstantWeights>(m.arena.base(), m.arena.capacity());
+      },
+      model_);
 }
 
 std::unique_ptr<Summarizer> Summarizer::load(const std::filesystem::path& dir,
@@ -91,6 +96,7 @@ std::vector<std::string> Summarizer::summarize(
   const BatchSettings settings = parse_batch_key(key);
   generate::GenerationConfig config = config_for(settings.generation);
   ScopedExecutionContext on(device_);
+  const ConstantWeightsScope constant(*constant_);
   generate::Generated out =
       std::visit([&](const auto& model) { return generate::generate(model, inputs, config); }, model_);
   std::vector<std::string> summaries;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "precis/generate/generation_config.h"
+#include "precis/kernels/constant_weights.h"
 #include "precis/model/bart/bart_model.h"
 #include "precis/model/t5/t5_model.h"
 #include "precis/serve/inference_request.h"
@@ -68,6 +69,8 @@ class Summarizer {
   generate::GenerationConfig defaults_;
   size_t max_input_tokens_ = 0;
   int64_t max_num_beams_ = 8;
+  // The model's packed (or int8) weights, made on the first request and kept for the next.
+  std::unique_ptr<ConstantWeights> constant_;
 };
 
 }  // namespace precis::serve

@@ -12,8 +12,8 @@
 
 #include "kernel_test.h"
 #include "precis/kernels/constant_weights.h"
+#include "precis/kernels/cpu/constant_weights_cpu.h"
 #include "precis/kernels/cpu/linear_few_rows.h"
-#include "precis/kernels/cpu/linear_packed.h"
 #include "precis/kernels/linear.h"
 
 namespace precis {
@@ -25,9 +25,9 @@ struct Product {
 
 // Rows of every block size (1 .. 12) and several blocks; `in` of 1, odd and long; `out` under
 // one panel, on a panel's edge, past it and past its first half.
-const Product kProducts[] = {{1, 64, 12},  {13, 129, 25}, {40, 768, 100}, {31, 1, 7},
-                             {9, 300, 1},  {100, 128, 32}, {7, 17, 48},   {256, 128, 130},
-                             {2, 33, 17},  {11, 5, 64}};
+const Product kProducts[] = {{1, 64, 12}, {13, 129, 25},  {40, 768, 100}, {31, 1, 7},
+                             {9, 300, 1}, {100, 128, 32}, {7, 17, 48},    {256, 128, 130},
+                             {2, 33, 17}, {11, 5, 64}};
 
 struct Operands {
   std::vector<float> x, w, b;
@@ -115,11 +115,38 @@ TEST(ConstantWeightsScope, PacksOnlyItsOwnMemoryOnce) {
     {
       const ConstantWeightsScope inner(elsewhere.data(), elsewhere.size() * sizeof(float));
       EXPECT_NE(cpu::constant_packed_weight(elsewhere.data(), 32, 64), nullptr);
-      EXPECT_EQ(cpu::constant_packed_weight(held.data(), 32, 64), nullptr) << "the inner one counts";
+      EXPECT_EQ(cpu::constant_packed_weight(held.data(), 32, 64), nullptr)
+          << "the inner one counts";
     }
     EXPECT_EQ(cpu::constant_packed_weight(held.data(), 32, 64), first) << "the outer one again";
   }
   EXPECT_EQ(cpu::constant_packed_weight(held.data(), 32, 64), nullptr) << "the scope closed";
+}
+
+// generate()'s scope inside a longer one over the same memory (a command's batch loop, the
+// server's kept copies) uses that one's packs: a weight is packed once for the whole run.
+TEST(ConstantWeightsScope, AScopeWithinOneOverItsMemoryKeepsItsPacks) {
+  if (!cpu::packed_linear_runs()) GTEST_SKIP() << kNoKernel;
+  std::vector<float> held(64 * 32, 0.5f);
+  const size_t bytes = held.size() * sizeof(float);
+  const ConstantWeights kept(held.data(), bytes);
+  const cpu::PackedWeight* first = nullptr;
+  {
+    const ConstantWeightsScope run(kept);
+    const ConstantWeightsScope call(held.data(), bytes);
+    first = cpu::constant_packed_weight(held.data(), 32, 64);
+    ASSERT_NE(first, nullptr);
+  }
+  {
+    const ConstantWeightsScope run(kept);
+    const ConstantWeightsScope call(held.data(), bytes);
+    EXPECT_EQ(cpu::constant_packed_weight(held.data(), 32, 64), first) << "packed again";
+  }
+  {
+    const ConstantWeightsScope call(held.data(), bytes);
+    EXPECT_NE(cpu::constant_packed_weight(held.data(), 32, 64), first)
+        << "a scope alone keeps its own";
+  }
 }
 
 // linear_forward multiplies by the pack inside a scope: a weight changed behind the scope's

@@ -2,16 +2,20 @@
 #include <cstring>
 
 #include "precis/kernels/cpu/column_blocks.h"
+#include "precis/kernels/cpu/constant_weights_cpu.h"
 #include "precis/kernels/cpu/gemm.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 #include "precis/kernels/cpu/linear_few_rows.h"
-#include "precis/kernels/cpu/linear_packed.h"
 #include "precis/kernels/matmul_precision.h"
 
 namespace precis::cpu {
 
 void linear_forward(const float* x, const float* w, const float* b, float* y, int64_t n, int64_t in,
                     int64_t out) {
+  // `--quantization int8`: every product with a weight that holds still, in int8.
+  if (cpu_matmul_precision() == MatmulPrecision::kFp32)
+    if (const Int8Weight* quantized = constant_int8_weight(w, in, out))
+      return linear_int8(*quantized, x, b, y, n);
   // A decoding step's few rows: the weights read in place, not packed (linear_few_rows.h).
   if (n >= kFewRowsMin && n <= kFewRowsMax && cpu_matmul_precision() == MatmulPrecision::kFp32)
     if (const FewRowsKernel kernel = few_rows_kernel(); kernel != FewRowsKernel::kNone)

@@ -2,44 +2,18 @@
 
 #include <algorithm>
 #include <array>
-#include <utility>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <tuple>
+#include <utility>
 
 #include "precis/core/error.h"
-#include "precis/kernels/constant_weights.h"
 #include "precis/kernels/cpu/kernels_cpu.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
-namespace precis {
-
-struct ConstantWeightsScope::Packs {
-  const char* base;
-  size_t bytes;
-  std::map<std::tuple<const float*, int64_t, int64_t>, cpu::PackedWeight> weights;
-};
-
-namespace {
-thread_local ConstantWeightsScope* innermost_scope = nullptr;
-}  // namespace
-
-ConstantWeightsScope::ConstantWeightsScope(const void* base, size_t bytes)
-    : packs_(new Packs{static_cast<const char*>(base), bytes, {}}), outer_(innermost_scope) {
-  innermost_scope = this;
-}
-
-ConstantWeightsScope::~ConstantWeightsScope() { innermost_scope = outer_; }
-
-ConstantWeightsScope::Packs* ConstantWeightsScope::innermost() {
-  return innermost_scope ? innermost_scope->packs_.get() : nullptr;
-}
-
-namespace cpu {
+namespace precis::cpu {
 
 namespace {
 
@@ -62,7 +36,7 @@ void panel_block(const float* panel, const float* x, int64_t in, const float* b,
     }
   }
   const __mmask16 m0 = width >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << width) - 1);
-  const __mmask16 m1 = width >= 32   ? __mmask16(0xFFFF)
+  const __mmask16 m1 = width >= 32  ? __mmask16(0xFFFF)
                        : width > 16 ? __mmask16((1u << (width - 16)) - 1)
                                     : __mmask16(0);
   __m512 b0 = _mm512_setzero_ps(), b1 = _mm512_setzero_ps();
@@ -107,10 +81,11 @@ PackedWeight pack_weight(const float* w, int64_t in, int64_t out) {
   const int64_t panels = (out + kPackedPanel - 1) / kPackedPanel;
   const size_t bytes = size_t(panels * in * kPackedPanel) * sizeof(float);
   float* p = static_cast<float*>(std::aligned_alloc(64, std::max<size_t>(bytes, 64)));
-  check(p != nullptr, "out of memory packing a " + std::to_string(out) + " x " +
-                          std::to_string(in) + " weight");
+  check(p != nullptr,
+        "out of memory packing a " + std::to_string(out) + " x " + std::to_string(in) + " weight");
   packed.panels = {p, std::free};
-#pragma omp parallel for schedule(static) if (panels > 1 && panels * in * kPackedPanel >= kParallelMin)
+#pragma omp parallel for schedule(static) if (panels > 1 && \
+                                              panels * in * kPackedPanel >= kParallelMin)
   for (int64_t q = 0; q < panels; ++q) {
     float* panel = p + q * in * kPackedPanel;
     for (int64_t j = 0; j < kPackedPanel; ++j) {
@@ -140,17 +115,4 @@ void linear_packed(const PackedWeight& w, const float* x, const float* b, float*
 #endif
 }
 
-const PackedWeight* constant_packed_weight(const float* w, int64_t in, int64_t out) {
-  ConstantWeightsScope::Packs* packs = ConstantWeightsScope::innermost();
-  if (!packs || !packed_linear_runs()) return nullptr;
-  const char* p = reinterpret_cast<const char*>(w);
-  const size_t bytes = size_t(in * out) * sizeof(float);
-  if (p < packs->base || p + bytes > packs->base + packs->bytes) return nullptr;
-  const auto key = std::make_tuple(w, in, out);
-  auto it = packs->weights.find(key);
-  if (it == packs->weights.end()) it = packs->weights.emplace(key, pack_weight(w, in, out)).first;
-  return &it->second;
-}
-
-}  // namespace cpu
-}  // namespace precis
+}  // namespace precis::cpu

@@ -21,7 +21,8 @@ constexpr int64_t kPackedRowsMax = 512;
 
 struct PackedWeight {
   int64_t in = 0, out = 0;
-  std::unique_ptr<float, void (*)(void*)> panels{nullptr, nullptr};  // (panels, in, 32), 64-byte aligned
+  std::unique_ptr<float, void (*)(void*)> panels{nullptr,
+                                                 nullptr};  // (panels, in, 32), 64-byte aligned
 };
 
 // Whether this build and CPU run the packed kernel.
@@ -32,9 +33,5 @@ PackedWeight pack_weight(const float* w, int64_t in, int64_t out);
 
 // y = x · wᵀ + b (b may be null) for any rows.
 void linear_packed(const PackedWeight& w, const float* x, const float* b, float* y, int64_t rows);
-
-// The packed copy of w (out, in) when a ConstantWeightsScope on this thread holds w's memory
-// (made now on first use); null otherwise.
-const PackedWeight* constant_packed_weight(const float* w, int64_t in, int64_t out);
 
 }  // namespace precis::cpu

@@ -1,0 +1,25 @@
+// --quantization for the commands that generate (generate, eval, serve): the weights the CPU
+// multiplies by, fp32 (none, the default) or int8 (kernels/constant_weights.h). The job's log
+// says which path runs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
+
+#include "precis/kernels/constant_weights.h"
+
+namespace precis::cli {
+
+inline void add_quantization_option(CLI::App& app) {
+  app.add_option_function<std::string>(
+      "--quantization",
+      [](const std::string& v) {
+        set_weight_quantization(parse_weight_quantization(v, "--quantization"));
+        std::fprintf(stderr, "precis: %s\n", weight_quantization_description().c_str());
+      },
+      "Weights on the CPU: none (fp32, HF's products) or int8 (per-channel int8 weights, "
+      "activations quantized per row as the products run; needs AVX512-VNNI)");
+}
+
+}  // namespace precis::cli
