@@ -293,37 +293,45 @@ def test_run_summarization_lengths_give_max_length(cnn_model, input_file):
     assert len(lengths) == 4, lengths  # each case's max_length shows in its output
 
 
-# --quantization int8's first step against HF's fp32: the step depends on the input alone, so
-# its logits measure the quantization's error and nothing else. Measured 1.5e-2 to 2.1e-2 of the
-# logits' scale on these models (per-channel int8 weights, per-row int8 activations through two
-# encoder and two decoder layers and the LM head); a scale missing from the expression gives
+# --quantization's first step against HF's fp32: the step depends on the input alone, so its
+# logits measure the quantization's error and nothing else. Measured 1.5e-2 to 2.1e-2 of the
+# logits' scale for int8 on these models (per-channel int8 weights, per-row int8 activations
+# through two encoder and two decoder layers and the LM head), 3.8e-3 to 6.1e-3 for bf16 (the
+# linear layers' operands rounded to bf16); a scale missing from the int8 expression gives
 # errors of order 1.
-INT8_FIRST_STEP_TOL = 5e-2
+QUANTIZED_FIRST_STEP_TOL = {"int8": 5e-2, "bf16": 1.5e-2}
+# What each asks for, and what the log says where the CPU cannot run it (precis runs fp32).
+QUANTIZATIONS = {"int8": ("int8 weights (per output channel) and activations (per row)", "no AVX512-VNNI"),
+                 "bf16": ("bf16 linear layers (weights packed once for AMX tiles", "no usable AMX-BF16")}
 
 
+@pytest.mark.parametrize("quantization", sorted(QUANTIZATIONS))
 @pytest.mark.parametrize("name", ["narrow-gelu", "heads-of-16"])
-def test_int8_weights_keep_the_first_step_close_to_fp32(tmp_path, cnn_model, input_file, name):
-    """`precis generate --quantization int8`: the log says which path runs; where the CPU has
-    AVX512-VNNI the first step's logits are within INT8_FIRST_STEP_TOL of HF's fp32 logits'
-    scale and not equal to them (int8 ran); where it has not, precis runs fp32 and gives HF's ids."""
+def test_quantized_weights_keep_the_first_step_close_to_fp32(tmp_path, cnn_model, input_file, name,
+                                                              quantization):
+    """`precis generate --quantization int8|bf16`: the log says which path runs; where the CPU
+    runs it the first step's logits are within QUANTIZED_FIRST_STEP_TOL of HF's fp32 logits'
+    scale and not equal to them (the quantized path ran); where it cannot, precis runs fp32 and
+    gives HF's ids."""
     model_dir, model, tok = cnn_model(name, 0)
     batch_size = 4
     kwargs = dict(num_beams=1)
     result = run_precis("generate", "--model", model_dir, "--input", input_file, "--text_column", "text",
                         "--per_device_eval_batch_size", batch_size, "--max_source_length", MAX_SOURCE,
-                        *cli_args(kwargs), "--quantization", "int8",
+                        *cli_args(kwargs), "--quantization", quantization,
                         "--output_logits", tmp_path / "logits.safetensors")
     ours_ids = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
     theirs = hf_generate(model, tok, batch_size, kwargs, output_logits=True, return_dict_in_generate=True)
-    if "no AVX512-VNNI" in result.stderr:
+    runs, cannot = QUANTIZATIONS[quantization]
+    if cannot in result.stderr:
         assert "fp32 weights" in result.stderr
         assert_equal_ids(ours_ids, [t.sequences for t in theirs], tok)
         return
-    assert "int8 weights (per output channel) and activations (per row)" in result.stderr, result.stderr
+    assert runs in result.stderr, result.stderr
     ours = load_file(str(tmp_path / "logits.safetensors"))
     for b, t in enumerate(theirs):
         error = scaled_error(ours[f"logits.{b}"][0], t.logits[0])
-        print(f"{name} batch {b}: int8 first step, max abs diff / max abs fp32 {error:.2e}")
-        assert 0 < error <= INT8_FIRST_STEP_TOL, f"batch {b}: {error:.2e} of the logits' scale"
+        print(f"{name} batch {b}: {quantization} first step, max abs diff / max abs fp32 {error:.2e}")
+        assert 0 < error <= QUANTIZED_FIRST_STEP_TOL[quantization], f"batch {b}: {error:.2e} of the logits' scale"
     bad = run_precis("generate", "--model", model_dir, "--text", "x", "--quantization", "int4", check=False)
-    assert bad.returncode != 0 and "--quantization: 'int4' is not a quantization; expected int8 or none" in bad.stderr
+    assert bad.returncode != 0 and "--quantization: 'int4' is not a quantization; expected int8, bf16 or none" in bad.stderr

@@ -16,15 +16,17 @@
 
 namespace precis {
 
-// What the CPU multiplies such weights in: fp32 (the default, HF's products), or int8
-// (`--quantization int8`: per-output-channel symmetric int8 weights, each row of activations
-// quantized to int8 at run time, int32 sums; kernels/cpu/linear_int8.h). Process-wide, set by
-// the commands that generate before they do; a scope takes the setting it opens with.
-enum class WeightQuantization { kNone, kInt8 };
+// What the CPU multiplies such weights in: fp32 (the default, HF's products; bf16 where the
+// matmul precision says so, kernels/matmul_precision.h), int8 (`--quantization int8`:
+// per-output-channel symmetric int8 weights, each row of activations quantized to int8 at run
+// time, int32 sums; kernels/cpu/linear_int8.h), or bf16 (`--quantization bf16`: the linear
+// layers' products in bf16 with fp32 sums on AMX, attention in fp32). Process-wide, set by the
+// commands that generate before they do; a scope takes the setting it opens with.
+enum class WeightQuantization { kNone, kInt8, kBf16 };
 
 void set_weight_quantization(WeightQuantization quantization);
 WeightQuantization weight_quantization();
-// "int8" or "none" (anything else refused, naming `what`).
+// "int8", "bf16" or "none" (anything else refused, naming `what`).
 WeightQuantization parse_weight_quantization(const std::string& value, const std::string& what);
 // What the setting runs on this CPU, for the job's log.
 std::string weight_quantization_description();

@@ -150,12 +150,13 @@ TEST(LinearInt8, LinearForwardRunsItInAnInt8Scope) {
 
 TEST(WeightQuantization, ParsesItsNamesAndRefusesOthers) {
   EXPECT_EQ(parse_weight_quantization("int8", "--quantization"), WeightQuantization::kInt8);
+  EXPECT_EQ(parse_weight_quantization("bf16", "--quantization"), WeightQuantization::kBf16);
   EXPECT_EQ(parse_weight_quantization("none", "--quantization"), WeightQuantization::kNone);
   try {
     parse_weight_quantization("int4", "--quantization");
     FAIL() << "int4 accepted";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "--quantization: 'int4' is not a quantization; expected int8 or none");
+    EXPECT_STREQ(e.what(), "--quantization: 'int4' is not a quantization; expected int8, bf16 or none");
   }
 }
 

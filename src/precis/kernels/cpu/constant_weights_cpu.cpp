@@ -8,6 +8,7 @@
 
 #include "precis/core/error.h"
 #include "precis/kernels/constant_weights.h"
+#include "precis/kernels/matmul_precision.h"
 
 namespace precis {
 
@@ -26,12 +27,18 @@ WeightQuantization weight_quantization() { return process_quantization; }
 
 WeightQuantization parse_weight_quantization(const std::string& value, const std::string& what) {
   if (value == "int8") return WeightQuantization::kInt8;
+  if (value == "bf16") return WeightQuantization::kBf16;
   if (value == "none") return WeightQuantization::kNone;
-  throw Error(what + ": '" + value + "' is not a quantization; expected int8 or none");
+  throw Error(what + ": '" + value + "' is not a quantization; expected int8, bf16 or none");
 }
 
 std::string weight_quantization_description() {
   if (weight_quantization() == WeightQuantization::kNone) return "fp32 weights";
+  if (weight_quantization() == WeightQuantization::kBf16)
+    return cpu::bf16_path() == cpu::Bf16Path::kAmx
+               ? "bf16 linear layers (weights packed once for AMX tiles, fp32 sums); attention, "
+                 "LayerNorm and softmax in fp32"
+               : "bf16 asked for, but this CPU has no usable AMX-BF16: fp32 weights";
   if (cpu::int8_linear_runs())
     return "int8 weights (per output channel) and activations (per row), int32 sums on "
            "AVX512-VNNI; LayerNorm, softmax and the scores in fp32";
@@ -46,6 +53,7 @@ struct ConstantWeightPacks {
   std::mutex mutex;  // a server's scopes may share these across threads
   std::map<Key, cpu::PackedWeight> fp32;
   std::map<Key, cpu::Int8Weight> int8;
+  std::map<Key, cpu::Bf16Weight> bf16;
 
   ConstantWeightPacks(const void* b, size_t n)
       : base(static_cast<const char*>(b)), bytes(n), quantization(weight_quantization()) {}
@@ -113,6 +121,16 @@ const Int8Weight* constant_int8_weight(const float* w, int64_t in, int64_t out) 
       !packs->holds(w, size_t(in * out) * sizeof(float)))
     return nullptr;
   return kept(*packs, packs->int8, w, in, out, quantize_weight);
+}
+
+const Bf16Weight* constant_bf16_weight(const float* w, int64_t in, int64_t out) {
+  ConstantWeightPacks* packs = ConstantWeightsScope::innermost();
+  if (!packs || bf16_path() != Bf16Path::kAmx || !packs->holds(w, size_t(in * out) * sizeof(float)))
+    return nullptr;
+  const bool bf16 = packs->quantization == WeightQuantization::kBf16 ||
+                    (packs->quantization == WeightQuantization::kNone &&
+                     cpu_matmul_precision() == MatmulPrecision::kBf16);
+  return bf16 ? kept(*packs, packs->bf16, w, in, out, pack_bf16_weight) : nullptr;
 }
 
 }  // namespace cpu

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace precis::cpu {
 
@@ -52,6 +53,19 @@ inline int64_t amx_b_index(int64_t k, int64_t j, int64_t kpad) {
 // the first m rows and n columns of C.
 void gemm_bf16_amx_packed(const uint16_t* ap, const uint16_t* bp, int64_t mpad, int64_t npad,
                           int64_t kpad, int64_t m, int64_t n, float alpha, float beta, float* c,
-                          int64_t ldc);
+                          int64_t ldc, const float* bias = nullptr);
+
+// A linear layer's weight w (out, in) as the AMX kernel's B = wᵀ, packed once where the
+// weights hold still (kernels/constant_weights.h) instead of on every call.
+struct Bf16Weight {
+  int64_t in = 0, out = 0, kpad = 0, npad = 0;
+  std::vector<uint16_t> packed;
+};
+Bf16Weight pack_bf16_weight(const float* w, int64_t in, int64_t out);
+
+// y (rows, out) = x · wᵀ (+ b) on AMX tiles: the bits of gemm_bf16(kAmx, false, true, ...)
+// onto the bias rows, the weight's packing done before.
+void linear_bf16_packed(const Bf16Weight& w, const float* x, const float* b, int64_t rows,
+                        float* y);
 
 }  // namespace precis::cpu

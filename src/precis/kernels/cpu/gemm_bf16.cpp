@@ -175,4 +175,23 @@ void gemm_bf16(Bf16Path path, bool trans_a, bool trans_b, int64_t m, int64_t n, 
                        ldc);
 }
 
+Bf16Weight pack_bf16_weight(const float* w, int64_t in, int64_t out) {
+  check(amx_bf16_usable(), "pack_bf16_weight: AMX-BF16 is not usable on this CPU");
+  Bf16Weight packed{in, out, padded(in), padded(out), {}};
+  packed.packed.resize(size_t(packed.kpad * packed.npad));
+  pack_b(w, in, true, in, out, packed.kpad, packed.npad, packed.packed.data());
+  return packed;
+}
+
+void linear_bf16_packed(const Bf16Weight& w, const float* x, const float* b, int64_t rows,
+                        float* y) {
+  check(amx_bf16_usable(), "linear_bf16_packed: AMX-BF16 is not usable on this CPU");
+  if (rows == 0 || w.out == 0) return;
+  const int64_t mpad = padded(rows);
+  pack_scratch.a.resize(size_t(mpad * w.kpad));
+  pack_a(x, w.in, false, rows, w.in, mpad, w.kpad, pack_scratch.a.data());
+  gemm_bf16_amx_packed(pack_scratch.a.data(), w.packed.data(), mpad, w.npad, w.kpad, rows, w.out,
+                       1.0f, 0.0f, y, w.out, b);
+}
+
 }  // namespace precis::cpu

@@ -63,7 +63,7 @@ void block(const uint16_t* ap, const uint16_t* bp, int64_t kpad, int64_t i0, int
 
 void gemm_bf16_amx_packed(const uint16_t* ap, const uint16_t* bp, int64_t mpad, int64_t npad,
                           int64_t kpad, int64_t m, int64_t n, float alpha, float beta, float* c,
-                          int64_t ldc) {
+                          int64_t ldc, const float* bias) {
   // Threads take 128 x 128 squares of C (4 x 4 blocks) and sweep k in chunks of 512, so the
   // chunk's strips of A and B (128 KB each) stay in the core's L2 while the square's 16 blocks
   // use them; the square's partial sums wait in `square` (64 KB) between chunks. Without the
@@ -89,8 +89,11 @@ void gemm_bf16_amx_packed(const uint16_t* ap, const uint16_t* bp, int64_t mpad, 
         for (int64_t i = r0; i < std::min(m, r1); ++i) {
           float* out = c + i * ldc;
           const float* sum = square.data() + (i - r0) * kSquare - c0;
-          // beta = 0 must not read C: it may hold anything, NaN included.
-          if (beta == 0.0f)
+          // beta = 0 must not read C: it may hold anything, NaN included. A bias is added where
+          // beta = 1 would have added it from C's rows (1 · x is exact: the same bits).
+          if (bias)
+            for (int64_t j = c0; j < std::min(n, c1); ++j) out[j] = alpha * sum[j] + bias[j];
+          else if (beta == 0.0f)
             for (int64_t j = c0; j < std::min(n, c1); ++j) out[j] = alpha * sum[j];
           else
             for (int64_t j = c0; j < std::min(n, c1); ++j) out[j] = alpha * sum[j] + beta * out[j];

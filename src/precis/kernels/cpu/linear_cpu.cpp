@@ -16,6 +16,10 @@ void linear_forward(const float* x, const float* w, const float* b, float* y, in
   if (cpu_matmul_precision() == MatmulPrecision::kFp32)
     if (const Int8Weight* quantized = constant_int8_weight(w, in, out))
       return linear_int8(*quantized, x, b, y, n);
+  // bf16 products (`--quantization bf16`, or bf16 matmuls) with a weight that holds still: its
+  // AMX packing done once, not on every call.
+  if (const Bf16Weight* packed = constant_bf16_weight(w, in, out))
+    return linear_bf16_packed(*packed, x, b, n, y);
   // A decoding step's few rows: the weights read in place, not packed (linear_few_rows.h).
   if (n >= kFewRowsMin && n <= kFewRowsMax && cpu_matmul_precision() == MatmulPrecision::kFp32)
     if (const FewRowsKernel kernel = few_rows_kernel(); kernel != FewRowsKernel::kNone)
