@@ -1,4 +1,5 @@
-"""precis generate against CTranslate2 on one model's beam search, fp32 and int8, side by side.
+"""precis generate against CTranslate2 on one model's beam search, fp32 and int8 (and precis's
+bf16 on AMX), side by side.
 
 Both sides get the same inputs (the first N records of a JSON lines file, cut to
 --max_source_length tokens by the model's tokenizer) and the same search (--num_beams beams,
@@ -120,6 +121,7 @@ def main():
         return json.load(open(log))["seconds"], rss, out
 
     configs = [("precis fp32", precis_run, "none"), ("precis int8", precis_run, "int8"),
+               ("precis bf16", precis_run, "bf16"),
                ("CTranslate2 fp32", ct2_run, "float32"), ("CTranslate2 int8", ct2_run, "int8")]
     threads = [int(t) for t in args.threads.split(",")]
     seconds = {}
