@@ -88,6 +88,10 @@ void keep_top_p(double top_p, int64_t min_keep, std::span<float> s) {
   decoding_math::remove_top_p(s.data(), int64_t(n), order.data(), top_p, min_keep);
 }
 
+double row_exp_sum_as_built(const float* row, int64_t n, float max, float* out) {
+  return row_math::row_exp_sum(row, n, max, out);
+}
+
 void log_softmax(std::span<float> s) {
   if (s.empty()) return;
   const float max = row_math::row_max(s.data(), int64_t(s.size()));
