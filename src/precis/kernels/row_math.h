@@ -19,8 +19,9 @@ namespace precis::row_math {
 
 constexpr int kRowLanes = 8;
 
-// max of row[0..n) (n >= 1); exact in any order.
-PRECIS_HOST_DEVICE inline float row_max(const float* row, int64_t n) {
+// max of row[0..n) (n >= 1); exact in any order. The portable form; row_max below runs 8 lanes
+// in one vector register where the build has AVX-512 (GCC left this loop scalar).
+PRECIS_HOST_DEVICE inline float row_max_portable(const float* row, int64_t n) {
   float lane[kRowLanes];
   for (int l = 0; l < kRowLanes; ++l) lane[l] = row[0];
   int64_t j = 0;
@@ -31,6 +32,14 @@ PRECIS_HOST_DEVICE inline float row_max(const float* row, int64_t n) {
   for (int l = 1; l < kRowLanes; ++l) max = lane[l] > max ? lane[l] : max;
   return max;
 }
+
+#if !(defined(__AVX512F__) && defined(__AVX512DQ__) && !defined(__CUDACC__))
+inline namespace portable {
+PRECIS_HOST_DEVICE inline float row_max(const float* row, int64_t n) {
+  return row_max_portable(row, n);
+}
+}  // namespace portable
+#endif
 
 // Σ row[0..n) in double, lane by lane.
 PRECIS_HOST_DEVICE inline double row_sum(const float* row, int64_t n) {
@@ -119,6 +128,20 @@ inline __m512d add_terms(__m512d lane, __m512 e) {
   const __m256 high = _mm512_maskz_extractf32x8_ps(0xFF, e, 1);
   lane = _mm512_add_pd(lane, _mm512_maskz_cvtps_pd(0xFF, low));
   return _mm512_add_pd(lane, _mm512_maskz_cvtps_pd(0xFF, high));
+}
+
+// row_max_portable's lanes in one register: max_ps(x, lane) is `x > lane ? x : lane`, NaN and
+// equal zeros keeping the lane, as the portable comparison does; the same combining tree.
+inline float row_max(const float* row, int64_t n) {
+  __m256 lanes = _mm256_set1_ps(row[0]);
+  int64_t j = 0;
+  for (; j + kRowLanes <= n; j += kRowLanes) lanes = _mm256_max_ps(_mm256_loadu_ps(row + j), lanes);
+  alignas(32) float lane[kRowLanes];
+  _mm256_store_ps(lane, lanes);
+  for (int l = 0; j + l < n; ++l) lane[l] = row[j + l] > lane[l] ? row[j + l] : lane[l];
+  float max = lane[0];
+  for (int l = 1; l < kRowLanes; ++l) max = lane[l] > max ? lane[l] : max;
+  return max;
 }
 
 inline double row_exp_sum(const float* row, int64_t n, float max, float* out) {

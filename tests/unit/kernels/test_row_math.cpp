@@ -1,7 +1,7 @@
-// row_math's exponential sum (kernels/row_math.h) as the library is built: its AVX-512 form
-// (where the library's -march has it; this test's own code is built without -march and
+// row_math's exponential sum and row maximum (kernels/row_math.h) as the library is built: its
+// AVX-512 form (where the library's -march has it; this test's own code is built without -march and
 // computes the portable form) gives the portable form's sum and exponentials bit for bit, on
-// every row length around its 16-wide steps and tail, and on the values at exp_math's edges
+// every row length around its 16- and 8-wide steps and tails, and on the values at exp_math's edges
 // (below ln(FLT_MIN) to 0, above the overflow limit to +inf, -inf to 0, NaN kept).
 #include <gtest/gtest.h>
 
@@ -42,6 +42,10 @@ TEST(RowExpSum, TheLibrarysFormIsThePortableOne) {
         const double without = cpu::row_exp_sum_as_built(row.data(), n, max, nullptr);
         EXPECT_EQ(std::memcmp(&without, &sum, sizeof sum), 0) << "without out";
       }
+      const float ours_max = cpu::row_max_as_built(row.data(), n);
+      const float portable_max = row_math::row_max_portable(row.data(), n);
+      EXPECT_EQ(std::memcmp(&ours_max, &portable_max, sizeof ours_max), 0)
+          << ours_max << " vs " << portable_max << (with_nan ? ", with a NaN" : "");
     }
   }
 }

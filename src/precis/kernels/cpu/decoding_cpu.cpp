@@ -56,7 +56,9 @@ void next_token_scores(float* scores, int64_t rows, int64_t vocab, const int32_t
     process_row(p, std::span<const int32_t>(history + r * history_capacity, size_t(length)), row);
     if (beam_scores) {
       const float running = beam_scores[r];
-      for (float& x : row) x = x + running;
+      float* values = row.data();
+#pragma omp simd simdlen(16)
+      for (int64_t v = 0; v < vocab; ++v) values[v] = values[v] + running;
     }
   }
 }

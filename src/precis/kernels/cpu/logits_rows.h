@@ -44,9 +44,10 @@ void keep_top_p(double top_p, int64_t min_keep, std::span<float> s);
 
 // log_softmax over one row, in place (beam search runs the processors on log-probabilities).
 void log_softmax(std::span<float> s);
-// row_math::row_exp_sum as the library is built (its AVX-512 form where -march has it): what
-// the tests compare with the portable form, whose code is built without -march.
+// row_math::row_exp_sum and row_max as the library is built (its AVX-512 form where -march has it):
+// what the tests compare with the portable form, whose code is built without -march.
 double row_exp_sum_as_built(const float* row, int64_t n, float max, float* out);
+float row_max_as_built(const float* row, int64_t n);
 
 // Every processor of `p` in order, on one row whose history has history.size() tokens.
 void process_row(const LogitsProcessing& p, std::span<const int32_t> history, std::span<float> s);
