@@ -5,9 +5,10 @@
 // step, and packing them on every call (OpenBLAS's sgemm does) cost as much as the products of
 // a small model. generate() opens one over its model's parameters for its whole run, in which
 // nothing writes them; a weight outside the memory (a training copy, a temporary) is never
-// kept. With int8 quantization set, the copies are int8 and every linear layer's product
-// inside the scope runs on them, the encoder's too. Scopes nest; the innermost counts.
-// Device-neutral to its callers: on CUDA it changes nothing.
+// kept. With int8 (or bf16) quantization set, the copies are int8 (or AMX-packed bf16) and
+// every linear layer's product inside the scope runs on them, the encoder's too. Scopes nest;
+// the innermost counts, and one opened within a scope over the same memory uses that scope's
+// copies. Device-neutral to its callers: on CUDA it changes nothing.
 #pragma once
 
 #include <cstddef>

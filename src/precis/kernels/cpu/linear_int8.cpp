@@ -14,24 +14,22 @@
 #include <immintrin.h>
 #endif
 
-// GCC 12's AVX-512 headers give the unmasked forms of several intrinsics an undefined vector
-// as their unused pass-through, and warn about it where they inline.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-
 namespace precis::cpu {
 
 namespace {
 
-constexpr int64_t kBlockRows = 12;  // rows against a panel at once: 24 accumulators
-
 #if defined(__x86_64__) && defined(__AVX512VNNI__) && defined(__AVX512BW__)
 #define PRECIS_INT8_KERNEL 1
+// (Names apart from linear_packed.cpp's: a unity build compiles both in one unit. The masked
+// forms of the conversions: GCC 12's unmasked ones pass an undefined vector through and warn
+// wherever they inline.)
+constexpr int64_t kInt8BlockRows = 12;  // rows against a panel at once: 24 accumulators
+
 // Rows r0 .. r0 + R of y, columns n0 .. n0 + width (width <= 32), from panel `panel` and the
 // rows' shifted bytes xu (R rows of `stride` bytes) with scales t.
 template <int R>
-void panel_block(const int8_t* panel, const uint8_t* xu, int64_t stride, const float* t,
-                 const Int8Weight& w, const float* b, float* y, int64_t n0, int64_t width) {
+void int8_panel_block(const int8_t* panel, const uint8_t* xu, int64_t stride, const float* t,
+                      const Int8Weight& w, const float* b, float* y, int64_t n0, int64_t width) {
   // GCC's own type for the instruction's lanes: as __m512i (64-bit lanes) the accumulators were
   // read as another type than they were stored, and GCC kept them on the stack, a store and a
   // load per instruction.
@@ -62,14 +60,14 @@ void panel_block(const int8_t* panel, const uint8_t* xu, int64_t stride, const f
   for (int r = 0; r < R; ++r) {
     const __m512 tr = _mm512_set1_ps(t[r]);
     // float(sum) · (t_r · s_n) + b: the scales' product first, one rounding each.
-    const __m512 y0 =
-        _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(__m512i(acc[r][0]), c0)),
-                                    _mm512_mul_ps(tr, s0)),
-                      b0);
-    const __m512 y1 =
-        _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(__m512i(acc[r][1]), c1)),
-                                    _mm512_mul_ps(tr, s1)),
-                      b1);
+    const __m512 y0 = _mm512_add_ps(
+        _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xFFFF, _mm512_sub_epi32(__m512i(acc[r][0]), c0)),
+                      _mm512_mul_ps(tr, s0)),
+        b0);
+    const __m512 y1 = _mm512_add_ps(
+        _mm512_mul_ps(_mm512_maskz_cvtepi32_ps(0xFFFF, _mm512_sub_epi32(__m512i(acc[r][1]), c1)),
+                      _mm512_mul_ps(tr, s1)),
+        b1);
     _mm512_mask_storeu_ps(y + r * w.out + n0, m0, y0);
     _mm512_mask_storeu_ps(y + r * w.out + n0 + 16, m1, y1);
   }
@@ -80,10 +78,15 @@ void panel_block(const int8_t* panel, const uint8_t* xu, int64_t stride, const f
 float quantize_row_shifted(const float* x, int64_t n, uint8_t* u) {
   __m512 max = _mm512_setzero_ps();
   int64_t c = 0;
-  for (; c + 16 <= n; c += 16) max = _mm512_max_ps(max, _mm512_abs_ps(_mm512_loadu_ps(x + c)));
+  for (; c + 16 <= n; c += 16)
+    max = _mm512_maskz_max_ps(0xFFFF, _mm512_abs_ps(_mm512_loadu_ps(x + c)), max);
   const __mmask16 tail = __mmask16((1u << (n - c)) - 1);
-  max = _mm512_max_ps(max, _mm512_abs_ps(_mm512_maskz_loadu_ps(tail, x + c)));
-  const float m = _mm512_reduce_max_ps(max);
+  max = _mm512_maskz_max_ps(0xFFFF, _mm512_abs_ps(_mm512_maskz_loadu_ps(tail, x + c)), max);
+  // max_ps(|x|, max) keeps max where |x| is NaN, as quantize_row's std::max does.
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, max);
+  float m = 0.0f;
+  for (float l : lanes) m = std::max(m, l);
   if (!(m > 0.0f)) {
     std::fill(u, u + n, uint8_t(128));
     return 0.0f;
@@ -91,24 +94,26 @@ float quantize_row_shifted(const float* x, int64_t n, uint8_t* u) {
   const __m512 inverse = _mm512_set1_ps(127.0f / m);
   const __m128i shift = _mm_set1_epi8(char(0x80));
   for (c = 0; c + 16 <= n; c += 16) {
-    const __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_loadu_ps(x + c), inverse));
+    const __m512i q =
+        _mm512_maskz_cvtps_epi32(0xFFFF, _mm512_mul_ps(_mm512_loadu_ps(x + c), inverse));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(u + c),
-                     _mm_xor_si128(_mm512_cvtsepi32_epi8(q), shift));
+                     _mm_xor_si128(_mm512_maskz_cvtsepi32_epi8(0xFFFF, q), shift));
   }
   if (c < n) {
-    const __m512i q =
-        _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_maskz_loadu_ps(tail, x + c), inverse));
-    _mm_mask_storeu_epi8(u + c, tail, _mm_xor_si128(_mm512_cvtsepi32_epi8(q), shift));
+    const __m512i q = _mm512_maskz_cvtps_epi32(
+        0xFFFF, _mm512_mul_ps(_mm512_maskz_loadu_ps(tail, x + c), inverse));
+    _mm_mask_storeu_epi8(u + c, tail, _mm_xor_si128(_mm512_maskz_cvtsepi32_epi8(0xFFFF, q), shift));
   }
   return m / 127.0f;
 }
 
-using PanelBlock = void (*)(const int8_t*, const uint8_t*, int64_t, const float*, const Int8Weight&,
-                            const float*, float*, int64_t, int64_t);
+using Int8PanelBlock = void (*)(const int8_t*, const uint8_t*, int64_t, const float*,
+                                const Int8Weight&, const float*, float*, int64_t, int64_t);
 
 template <int... R>
-constexpr std::array<PanelBlock, sizeof...(R)> panel_blocks(std::integer_sequence<int, R...>) {
-  return {&panel_block<R + 1>...};
+constexpr std::array<Int8PanelBlock, sizeof...(R)> int8_panel_blocks(
+    std::integer_sequence<int, R...>) {
+  return {&int8_panel_block<R + 1>...};
 }
 #endif
 
@@ -177,7 +182,8 @@ Int8Weight quantize_weight(const float* w, int64_t in, int64_t out) {
 void linear_int8(const Int8Weight& w, const float* x, const float* b, float* y, int64_t rows) {
   check(int8_linear_runs(), "linear_int8: this build or CPU has no AVX512-VNNI");
 #ifdef PRECIS_INT8_KERNEL
-  static constexpr auto kBlocks = panel_blocks(std::make_integer_sequence<int, kBlockRows>());
+  static constexpr auto kBlocks =
+      int8_panel_blocks(std::make_integer_sequence<int, kInt8BlockRows>());
   const int64_t in = w.in, stride = w.groups * 4;
   // The rows' bytes, shifted to unsigned (q + 128; 128 past `in`, against zero weights).
   thread_local std::vector<uint8_t> xu;
@@ -196,8 +202,8 @@ void linear_int8(const Int8Weight& w, const float* x, const float* b, float* y, 
   for (int64_t p = 0; p < panels; ++p) {
     const int8_t* panel = w.panels.get() + p * w.groups * kInt8Panel * 4;
     const int64_t n0 = p * kInt8Panel, width = std::min(kInt8Panel, w.out - n0);
-    for (int64_t r0 = 0; r0 < rows; r0 += kBlockRows) {
-      const int64_t block = std::min(kBlockRows, rows - r0);
+    for (int64_t r0 = 0; r0 < rows; r0 += kInt8BlockRows) {
+      const int64_t block = std::min(kInt8BlockRows, rows - r0);
       kBlocks[size_t(block - 1)](panel, bytes + r0 * stride, stride, scales + r0, w, b,
                                  y + r0 * w.out, n0, width);
     }

@@ -17,13 +17,14 @@ namespace precis::cpu {
 
 namespace {
 
-constexpr int64_t kBlockRows = 12;  // rows of x against a panel at once: 24 accumulators
-
 #if defined(__x86_64__) && defined(__AVX512F__)
+// (Names apart from linear_int8.cpp's: a unity build compiles both in one unit.)
+constexpr int64_t kPackedBlockRows = 12;  // rows of x against a panel at once: 24 accumulators
+
 // Rows r0 .. r0 + R of y, columns n0 .. n0 + width (width <= 32) from panel `panel`.
 template <int R>
-void panel_block(const float* panel, const float* x, int64_t in, const float* b, float* y,
-                 int64_t out, int64_t n0, int64_t width) {
+void packed_panel_block(const float* panel, const float* x, int64_t in, const float* b, float* y,
+                        int64_t out, int64_t n0, int64_t width) {
   __m512 acc[R][2];
   for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
   for (int64_t c = 0; c < in; ++c) {
@@ -54,12 +55,13 @@ void panel_block(const float* panel, const float* x, int64_t in, const float* b,
   }
 }
 
-using PanelBlock = void (*)(const float*, const float*, int64_t, const float*, float*, int64_t,
-                            int64_t, int64_t);
+using PackedPanelBlock = void (*)(const float*, const float*, int64_t, const float*, float*,
+                                  int64_t, int64_t, int64_t);
 
 template <int... R>
-constexpr std::array<PanelBlock, sizeof...(R)> panel_blocks(std::integer_sequence<int, R...>) {
-  return {&panel_block<R + 1>...};
+constexpr std::array<PackedPanelBlock, sizeof...(R)> packed_panel_blocks(
+    std::integer_sequence<int, R...>) {
+  return {&packed_panel_block<R + 1>...};
 }
 #endif
 
@@ -99,14 +101,15 @@ PackedWeight pack_weight(const float* w, int64_t in, int64_t out) {
 void linear_packed(const PackedWeight& w, const float* x, const float* b, float* y, int64_t rows) {
   check(packed_linear_runs(), "linear_packed: this build or CPU cannot run the kernel");
 #if defined(__x86_64__) && defined(__AVX512F__)
-  static constexpr auto kBlocks = panel_blocks(std::make_integer_sequence<int, kBlockRows>());
+  static constexpr auto kBlocks =
+      packed_panel_blocks(std::make_integer_sequence<int, kPackedBlockRows>());
   const int64_t in = w.in, out = w.out, panels = (out + kPackedPanel - 1) / kPackedPanel;
 #pragma omp parallel for schedule(static) if (panels > 1 && rows * in * out >= kParallelMin)
   for (int64_t q = 0; q < panels; ++q) {
     const float* panel = w.panels.get() + q * in * kPackedPanel;
     const int64_t n0 = q * kPackedPanel, width = std::min(kPackedPanel, out - n0);
-    for (int64_t r0 = 0; r0 < rows; r0 += kBlockRows) {
-      const int64_t block = std::min(kBlockRows, rows - r0);
+    for (int64_t r0 = 0; r0 < rows; r0 += kPackedBlockRows) {
+      const int64_t block = std::min(kPackedBlockRows, rows - r0);
       kBlocks[size_t(block - 1)](panel, x + r0 * in, in, b, y + r0 * out, out, n0, width);
     }
   }
