@@ -18,16 +18,16 @@
 namespace precis {
 namespace {
 
-constexpr const char* kNoAmx =
+constexpr const char* kNoAmxForPacks =
     "this CPU has no usable AMX-BF16 (or PRECIS_CPU_BF16=emulate): the packed weights are AMX's";
 
-struct Product {
+struct Bf16Product {
   int64_t rows, in, out;
 };
 
-struct Operands {
+struct Bf16Operands {
   std::vector<float> x, w, b;
-  Operands(const Product& p, uint32_t seed) {
+  Bf16Operands(const Bf16Product& p, uint32_t seed) {
     std::mt19937 gen(seed);
     std::normal_distribution<float> normal;
     x.resize(size_t(p.rows * p.in));
@@ -37,7 +37,7 @@ struct Operands {
       for (float& e : *v) e = normal(gen);
   }
   // gemm_bf16 on AMX onto the bias rows: what linear_forward ran before weights were kept.
-  std::vector<float> unpacked(const Product& p) const {
+  std::vector<float> unpacked(const Bf16Product& p) const {
     std::vector<float> y(size_t(p.rows * p.out));
     for (int64_t r = 0; r < p.rows; ++r)
       std::memcpy(y.data() + r * p.out, b.data(), sizeof(float) * size_t(p.out));
@@ -48,12 +48,12 @@ struct Operands {
 };
 
 TEST(LinearBf16Packed, IsGemmBf16sProductBitForBit) {
-  if (cpu::bf16_path() != cpu::Bf16Path::kAmx) GTEST_SKIP() << kNoAmx;
-  for (const Product& p :
-       {Product{1, 64, 12}, Product{37, 129, 70}, Product{300, 768, 33}, Product{16, 40, 600}}) {
+  if (cpu::bf16_path() != cpu::Bf16Path::kAmx) GTEST_SKIP() << kNoAmxForPacks;
+  for (const Bf16Product& p : {Bf16Product{1, 64, 12}, Bf16Product{37, 129, 70},
+                               Bf16Product{300, 768, 33}, Bf16Product{16, 40, 600}}) {
     SCOPED_TRACE(std::to_string(p.rows) + " rows, in " + std::to_string(p.in) + ", out " +
                  std::to_string(p.out));
-    Operands o(p, uint32_t(p.rows + p.out));
+    Bf16Operands o(p, uint32_t(p.rows + p.out));
     const cpu::Bf16Weight packed = cpu::pack_bf16_weight(o.w.data(), p.in, p.out);
     std::vector<float> y(size_t(p.rows * p.out), -1.0f);
     cpu::linear_bf16_packed(packed, o.x.data(), o.b.data(), p.rows, y.data());
@@ -65,12 +65,12 @@ TEST(LinearBf16Packed, IsGemmBf16sProductBitForBit) {
 // opened with --quantization bf16 (then whatever the matmul precision); fp32 products in a plain
 // scope take the fp32 packs.
 TEST(LinearBf16Packed, KeptWhereTheProductsAreBf16) {
-  if (cpu::bf16_path() != cpu::Bf16Path::kAmx) GTEST_SKIP() << kNoAmx;
-  struct Reset {
-    ~Reset() { set_weight_quantization(WeightQuantization::kNone); }
+  if (cpu::bf16_path() != cpu::Bf16Path::kAmx) GTEST_SKIP() << kNoAmxForPacks;
+  struct ResetBf16Quantization {
+    ~ResetBf16Quantization() { set_weight_quantization(WeightQuantization::kNone); }
   } reset;
-  const Product p{50, 40, 60};
-  Operands o(p, 2);
+  const Bf16Product p{50, 40, 60};
+  Bf16Operands o(p, 2);
   const size_t bytes = o.w.size() * sizeof(float);
   std::vector<float> y(size_t(p.rows * p.out));
   const auto forward = [&] {

@@ -20,19 +20,19 @@
 namespace precis {
 namespace {
 
-struct Product {
+struct Int8Product {
   int64_t rows, in, out;
 };
 
-const Product kProducts[] = {{1, 64, 12}, {13, 129, 25}, {40, 768, 100}, {31, 1, 7},
-                             {9, 300, 1}, {12, 128, 32}, {7, 17, 48},    {256, 128, 130},
-                             {2, 5, 17},  {11, 4, 64}};
+const Int8Product kInt8Products[] = {{1, 64, 12}, {13, 129, 25}, {40, 768, 100}, {31, 1, 7},
+                                     {9, 300, 1}, {12, 128, 32}, {7, 17, 48},    {256, 128, 130},
+                                     {2, 5, 17},  {11, 4, 64}};
 
-constexpr const char* kNoKernel = "the int8 kernel needs an AVX512-VNNI build and CPU";
+constexpr const char* kNoInt8Kernel = "the int8 kernel needs an AVX512-VNNI build and CPU";
 
-struct Operands {
+struct Int8Operands {
   std::vector<float> x, w, b;
-  Operands(const Product& p, uint32_t seed) {
+  Int8Operands(const Int8Product& p, uint32_t seed) {
     std::mt19937 gen(seed);
     std::normal_distribution<float> normal;
     x.resize(size_t(p.rows * p.in));
@@ -44,7 +44,7 @@ struct Operands {
 };
 
 // The header's expression from quantize_row's integers: float(Σ q_x · q_w) · (t · s) + b.
-std::vector<float> reference(const Operands& o, const Product& p, bool bias) {
+std::vector<float> int8_reference(const Int8Operands& o, const Int8Product& p, bool bias) {
   std::vector<int8_t> qx(size_t(p.rows * p.in)), qw(size_t(p.out * p.in));
   std::vector<float> t(size_t(p.rows)), s(size_t(p.out));
   for (int64_t r = 0; r < p.rows; ++r)
@@ -63,14 +63,14 @@ std::vector<float> reference(const Operands& o, const Product& p, bool bias) {
   return y;
 }
 
-std::vector<float> kernel_product(const Operands& o, const Product& p, bool bias) {
+std::vector<float> int8_product(const Int8Operands& o, const Int8Product& p, bool bias) {
   const cpu::Int8Weight w = cpu::quantize_weight(o.w.data(), p.in, p.out);
   std::vector<float> y(size_t(p.rows * p.out), -1.0f);
   cpu::linear_int8(w, o.x.data(), bias ? o.b.data() : nullptr, y.data(), p.rows);
   return y;
 }
 
-std::string describe(const Product& p) {
+std::string describe_int8(const Int8Product& p) {
   return std::to_string(p.rows) + " rows, in " + std::to_string(p.in) + ", out " +
          std::to_string(p.out);
 }
@@ -91,45 +91,45 @@ TEST(QuantizeRow, SymmetricPerRowWithTiesToEven) {
 }
 
 TEST(LinearInt8, IsTheExpressionOverTheExactIntegerSums) {
-  if (!cpu::int8_linear_runs()) GTEST_SKIP() << kNoKernel;
-  for (const Product& p : kProducts)
+  if (!cpu::int8_linear_runs()) GTEST_SKIP() << kNoInt8Kernel;
+  for (const Int8Product& p : kInt8Products)
     for (bool bias : {true, false}) {
-      SCOPED_TRACE(describe(p) + (bias ? ", bias" : ", no bias"));
-      Operands o(p, uint32_t(p.rows * 17 + p.out));
-      EXPECT_EQ(kernel_product(o, p, bias), reference(o, p, bias));
+      SCOPED_TRACE(describe_int8(p) + (bias ? ", bias" : ", no bias"));
+      Int8Operands o(p, uint32_t(p.rows * 17 + p.out));
+      EXPECT_EQ(int8_product(o, p, bias), int8_reference(o, p, bias));
     }
 }
 
 // A row of zeros (activations) or a channel of zeros (weights) gives exactly the bias.
 TEST(LinearInt8, ZeroRowsAndChannelsGiveTheBias) {
-  if (!cpu::int8_linear_runs()) GTEST_SKIP() << kNoKernel;
-  const Product p{3, 20, 40};
-  Operands o(p, 4);
+  if (!cpu::int8_linear_runs()) GTEST_SKIP() << kNoInt8Kernel;
+  const Int8Product p{3, 20, 40};
+  Int8Operands o(p, 4);
   std::fill(o.x.begin() + p.in, o.x.begin() + 2 * p.in, 0.0f);      // row 1
   std::fill(o.w.begin() + 5 * p.in, o.w.begin() + 6 * p.in, 0.0f);  // channel 5
-  const std::vector<float> y = kernel_product(o, p, true);
+  const std::vector<float> y = int8_product(o, p, true);
   for (int64_t n = 0; n < p.out; ++n) EXPECT_EQ(y[size_t(p.out + n)], o.b[size_t(n)]);
   for (int64_t r = 0; r < p.rows; ++r) EXPECT_EQ(y[size_t(r * p.out + 5)], o.b[5]);
-  EXPECT_EQ(y, reference(o, p, true));
+  EXPECT_EQ(y, int8_reference(o, p, true));
 }
 
 TEST(LinearInt8, SameBitsForAnyThreadCount) {
-  if (!cpu::int8_linear_runs()) GTEST_SKIP() << kNoKernel;
-  const Product p{100, 300, 1000};
-  Operands o(p, 3);
-  testing::expect_same_for_thread_counts([&] { return kernel_product(o, p, true); }, {2, 3, 7});
+  if (!cpu::int8_linear_runs()) GTEST_SKIP() << kNoInt8Kernel;
+  const Int8Product p{100, 300, 1000};
+  Int8Operands o(p, 3);
+  testing::expect_same_for_thread_counts([&] { return int8_product(o, p, true); }, {2, 3, 7});
 }
 
 // The quantization in force when a scope opens is the scope's: with int8, linear_forward runs
 // the int8 kernel for any row count (the encoder's too); the fp32 packs are not made.
 TEST(LinearInt8, LinearForwardRunsItInAnInt8Scope) {
-  if (!cpu::int8_linear_runs()) GTEST_SKIP() << kNoKernel;
-  struct Reset {
-    ~Reset() { set_weight_quantization(WeightQuantization::kNone); }
+  if (!cpu::int8_linear_runs()) GTEST_SKIP() << kNoInt8Kernel;
+  struct ResetQuantization {
+    ~ResetQuantization() { set_weight_quantization(WeightQuantization::kNone); }
   } reset;
-  for (const Product& p : {Product{4, 40, 50}, Product{700, 40, 50}}) {
-    SCOPED_TRACE(describe(p));
-    Operands o(p, 8);
+  for (const Int8Product& p : {Int8Product{4, 40, 50}, Int8Product{700, 40, 50}}) {
+    SCOPED_TRACE(describe_int8(p));
+    Int8Operands o(p, 8);
     std::vector<float> y(size_t(p.rows * p.out));
     const auto forward = [&] {
       linear_forward(testing::on_cpu(o.x, {p.rows, p.in}), testing::on_cpu(o.w, {p.out, p.in}),
@@ -141,10 +141,10 @@ TEST(LinearInt8, LinearForwardRunsItInAnInt8Scope) {
     EXPECT_EQ(forward(), fp32) << "no scope: fp32";
     const ConstantWeightsScope scope(o.w.data(), o.w.size() * sizeof(float));
     EXPECT_EQ(cpu::constant_packed_weight(o.w.data(), p.in, p.out), nullptr);
-    EXPECT_EQ(forward(), kernel_product(o, p, true));
+    EXPECT_EQ(forward(), int8_product(o, p, true));
     EXPECT_NE(forward(), fp32);
     set_weight_quantization(WeightQuantization::kNone);
-    EXPECT_EQ(forward(), kernel_product(o, p, true)) << "the scope keeps what it opened with";
+    EXPECT_EQ(forward(), int8_product(o, p, true)) << "the scope keeps what it opened with";
   }
 }
 
@@ -156,7 +156,8 @@ TEST(WeightQuantization, ParsesItsNamesAndRefusesOthers) {
     parse_weight_quantization("int4", "--quantization");
     FAIL() << "int4 accepted";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "--quantization: 'int4' is not a quantization; expected int8, bf16 or none");
+    EXPECT_STREQ(e.what(),
+                 "--quantization: 'int4' is not a quantization; expected int8, bf16 or none");
   }
 }
 

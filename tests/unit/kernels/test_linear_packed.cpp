@@ -19,19 +19,19 @@
 namespace precis {
 namespace {
 
-struct Product {
+struct PackedProduct {
   int64_t rows, in, out;
 };
 
 // Rows of every block size (1 .. 12) and several blocks; `in` of 1, odd and long; `out` under
 // one panel, on a panel's edge, past it and past its first half.
-const Product kProducts[] = {{1, 64, 12}, {13, 129, 25},  {40, 768, 100}, {31, 1, 7},
-                             {9, 300, 1}, {100, 128, 32}, {7, 17, 48},    {256, 128, 130},
-                             {2, 33, 17}, {11, 5, 64}};
+const PackedProduct kPackedProducts[] = {
+    {1, 64, 12},    {13, 129, 25}, {40, 768, 100},  {31, 1, 7},  {9, 300, 1},
+    {100, 128, 32}, {7, 17, 48},   {256, 128, 130}, {2, 33, 17}, {11, 5, 64}};
 
-struct Operands {
+struct PackedOperands {
   std::vector<float> x, w, b;
-  Operands(const Product& p, uint32_t seed) {
+  PackedOperands(const PackedProduct& p, uint32_t seed) {
     std::mt19937 gen(seed);
     std::normal_distribution<float> normal;
     x.resize(size_t(p.rows * p.in));
@@ -40,7 +40,7 @@ struct Operands {
     for (std::vector<float>* v : {&x, &w, &b})
       for (float& e : *v) e = normal(gen);
   }
-  std::vector<float> packed_product(const Product& p, bool bias) const {
+  std::vector<float> packed_product(const PackedProduct& p, bool bias) const {
     const cpu::PackedWeight packed = cpu::pack_weight(w.data(), p.in, p.out);
     std::vector<float> y(size_t(p.rows * p.out), -1.0f);
     cpu::linear_packed(packed, x.data(), bias ? b.data() : nullptr, y.data(), p.rows);
@@ -48,19 +48,19 @@ struct Operands {
   }
 };
 
-constexpr const char* kNoKernel = "the packed kernel needs an AVX-512 build and CPU";
+constexpr const char* kNoPackedKernel = "the packed kernel needs an AVX-512 build and CPU";
 
-std::string describe(const Product& p) {
+std::string describe_packed(const PackedProduct& p) {
   return std::to_string(p.rows) + " rows, in " + std::to_string(p.in) + ", out " +
          std::to_string(p.out);
 }
 
 TEST(LinearPacked, EqualsTheProductInDouble) {
-  if (!cpu::packed_linear_runs()) GTEST_SKIP() << kNoKernel;
-  for (const Product& p : kProducts)
+  if (!cpu::packed_linear_runs()) GTEST_SKIP() << kNoPackedKernel;
+  for (const PackedProduct& p : kPackedProducts)
     for (bool bias : {true, false}) {
-      SCOPED_TRACE(describe(p) + (bias ? ", bias" : ", no bias"));
-      Operands o(p, uint32_t(p.rows * 31 + p.out));
+      SCOPED_TRACE(describe_packed(p) + (bias ? ", bias" : ", no bias"));
+      PackedOperands o(p, uint32_t(p.rows * 31 + p.out));
       const std::vector<float> y = o.packed_product(p, bias);
       for (int64_t r = 0; r < p.rows; ++r)
         for (int64_t j = 0; j < p.out; ++j) {
@@ -81,10 +81,11 @@ TEST(LinearPacked, EqualsTheProductInDouble) {
 // decoding step's rows get the same logits whichever form their count picks.
 TEST(LinearPacked, TheFewRowsFormsBits) {
   if (!cpu::packed_linear_runs() || !cpu::few_rows_kernel_runs(cpu::FewRowsKernel::kAvx512))
-    GTEST_SKIP() << kNoKernel;
-  for (const Product& p : {Product{8, 64, 12}, Product{32, 768, 100}, Product{20, 17, 36}}) {
-    SCOPED_TRACE(describe(p));
-    Operands o(p, 9);
+    GTEST_SKIP() << kNoPackedKernel;
+  for (const PackedProduct& p :
+       {PackedProduct{8, 64, 12}, PackedProduct{32, 768, 100}, PackedProduct{20, 17, 36}}) {
+    SCOPED_TRACE(describe_packed(p));
+    PackedOperands o(p, 9);
     std::vector<float> few(size_t(p.rows * p.out));
     cpu::linear_few_rows(cpu::FewRowsKernel::kAvx512, o.x.data(), o.w.data(), o.b.data(),
                          few.data(), p.rows, p.in, p.out);
@@ -93,15 +94,15 @@ TEST(LinearPacked, TheFewRowsFormsBits) {
 }
 
 TEST(LinearPacked, SameBitsForAnyThreadCount) {
-  if (!cpu::packed_linear_runs()) GTEST_SKIP() << kNoKernel;
-  const Product p{100, 300, 1000};
-  Operands o(p, 3);
+  if (!cpu::packed_linear_runs()) GTEST_SKIP() << kNoPackedKernel;
+  const PackedProduct p{100, 300, 1000};
+  PackedOperands o(p, 3);
   testing::expect_same_for_thread_counts([&] { return o.packed_product(p, true); }, {2, 3, 7});
 }
 
 // Inside a scope, a weight in its memory is packed once and reused; one outside it is not.
 TEST(ConstantWeightsScope, PacksOnlyItsOwnMemoryOnce) {
-  if (!cpu::packed_linear_runs()) GTEST_SKIP() << kNoKernel;
+  if (!cpu::packed_linear_runs()) GTEST_SKIP() << kNoPackedKernel;
   std::vector<float> held(64 * 32, 0.5f), elsewhere(64 * 32, 0.5f);
   EXPECT_EQ(cpu::constant_packed_weight(held.data(), 32, 64), nullptr) << "no scope is open";
   {
@@ -126,7 +127,7 @@ TEST(ConstantWeightsScope, PacksOnlyItsOwnMemoryOnce) {
 // generate()'s scope inside a longer one over the same memory (a command's batch loop, the
 // server's kept copies) uses that one's packs: a weight is packed once for the whole run.
 TEST(ConstantWeightsScope, AScopeWithinOneOverItsMemoryKeepsItsPacks) {
-  if (!cpu::packed_linear_runs()) GTEST_SKIP() << kNoKernel;
+  if (!cpu::packed_linear_runs()) GTEST_SKIP() << kNoPackedKernel;
   std::vector<float> held(64 * 32, 0.5f);
   const size_t bytes = held.size() * sizeof(float);
   const ConstantWeights kept(held.data(), bytes);
@@ -152,9 +153,9 @@ TEST(ConstantWeightsScope, AScopeWithinOneOverItsMemoryKeepsItsPacks) {
 // linear_forward multiplies by the pack inside a scope: a weight changed behind the scope's
 // back (what a scope forbids) shows which copy it read.
 TEST(ConstantWeightsScope, LinearForwardReadsThePack) {
-  if (!cpu::packed_linear_runs()) GTEST_SKIP() << kNoKernel;
-  const Product p{64, 40, 50};
-  Operands o(p, 5);
+  if (!cpu::packed_linear_runs()) GTEST_SKIP() << kNoPackedKernel;
+  const PackedProduct p{64, 40, 50};
+  PackedOperands o(p, 5);
   const std::vector<float> expected = o.packed_product(p, true);
   std::vector<float> y(size_t(p.rows * p.out));
   const auto forward = [&] {
