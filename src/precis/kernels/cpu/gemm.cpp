@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "precis/kernels/matmul_precision.h"
 
@@ -35,7 +36,8 @@ struct TilePlan {
 // 10.2 -> 9.3 s of linears per run).
 constexpr int64_t kFewRowsColumnTiles = 12;
 
-// Small products: a fixed grid of square tiles, the largest of 1024, 512, 256 that still gives
+// Small products (and every product where tiles_keep_their_bits, below, says no): a fixed grid
+// of square tiles, the largest of 1024, 512, 256 that still gives
 // 16 tiles; products of fewer than kTileQuantum rows in column tiles of 256 down to 64, the
 // largest that gives kFewRowsColumnTiles. Some tiles take the small or direct paths, so this
 // grid must not depend on the thread count.
@@ -78,17 +80,11 @@ TilePlan blocked_grid(int64_t m, int64_t n, int64_t k, int threads) {
   return {m, n};
 }
 
-}  // namespace
-
 // One single-threaded sgemm per tile of C (OpenBLAS runs single-threaded inside an OpenMP
-// region). The tiles are chosen so that the bits depend on the shapes alone: a product that
-// fits the blocked path everywhere is cut by the thread count, in tiles that all stay on it; a
-// smaller one always in the same fixed grid.
-void gemm_tiled(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-                const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
-                int64_t ldc) {
-  const TilePlan plan =
-      on_blocked_path(m, n, k) ? blocked_grid(m, n, k, omp_get_max_threads()) : fixed_grid(m, n);
+// region).
+void run_tiles(const TilePlan& plan, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+               float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+               float* c, int64_t ldc) {
   const int64_t row_tiles = (m + plan.row_edge - 1) / plan.row_edge;
   const int64_t col_tiles = (n + plan.col_edge - 1) / plan.col_edge;
 #pragma omp parallel for collapse(2) schedule(static)
@@ -103,6 +99,52 @@ void gemm_tiled(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
                   trans_b ? CblasTrans : CblasNoTrans, int(rows), int(cols), int(k), alpha, at,
                   int(lda), bt, int(ldb), beta, c + r0 * ldc + c0, int(ldc));
     }
+}
+
+// Whether this OpenBLAS keeps the blocked path's promise above on this CPU: a 512 x 512 x 256
+// product, whole and in four 256-tiles, for each pair of transposes, compared bit for bit once
+// per process. Intel's AVX-512 and AVX2 cores keep it; on an AMD EPYC (Zen 3) the Zen and
+// Haswell cores of Debian's 0.3.21 do not (about 8,400 of the 262,144 elements differ,
+// in columns and rows well inside the tiles), so a grid cut by the thread count would make the
+// thread count change bits there.
+bool tiles_keep_their_bits() {
+  static const bool keep = [] {
+    constexpr int64_t m = 512, n = 512, k = 256, edge = 256;
+    std::vector<float> a(size_t(m * k)), b(size_t(k * n)), whole(size_t(m * n)),
+        tiled(size_t(m * n));
+    uint32_t state = 1;
+    for (std::vector<float>* v : {&a, &b})
+      for (float& e : *v) {
+        state = state * 1664525u + 1013904223u;  // any values will do: a fixed LCG
+        e = float(state >> 8) * 0x1p-24f - 0.5f;
+      }
+    for (bool trans_a : {false, true})
+      for (bool trans_b : {false, true}) {
+        const int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n;
+        run_tiles({m, n}, trans_a, trans_b, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f,
+                  whole.data(), n);
+        run_tiles({edge, edge}, trans_a, trans_b, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f,
+                  tiled.data(), n);
+        if (whole != tiled) return false;
+      }
+    return true;
+  }();
+  return keep;
+}
+
+}  // namespace
+
+// The tiles are chosen so that the bits depend on the shapes alone: a product that fits the
+// blocked path everywhere is cut by the thread count, in tiles that all stay on it, where this
+// OpenBLAS keeps an element's bits in any such tile; every other product always in the same
+// fixed grid.
+void gemm_tiled(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+                const float* a, int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                int64_t ldc) {
+  const TilePlan plan = on_blocked_path(m, n, k) && tiles_keep_their_bits()
+                            ? blocked_grid(m, n, k, omp_get_max_threads())
+                            : fixed_grid(m, n);
+  run_tiles(plan, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
