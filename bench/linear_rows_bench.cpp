@@ -1,10 +1,13 @@
 // The decoding step's linear layer, its two forms (kernels/cpu/linear_few_rows.h: weights read
 // in place; kernels/cpu/linear_packed.h: weights packed once, the packing not timed) against
 // the sgemm path (the bias copied into every row, then OpenBLAS's sgemm accumulating onto it),
+// and `--quantization int8`'s kernel (kernels/cpu/linear_int8.h, on the CPU's best form; its
+// quantization of the weight not timed, of the rows timed),
 // on the products beam search runs: batch x beams rows of one token each, through the demo
 // model's, bart-base's and bart-large's layers, and two encoder products for scale. The three
 // run interleaved, best of five rounds each, on OMP_NUM_THREADS threads; prints GFLOP/s and the
-// ratios to sgemm (the few-rows form takes 8 to 32 rows: 0 past that).
+// ratios to sgemm (the few-rows form takes 8 to 32 rows: 0 past that; the packed form and int8
+// print 0 where the CPU cannot run them).
 //
 //   build/bench/linear_rows_bench
 #include <algorithm>
@@ -16,6 +19,7 @@
 
 #include "precis/kernels/cpu/gemm.h"
 #include "precis/kernels/cpu/linear_few_rows.h"
+#include "precis/kernels/cpu/linear_int8.h"
 #include "precis/kernels/cpu/linear_packed.h"
 
 namespace {
@@ -57,9 +61,11 @@ int main() {
     std::printf("this build or CPU has no AVX-512 or AVX2 form: sgemm runs\n");
     return 0;
   }
-  std::printf("form: %s\n", kernel == FewRowsKernel::kAvx512 ? "AVX-512" : "AVX2");
-  std::printf("%-34s %6s %6s %6s %10s %10s %10s %7s %7s\n", "product", "rows", "in", "out", "sgemm",
-              "few rows", "packed", "few/sg", "pack/sg");
+  const bool packed_runs = packed_linear_runs();
+  std::printf("form: %s; int8: %s\n", kernel == FewRowsKernel::kAvx512 ? "AVX-512" : "AVX2",
+              int8_kernel_name(int8_kernel()));
+  std::printf("%-34s %6s %6s %6s %10s %10s %10s %10s %7s %7s %7s\n", "product", "rows", "in", "out",
+              "sgemm", "few rows", "packed", "int8", "few/sg", "pack/sg", "int8/sg");
   std::mt19937 gen(1);
   std::normal_distribution<float> normal;
   for (const Product& p : kProducts) {
@@ -69,8 +75,10 @@ int main() {
       for (float& e : *v) e = normal(gen);
     const double flops = 2.0 * double(p.rows) * double(p.in) * double(p.out);
     const int reps = std::max(1, int(2e9 / flops));
-    const PackedWeight packed = pack_weight(w.data(), p.in, p.out);
-    double best_sgemm = 1e30, best_kernel = 1e30, best_packed = 1e30;
+    const PackedWeight packed = packed_runs ? pack_weight(w.data(), p.in, p.out) : PackedWeight{};
+    const Int8Weight quantized =
+        int8_linear_runs() ? quantize_weight(w.data(), p.in, p.out) : Int8Weight{};
+    double best_sgemm = 1e30, best_kernel = 1e30, best_packed = 1e30, best_int8 = 1e30;
     for (int round = 0; round < 5; ++round) {
       best_sgemm =
           std::min(best_sgemm, seconds([&] {
@@ -87,17 +95,25 @@ int main() {
                                    linear_few_rows(kernel, x.data(), w.data(), b.data(), y.data(),
                                                    p.rows, p.in, p.out);
                                }));
-      best_packed = std::min(best_packed, seconds([&] {
+      if (packed_runs)
+        best_packed = std::min(best_packed, seconds([&] {
+                                 for (int i = 0; i < reps; ++i)
+                                   linear_packed(packed, x.data(), b.data(), y.data(), p.rows);
+                               }));
+      if (int8_linear_runs())
+        best_int8 = std::min(best_int8, seconds([&] {
                                for (int i = 0; i < reps; ++i)
-                                 linear_packed(packed, x.data(), b.data(), y.data(), p.rows);
+                                 linear_int8(quantized, x.data(), b.data(), y.data(), p.rows);
                              }));
     }
     const double sgemm_rate = flops * reps / best_sgemm / 1e9,
                  kernel_rate = flops * reps / best_kernel / 1e9,
-                 packed_rate = flops * reps / best_packed / 1e9;
-    std::printf("%-34s %6ld %6ld %6ld %10.1f %10.1f %10.1f %6.2fx %6.2fx\n", p.what, long(p.rows),
-                long(p.in), long(p.out), sgemm_rate, kernel_rate, packed_rate,
-                kernel_rate / sgemm_rate, packed_rate / sgemm_rate);
+                 packed_rate = flops * reps / best_packed / 1e9,
+                 int8_rate = flops * reps / best_int8 / 1e9;
+    std::printf("%-34s %6ld %6ld %6ld %10.1f %10.1f %10.1f %10.1f %6.2fx %6.2fx %6.2fx\n", p.what,
+                long(p.rows), long(p.in), long(p.out), sgemm_rate, kernel_rate, packed_rate,
+                int8_rate, kernel_rate / sgemm_rate, packed_rate / sgemm_rate,
+                int8_rate / sgemm_rate);
   }
   return 0;
 }

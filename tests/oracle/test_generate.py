@@ -301,7 +301,7 @@ def test_run_summarization_lengths_give_max_length(cnn_model, input_file):
 # errors of order 1.
 QUANTIZED_FIRST_STEP_TOL = {"int8": 5e-2, "bf16": 1.5e-2}
 # What each asks for, and what the log says where the CPU cannot run it (precis runs fp32).
-QUANTIZATIONS = {"int8": ("int8 weights (per output channel) and activations (per row)", "no AVX512-VNNI"),
+QUANTIZATIONS = {"int8": ("int8 weights (per output channel) and activations (per row)", "neither AVX512-VNNI nor AVX2"),
                  "bf16": ("bf16 linear layers (weights packed once for AMX tiles", "no usable AMX-BF16")}
 
 

@@ -1,9 +1,10 @@
 // The int8 linear layer (kernels/cpu/linear_int8.h) and `--quantization int8`'s scope: a row's
 // quantization is the symmetric one the header states (scale, rounding ties to even, zeros);
-// the kernel's output is bit for bit the same float expression over the exact integer sums
-// (for every row-block size, `in` off its groups of four and output widths off its panels, so
-// the VNNI shift, the panel layout and the edge masks are all checked); every thread count
-// gives the same bits; and linear_forward runs it inside a scope opened with int8 set.
+// each kernel this CPU runs (AVX512-VNNI, AVX2) writes a row's bytes as quantize_row's q and
+// gives bit for bit the same float expression over the exact integer sums (for every row-block
+// size, `in` off its groups of four and output widths off its panels, so the VNNI shift, AVX2's
+// sign trick, the panel layout and the edge masks are all checked); every thread count gives the
+// same bits; and linear_forward runs it inside a scope opened with int8 set.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,6 +16,7 @@
 #include "precis/kernels/constant_weights.h"
 #include "precis/kernels/cpu/constant_weights_cpu.h"
 #include "precis/kernels/cpu/linear_int8.h"
+#include "precis/kernels/cpu/linear_int8_kernels.h"
 #include "precis/kernels/linear.h"
 
 namespace precis {
@@ -28,7 +30,17 @@ const Int8Product kInt8Products[] = {{1, 64, 12}, {13, 129, 25}, {40, 768, 100},
                                      {9, 300, 1}, {12, 128, 32}, {7, 17, 48},    {256, 128, 130},
                                      {2, 5, 17},  {11, 4, 64}};
 
-constexpr const char* kNoInt8Kernel = "the int8 kernel needs an AVX512-VNNI build and CPU";
+constexpr const char* kNoInt8Kernel = "the int8 kernels need AVX2 or AVX512-VNNI";
+
+// The kernels this CPU runs, each with its part (linear_int8_kernels.h).
+std::vector<std::pair<cpu::Int8Kernel, const cpu::Int8RowsKernel*>> runnable_int8_kernels() {
+  std::vector<std::pair<cpu::Int8Kernel, const cpu::Int8RowsKernel*>> kernels;
+  if (cpu::int8_kernel_runs(cpu::Int8Kernel::kAvx512Vnni))
+    kernels.emplace_back(cpu::Int8Kernel::kAvx512Vnni, cpu::int8_avx512_vnni_rows());
+  if (cpu::int8_kernel_runs(cpu::Int8Kernel::kAvx2))
+    kernels.emplace_back(cpu::Int8Kernel::kAvx2, cpu::int8_avx2_rows());
+  return kernels;
+}
 
 struct Int8Operands {
   std::vector<float> x, w, b;
@@ -63,10 +75,11 @@ std::vector<float> int8_reference(const Int8Operands& o, const Int8Product& p, b
   return y;
 }
 
-std::vector<float> int8_product(const Int8Operands& o, const Int8Product& p, bool bias) {
+std::vector<float> int8_product(const Int8Operands& o, const Int8Product& p, bool bias,
+                                cpu::Int8Kernel kernel = cpu::int8_kernel()) {
   const cpu::Int8Weight w = cpu::quantize_weight(o.w.data(), p.in, p.out);
   std::vector<float> y(size_t(p.rows * p.out), -1.0f);
-  cpu::linear_int8(w, o.x.data(), bias ? o.b.data() : nullptr, y.data(), p.rows);
+  cpu::linear_int8(kernel, w, o.x.data(), bias ? o.b.data() : nullptr, y.data(), p.rows);
   return y;
 }
 
@@ -90,13 +103,58 @@ TEST(QuantizeRow, SymmetricPerRowWithTiesToEven) {
   EXPECT_EQ(qz, std::vector<int8_t>(5, 0));
 }
 
+// Each kernel's bytes for a row are quantize_row's q (+ 128 where it shifts), its scale the
+// same, for lengths off every vector width (the tails).
+TEST(LinearInt8, EachKernelsRowBytesAreQuantizeRows) {
+  if (!cpu::int8_linear_runs()) GTEST_SKIP() << kNoInt8Kernel;
+  std::mt19937 gen(5);
+  std::normal_distribution<float> normal;
+  for (const auto& [kernel, rows] : runnable_int8_kernels())
+    for (int64_t n : {1, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 768}) {
+      SCOPED_TRACE(std::string(cpu::int8_kernel_name(kernel)) + ", " + std::to_string(n));
+      std::vector<float> x(static_cast<size_t>(n));
+      for (float& e : x) e = normal(gen);
+      std::vector<int8_t> q(static_cast<size_t>(n));
+      const float t = cpu::quantize_row(x.data(), n, q.data());
+      std::vector<uint8_t> bytes(static_cast<size_t>(n), 99), expected(static_cast<size_t>(n));
+      for (int64_t c = 0; c < n; ++c)
+        expected[size_t(c)] = uint8_t(rows->shifted ? int(q[size_t(c)]) + 128 : int(q[size_t(c)]));
+      EXPECT_EQ(rows->quantize_row(x.data(), n, bytes.data()), t);
+      EXPECT_EQ(bytes, expected);
+    }
+}
+
 TEST(LinearInt8, IsTheExpressionOverTheExactIntegerSums) {
   if (!cpu::int8_linear_runs()) GTEST_SKIP() << kNoInt8Kernel;
-  for (const Int8Product& p : kInt8Products)
-    for (bool bias : {true, false}) {
-      SCOPED_TRACE(describe_int8(p) + (bias ? ", bias" : ", no bias"));
-      Int8Operands o(p, uint32_t(p.rows * 17 + p.out));
-      EXPECT_EQ(int8_product(o, p, bias), int8_reference(o, p, bias));
+  for (const auto& kernel : runnable_int8_kernels())
+    for (const Int8Product& p : kInt8Products)
+      for (bool bias : {true, false}) {
+        SCOPED_TRACE(std::string(cpu::int8_kernel_name(kernel.first)) + ", " + describe_int8(p) +
+                     (bias ? ", bias" : ", no bias"));
+        Int8Operands o(p, uint32_t(p.rows * 17 + p.out));
+        EXPECT_EQ(int8_product(o, p, bias, kernel.first), int8_reference(o, p, bias));
+      }
+}
+
+// The CPU's best kernel is the first of AVX512-VNNI and AVX2 it has; a kernel it lacks is
+// refused by name.
+TEST(LinearInt8, RunsTheBestKernelAndRefusesOnesTheCpuLacks) {
+  const auto kernels = runnable_int8_kernels();
+  EXPECT_EQ(cpu::int8_kernel(), kernels.empty() ? cpu::Int8Kernel::kNone : kernels[0].first);
+  for (cpu::Int8Kernel k :
+       {cpu::Int8Kernel::kAvx512Vnni, cpu::Int8Kernel::kAvx2, cpu::Int8Kernel::kNone})
+    if (!cpu::int8_kernel_runs(k)) {
+      const Int8Product p{1, 4, 1};
+      Int8Operands o(p, 1);
+      try {
+        int8_product(o, p, true, k);
+        FAIL() << cpu::int8_kernel_name(k) << " ran";
+      } catch (const Error& e) {
+        EXPECT_NE(
+            std::string(e.what()).find(std::string("cannot run the ") + cpu::int8_kernel_name(k)),
+            std::string::npos)
+            << e.what();
+      }
     }
 }
 
@@ -117,7 +175,9 @@ TEST(LinearInt8, SameBitsForAnyThreadCount) {
   if (!cpu::int8_linear_runs()) GTEST_SKIP() << kNoInt8Kernel;
   const Int8Product p{100, 300, 1000};
   Int8Operands o(p, 3);
-  testing::expect_same_for_thread_counts([&] { return int8_product(o, p, true); }, {2, 3, 7});
+  for (const auto& kernel : runnable_int8_kernels())
+    testing::expect_same_for_thread_counts([&] { return int8_product(o, p, true, kernel.first); },
+                                           {2, 3, 7});
 }
 
 // The quantization in force when a scope opens is the scope's: with int8, linear_forward runs

@@ -40,9 +40,12 @@ std::string weight_quantization_description() {
                  "LayerNorm and softmax in fp32"
                : "bf16 asked for, but this CPU has no usable AMX-BF16: fp32 weights";
   if (cpu::int8_linear_runs())
-    return "int8 weights (per output channel) and activations (per row), int32 sums on "
-           "AVX512-VNNI; LayerNorm, softmax and the scores in fp32";
-  return "int8 asked for, but this build or CPU has no AVX512-VNNI: fp32 weights";
+    return std::string(
+               "int8 weights (per output channel) and activations (per row), int32 sums "
+               "on ") +
+           cpu::int8_kernel_name(cpu::int8_kernel()) +
+           "; LayerNorm, softmax and the scores in fp32";
+  return "int8 asked for, but this CPU has neither AVX512-VNNI nor AVX2: fp32 weights";
 }
 
 struct ConstantWeightPacks {

@@ -6,12 +6,12 @@
 // - int32 sums Σ_c q_x · q_w, exact, then y = float(sum) · (t_r · s_n) + b[n] in fp32.
 // A row or a channel of zeros has scale 0 and gives exactly b.
 //
-// The products run on AVX512-VNNI's vpdpbusd, which multiplies unsigned by signed bytes: q_x
-// goes in shifted by 128 (1 .. 255), and 128 · Σ_c q_w of the channel, kept with the weight,
-// comes off the sum. The weight is laid out as linear_packed.h's panels of 32 output columns,
-// four consecutive `in` bytes of a column to a 32-bit lane; blocks of up to 12 rows meet a
-// panel, each row's four bytes broadcast against the panel's two registers, 24 accumulators.
-// Elsewhere (no VNNI) the callers keep fp32.
+// The products run on the best kernel this CPU has (linear_int8_kernels.h), all with the same
+// integers and so the same bits: AVX512-VNNI's vpdpbusd (q_x shifted by 128 into unsigned
+// bytes, 128 · Σ_c q_w of the channel taken off the sum), else AVX2's vpmaddubsw on |q_x| and
+// sign(q_x) · q_w. The weight is laid out in panels of 32 output columns, four consecutive `in`
+// bytes of a column to a 32-bit lane (what both instructions and AMX's tiles read). Elsewhere
+// the callers keep fp32.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +31,14 @@ struct Int8Weight {
   std::vector<int32_t> shift_sum;  // 128 · Σ_c q_w[n][c] per output channel
 };
 
-// Whether this build and CPU run the int8 kernel (AVX512-VNNI and AVX512-BW).
-bool int8_linear_runs();
+enum class Int8Kernel { kNone, kAvx2, kAvx512Vnni };
+
+// Whether this CPU runs `kernel`.
+bool int8_kernel_runs(Int8Kernel kernel);
+// The fastest kernel this CPU runs, asked once; kNone where there is none.
+Int8Kernel int8_kernel();
+const char* int8_kernel_name(Int8Kernel kernel);  // "AVX512-VNNI", "AVX2", "none"
+inline bool int8_linear_runs() { return int8_kernel() != Int8Kernel::kNone; }
 
 // w (out, in) quantized per output channel and laid out in panels.
 Int8Weight quantize_weight(const float* w, int64_t in, int64_t out);
@@ -41,7 +47,10 @@ Int8Weight quantize_weight(const float* w, int64_t in, int64_t out);
 // of zeros).
 float quantize_row(const float* x, int64_t n, int8_t* q);
 
-// y = x · wᵀ + b (b may be null) for any rows, as the header says.
+// y = x · wᵀ + b (b may be null) for any rows, as the header says, on int8_kernel().
 void linear_int8(const Int8Weight& w, const float* x, const float* b, float* y, int64_t rows);
+// The same on a given kernel (tests and benchmarks); refused where the CPU cannot run it.
+void linear_int8(Int8Kernel kernel, const Int8Weight& w, const float* x, const float* b, float* y,
+                 int64_t rows);
 
 }  // namespace precis::cpu
