@@ -26,6 +26,8 @@ namespace {
 
 constexpr int kAvx2BlockRows = 4;
 
+using Int32Lanes = int32_t __attribute__((vector_size(32)));
+
 // Lanes 0 .. count - 1 set (count in 0 .. 8), for masked loads and stores of a panel's edge.
 PRECIS_AVX2 __m256i first_lanes(int64_t count) {
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -40,7 +42,7 @@ PRECIS_AVX2 __m256 load_columns(const float* p, __m256i mask) {
 // float(sum) · (t_r · s_n) + b for R rows of 16 columns from c0, the scales' product first, one
 // rounding each; Masked: only the first `left` columns (fewer than 16) are read and written.
 template <int R, bool Masked>
-PRECIS_AVX2 void avx2_store_rows(const __m256i (&acc)[R][2], const float* t, const Int8Weight& w,
+PRECIS_AVX2 void avx2_store_rows(const Int32Lanes (&acc)[R][2], const float* t, const Int8Weight& w,
                                  const float* b, float* y, int64_t c0, int64_t left) {
   const __m256i m0 = first_lanes(left), m1 = first_lanes(left - 8);
   const __m256 s0 = load_columns<Masked>(w.scale.data() + c0, m0),
@@ -49,10 +51,10 @@ PRECIS_AVX2 void avx2_store_rows(const __m256i (&acc)[R][2], const float* t, con
   const __m256 b1 = b ? load_columns<Masked>(b + c0 + 8, m1) : _mm256_setzero_ps();
   for (int r = 0; r < R; ++r) {
     const __m256 tr = _mm256_set1_ps(t[r]);
-    const __m256 y0 =
-        _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc[r][0]), _mm256_mul_ps(tr, s0)), b0);
-    const __m256 y1 =
-        _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc[r][1]), _mm256_mul_ps(tr, s1)), b1);
+    const __m256 y0 = _mm256_add_ps(
+        _mm256_mul_ps(_mm256_cvtepi32_ps(__m256i(acc[r][0])), _mm256_mul_ps(tr, s0)), b0);
+    const __m256 y1 = _mm256_add_ps(
+        _mm256_mul_ps(_mm256_cvtepi32_ps(__m256i(acc[r][1])), _mm256_mul_ps(tr, s1)), b1);
     float* out = y + r * w.out + c0;
     if (Masked) {
       _mm256_maskstore_ps(out, m0, y0);
@@ -70,8 +72,10 @@ PRECIS_AVX2 void avx2_panel_block(const int8_t* panel, const uint8_t* xs, int64_
                                   int64_t n0, int64_t width) {
   const __m256i ones = _mm256_set1_epi16(1);
   for (int64_t half = 0; half * 16 < width; ++half) {
-    __m256i acc[R][2];
-    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+    // GCC's own type for the sums' lanes, added with +: as __m256i (64-bit lanes) GCC kept the
+    // accumulators on the stack, a store and a load per add (as in the VNNI kernel).
+    Int32Lanes acc[R][2];
+    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = Int32Lanes{};
     const int8_t* columns = panel + half * 64;
     for (int64_t g = 0; g < w.groups; ++g) {
       const __m256i w0 = _mm256_load_si256(reinterpret_cast<const __m256i*>(columns + g * 128));
@@ -82,11 +86,9 @@ PRECIS_AVX2 void avx2_panel_block(const int8_t* panel, const uint8_t* xs, int64_
         __builtin_memcpy(&four, xs + r * stride + g * 4, 4);
         const __m256i xv = _mm256_set1_epi32(four);
         const __m256i magnitude = _mm256_sign_epi8(xv, xv);
-        acc[r][0] = _mm256_add_epi32(
-            acc[r][0],
+        acc[r][0] += Int32Lanes(
             _mm256_madd_epi16(_mm256_maddubs_epi16(magnitude, _mm256_sign_epi8(w0, xv)), ones));
-        acc[r][1] = _mm256_add_epi32(
-            acc[r][1],
+        acc[r][1] += Int32Lanes(
             _mm256_madd_epi16(_mm256_maddubs_epi16(magnitude, _mm256_sign_epi8(w1, xv)), ones));
       }
     }
