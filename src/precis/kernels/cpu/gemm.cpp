@@ -82,9 +82,9 @@ TilePlan blocked_grid(int64_t m, int64_t n, int64_t k, int threads) {
 
 // One single-threaded sgemm per tile of C (OpenBLAS runs single-threaded inside an OpenMP
 // region).
-void run_tiles(const TilePlan& plan, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
-               float alpha, const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
-               float* c, int64_t ldc) {
+void sgemm_by_tiles(const TilePlan& plan, bool trans_a, bool trans_b, int64_t m, int64_t n,
+                    int64_t k, float alpha, const float* a, int64_t lda, const float* b,
+                    int64_t ldb, float beta, float* c, int64_t ldc) {
   const int64_t row_tiles = (m + plan.row_edge - 1) / plan.row_edge;
   const int64_t col_tiles = (n + plan.col_edge - 1) / plan.col_edge;
 #pragma omp parallel for collapse(2) schedule(static)
@@ -121,10 +121,10 @@ bool tiles_keep_their_bits() {
     for (bool trans_a : {false, true})
       for (bool trans_b : {false, true}) {
         const int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n;
-        run_tiles({m, n}, trans_a, trans_b, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f,
-                  whole.data(), n);
-        run_tiles({edge, edge}, trans_a, trans_b, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f,
-                  tiled.data(), n);
+        sgemm_by_tiles({m, n}, trans_a, trans_b, m, n, k, 1.0f, a.data(), lda, b.data(), ldb, 0.0f,
+                       whole.data(), n);
+        sgemm_by_tiles({edge, edge}, trans_a, trans_b, m, n, k, 1.0f, a.data(), lda, b.data(), ldb,
+                       0.0f, tiled.data(), n);
         if (whole != tiled) return false;
       }
     return true;
@@ -144,7 +144,7 @@ void gemm_tiled(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, flo
   const TilePlan plan = on_blocked_path(m, n, k) && tiles_keep_their_bits()
                             ? blocked_grid(m, n, k, omp_get_max_threads())
                             : fixed_grid(m, n);
-  run_tiles(plan, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  sgemm_by_tiles(plan, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
