@@ -19,7 +19,8 @@ namespace precis {
 namespace {
 
 constexpr const char* kNoAmxForPacks =
-    "this CPU has no usable AMX-BF16 (or PRECIS_CPU_BF16=emulate): the packed weights are AMX's";
+    "this CPU has no usable AMX-BF16 (or PRECIS_CPU_BF16=emulate), so the packed weights, which "
+    "are AMX's, cannot run on this CPU; the emulated bf16 path is tested on every CPU";
 
 struct Bf16Product {
   int64_t rows, in, out;

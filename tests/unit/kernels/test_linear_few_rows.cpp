@@ -53,7 +53,9 @@ std::vector<cpu::FewRowsKernel> kernels_here() {
 }
 
 constexpr const char* kNoKernel =
-    "the kernels need an AVX-512 or AVX2 build and CPU; this one has neither (sgemm runs)";
+    "the kernels need an AVX-512 or AVX2 build and CPU, so they cannot run on this CPU (sgemm "
+    "runs, "
+    "tested on every CPU)";
 
 std::string describe(const FewRowsProduct& p) {
   return std::to_string(p.rows) + " rows, in " + std::to_string(p.in) + ", out " +

@@ -30,7 +30,9 @@ const Int8Product kInt8Products[] = {{1, 64, 12}, {13, 129, 25}, {40, 768, 100},
                                      {9, 300, 1}, {12, 128, 32}, {7, 17, 48},    {256, 128, 130},
                                      {2, 5, 17},  {11, 4, 64}};
 
-constexpr const char* kNoInt8Kernel = "the int8 kernels need AVX2 or AVX512-VNNI";
+constexpr const char* kNoInt8Kernel =
+    "the int8 kernels need AVX2 or AVX512-VNNI, so they cannot run on this CPU (int8 runs fp32 "
+    "there: oracle.test_generate checks that the log says so)";
 
 // The kernels this CPU runs, each with its part (linear_int8_kernels.h).
 std::vector<std::pair<cpu::Int8Kernel, const cpu::Int8RowsKernel*>> runnable_int8_kernels() {

@@ -48,7 +48,9 @@ struct PackedOperands {
   }
 };
 
-constexpr const char* kNoPackedKernel = "the packed kernel needs an AVX-512 build and CPU";
+constexpr const char* kNoPackedKernel =
+    "the packed kernel needs an AVX-512 build and CPU, so it cannot run on this CPU; the few-rows "
+    "kernels and sgemm, which such a CPU runs instead, are tested on every CPU";
 
 std::string describe_packed(const PackedProduct& p) {
   return std::to_string(p.rows) + " rows, in " + std::to_string(p.in) + ", out " +
