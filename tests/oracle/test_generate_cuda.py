@@ -26,7 +26,7 @@ import torch
 from safetensors.torch import load_file
 
 from bart_models import TEXTS
-from conftest import run_precis
+from conftest import require_cpu_bf16_sums_in_fp32, run_precis
 from test_generate import MAX_SOURCE, MODELS, cnn_model, input_file  # noqa: F401 (fixtures)
 from t5_models import make_t5, spread_weights, train_tiny_spiece
 
@@ -87,6 +87,7 @@ def test_bart_on_cuda_fp32_ids_and_bf16_logits_follow_transformers(cnn_model, in
     hf32, _ = teacher_forced(hf, inputs, ids32, logits32.shape[1])
     assert float((logits32 - hf32).abs().max()) <= 1e-4  # fp32 on the device: fp32's agreement
 
+    require_cpu_bf16_sums_in_fp32()  # the bf16 half's reference is CPU autocast's
     ids, ours = precis_greedy(model_dir, tmp_path, texts_args, "--bf16")
     hf32, hf16 = teacher_forced(hf, inputs, ids, ours.shape[1])
     check_follows_autocast(ours, hf32, hf16, str(model))
@@ -103,6 +104,7 @@ def test_bart_on_cuda_fp32_ids_and_bf16_logits_follow_transformers(cnn_model, in
 
 @pytest.mark.parametrize("name", ["v1_0-relu-tied", "v1_1-gated-gelu-untied"])
 def test_t5_bf16_logits_follow_autocast(tmp_path, name):
+    require_cpu_bf16_sums_in_fp32()
     from test_t5_cli import TEXTS as T5_TEXTS
     from conftest import UNICODE_CORPUS
     corpus = [t for t in UNICODE_CORPUS if t.strip()] * 3 + T5_TEXTS * 10

@@ -8,6 +8,7 @@ fp32's. The test also checks that --bf16 is in effect: precis's bf16 steps leave
 more than the fp32 tests allow, and stay nearer HF's bf16 steps than fp32's."""
 import pytest
 
+from conftest import require_cpu_bf16_sums_in_fp32
 from train_support import BART_NOT_SAVED, GRAD_NORM_RTOL, hf_train_fp32_then_bf16, make_job, precis_train
 
 # Bounds, measured on this job (AMX and emulated alike) and set with margin:
@@ -27,6 +28,7 @@ BF16_WEIGHT_LIMIT = 4e-3
 
 @pytest.mark.parametrize("path", ["this CPU's", "emulated"])
 def test_bf16_steps_follow_hf_cpu_autocast(tmp_path, monkeypatch, path):
+    require_cpu_bf16_sums_in_fp32()
     if path == "emulated":  # on a CPU without AMX-BF16 both cases run the emulated path
         monkeypatch.setenv("PRECIS_CPU_BF16", "emulate")
     model, tokenizer, records = make_job(tmp_path)

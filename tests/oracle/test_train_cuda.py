@@ -13,7 +13,7 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from conftest import run_precis
+from conftest import require_cpu_bf16_sums_in_fp32, run_precis
 from train_support import (BART_NOT_SAVED, BART_WEIGHT_LIMIT, assert_steps_match, compare_weights, hf_train,
                            hf_train_fp32_then_bf16, make_job, make_predict_job, precis_train)
 
@@ -114,6 +114,7 @@ def test_bf16_on_cuda_matches_seq2seq_trainer_bf16(tmp_path):
     with the stream in bf16, as precis kept it before, 2.8e-6 and 2.7e-4), against 1.3e-3
     between HF's bf16 and fp32 gradient norms. The loss bound, 1e-6, fails a bf16 stream; the
     norm bound, 5e-4, fails a run that ignores --bf16."""
+    require_cpu_bf16_sums_in_fp32()
     model, tokenizer, records = make_job(tmp_path)
     _, ref_losses, ref_norms = hf_train(model, tokenizer, records, tmp_path, label_smoothing_factor=0.1, bf16=True)
     ours, steps, _, result = precis_train(tmp_path, tmp_path / "out", binary=EMULATED, device="cuda", bf16=True,
@@ -168,6 +169,7 @@ def test_t5_bf16_on_cuda_matches_seq2seq_trainer_bf16(tmp_path, name, monkeypatc
     3.9e-4 (with the stream in bf16, as precis kept it before: 1.7e-6 and 1.4e-3), where HF's
     bf16 gradient norms are 4.4e-4 to 1.1e-3 from its fp32 ones. The norm bound, 1e-3, fails the
     bf16 stream (v1.0); a run that ignores --bf16 lands nearer HF's fp32 norms than its bf16."""
+    require_cpu_bf16_sums_in_fp32()
     from test_t5_train import make_t5_job
     model, tokenizer, records = make_t5_job(tmp_path, name)
     fp32_norms, _, ref_losses, ref_norms = hf_train_fp32_then_bf16(model, tokenizer, records, tmp_path, monkeypatch)
