@@ -66,9 +66,13 @@ unit_tests() {  # build dir
 }
 
 oracle() {  # build dir, test files...
-  local dir=$1
+  local dir=$1 rc=0
   shift
-  (cd tests/oracle && PRECIS_BUILD_DIR="$root/$dir" "$python" -m pytest -q -p no:cacheprovider "$@")
+  (cd tests/oracle && PRECIS_BUILD_DIR="$root/$dir" "$python" -m pytest -q -p no:cacheprovider "$@") || rc=$?
+  # 77: every test passed or skipped for a reason CI excuses (conftest.py; the skips are listed
+  # above), as ctest reads it. A CPU without AVX-512 skips test_train_cuda's bf16 references.
+  [ "$rc" = 77 ] && rc=0
+  return "$rc"
 }
 
 # OpenBLAS's own threads run in libgomp, which no sanitizer sees: one thread.
