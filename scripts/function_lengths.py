@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Lists functions longer than a limit (120 lines by default) in C++ sources, for issue 17's
+"""Lists functions longer than a limit (120 lines by default) in C++ sources, for the rule
 "no function in train/, model/ or generate/ is over 120 lines, except data tables".
 
 A heuristic brace counter, not a parser: a function starts at a line at indent 0 or 2 that

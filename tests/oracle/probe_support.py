@@ -8,7 +8,7 @@ from safetensors.torch import load_file, save_file
 from conftest import precis_binary
 
 # precis against transformers, both in fp32. The promise is logits within 1e-4 and gradients
-# within 1e-5 (issue 24); fp32 gives far less, and the tests assert bounds near what it gives,
+# within 1e-5 (the project's standard); fp32 gives far less, and the tests assert bounds near what it gives,
 # so that a regression of 10x is caught the day it lands. Measured (release build with
 # -march=native and clang -O1 as under ASan, 1 and 2 OpenMP threads), the worst over the
 # BART and T5 configurations of bart_models / t5_models:

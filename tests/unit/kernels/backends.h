@@ -57,7 +57,7 @@ inline void PrintTo(const Device& device, std::ostream* os) { *os << device.name
                            ::testing::ValuesIn(precis::testing::kernel_backends()), \
                            precis::testing::backend_test_name)
 
-// The same for an op with no CUDA twin yet (issue 18): the CPU only.
+// The same for an op with no CUDA twin yet: the CPU only.
 #define INSTANTIATE_CPU_KERNEL_TEST(Fixture)                                    \
   INSTANTIATE_TEST_SUITE_P(Backends, Fixture, ::testing::Values(precis::Device::cpu()), \
                            precis::testing::backend_test_name)
