@@ -83,11 +83,61 @@ InferenceServer::~InferenceServer() {
   batcher_.stop();
 }
 
-bool InferenceServer::authorized(const std::string& header) const {
+bool InferenceServer::authorized(const httplib::Request& req, httplib::Response& res) const {
   if (!options_.token) return true;
   const std::string prefix = "Bearer ";
-  if (header.compare(0, prefix.size(), prefix) != 0) return false;
-  return same_secret(header.substr(prefix.size()), *options_.token);
+  const std::string header = req.get_header_value("Authorization");
+  if (header.compare(0, prefix.size(), prefix) == 0 &&
+      same_secret(header.substr(prefix.size()), *options_.token))
+    return true;
+  res.set_header("WWW-Authenticate", "Bearer");
+  json_error(res, 401, "missing or wrong bearer token (Authorization: Bearer <token>)");
+  return false;
+}
+
+void InferenceServer::summarize(const httplib::Request& req, httplib::Response& res) {
+  const auto started = std::chrono::steady_clock::now();
+  answer_summaries(req, res);
+  metrics_.latency(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
+
+void InferenceServer::answer_summaries(const httplib::Request& req, httplib::Response& res) {
+  if (!authorized(req, res)) return;
+  ParsedRequest parsed = parse_inference_request(req.body, options_.request);
+  if (auto* e = std::get_if<RequestError>(&parsed)) return json_error(res, e->status, e->message);
+  InferenceRequest& r = std::get<InferenceRequest>(parsed);
+  if (auto e = summarizer_.check_generation(r.generation))
+    return json_error(res, e->status, e->message);
+  Batcher::Inputs inputs;
+  for (size_t i = 0; i < r.inputs.size(); ++i) {
+    auto ids = summarizer_.encode(r.inputs[i], r.truncate);
+    if (auto* e = std::get_if<RequestError>(&ids))
+      return json_error(
+          res, e->status,
+          (r.inputs_was_list ? "inputs[" + std::to_string(i) + "]: " : "") + e->message);
+    inputs.push_back(std::move(std::get<std::vector<int32_t>>(ids)));
+  }
+  auto future = batcher_.submit(batch_key(r), std::move(inputs));
+  if (!future) {
+    res.set_header("Retry-After", std::to_string(options_.retry_after_s));
+    return json_error(res, 503, "the server is busy (request queue full); retry later");
+  }
+  std::vector<std::string> summaries;
+  try {
+    summaries = future->get();
+  } catch (const std::exception& e) {
+    return json_error(res, 500, std::string("generation failed: ") + e.what());
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (auto& s : summaries) out.push_back({{"summary_text", std::move(s)}});
+  res.set_content(out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), kJson);
+}
+
+void InferenceServer::metrics_page(const httplib::Request& req, httplib::Response& res) {
+  if (!authorized(req, res)) return;
+  res.set_content(metrics_.render(batcher_.queue_depth(), options_.batcher.max_queue),
+                  "text/plain; version=0.0.4; charset=utf-8");
 }
 
 void InferenceServer::routes() {
@@ -107,65 +157,9 @@ void InferenceServer::routes() {
     return httplib::Server::HandlerResponse::Unhandled;
   });
 
-  auto summarize = [this](const Request& req, Response& res) {
-    const auto started = std::chrono::steady_clock::now();
-    auto finish = [&] {
-      metrics_.latency(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-    };
-    if (!authorized(req.get_header_value("Authorization"))) {
-      res.set_header("WWW-Authenticate", "Bearer");
-      json_error(res, 401, "missing or wrong bearer token (Authorization: Bearer <token>)");
-      return finish();
-    }
-    ParsedRequest parsed = parse_inference_request(req.body, options_.request);
-    if (auto* e = std::get_if<RequestError>(&parsed)) {
-      json_error(res, e->status, e->message);
-      return finish();
-    }
-    InferenceRequest& r = std::get<InferenceRequest>(parsed);
-    if (auto e = summarizer_.check_generation(r.generation)) {
-      json_error(res, e->status, e->message);
-      return finish();
-    }
-    Batcher::Inputs inputs;
-    for (size_t i = 0; i < r.inputs.size(); ++i) {
-      auto ids = summarizer_.encode(r.inputs[i], r.truncate);
-      if (auto* e = std::get_if<RequestError>(&ids)) {
-        json_error(res, e->status,
-                   (r.inputs_was_list ? "inputs[" + std::to_string(i) + "]: " : "") + e->message);
-        return finish();
-      }
-      inputs.push_back(std::move(std::get<std::vector<int32_t>>(ids)));
-    }
-    auto future = batcher_.submit(batch_key(r), std::move(inputs));
-    if (!future) {
-      res.set_header("Retry-After", std::to_string(options_.retry_after_s));
-      json_error(res, 503, "the server is busy (request queue full); retry later");
-      return finish();
-    }
-    std::vector<std::string> summaries;
-    try {
-      summaries = future->get();
-    } catch (const std::exception& e) {
-      json_error(res, 500, std::string("generation failed: ") + e.what());
-      return finish();
-    }
-    nlohmann::json out = nlohmann::json::array();
-    for (auto& s : summaries) out.push_back({{"summary_text", std::move(s)}});
-    res.set_content(out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), kJson);
-    finish();
-  };
-
-  auto not_allowed = [](const std::string& allow) {
-    return [allow](const Request& req, Response& res) {
-      res.set_header("Allow", allow);
-      json_error(res, 405, req.method + " is not allowed here; use " + allow);
-    };
-  };
   // Hub model ids: a name, or owner/name; nothing else (no "..", no empty segment).
   const std::string models = R"(/models/[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?)";
-
+  auto summarize = [this](const Request& req, Response& res) { this->summarize(req, res); };
   http.Get("/", [this](const Request&, Response& res) {
     res.set_content(page_html_, "text/html; charset=utf-8");
   });
@@ -173,31 +167,39 @@ void InferenceServer::routes() {
   http.Post(models, summarize);
   http.Get("/health",
            [](const Request&, Response& res) { res.set_content(R"({"status":"ok"})", kJson); });
-  http.Get("/metrics", [this](const Request& req, Response& res) {
-    if (!authorized(req.get_header_value("Authorization"))) {
-      res.set_header("WWW-Authenticate", "Bearer");
-      return json_error(res, 401, "missing or wrong bearer token (Authorization: Bearer <token>)");
-    }
-    res.set_content(metrics_.render(batcher_.queue_depth(), options_.batcher.max_queue),
-                    "text/plain; version=0.0.4; charset=utf-8");
-  });
-  for (const std::string& path : {std::string("/"), models}) {
-    http.Put(path, not_allowed(path == "/" ? "GET, POST" : "POST"));
-    http.Patch(path, not_allowed(path == "/" ? "GET, POST" : "POST"));
-    http.Delete(path, not_allowed(path == "/" ? "GET, POST" : "POST"));
-    http.Options(path, not_allowed(path == "/" ? "GET, POST" : "POST"));
-  }
-  http.Get(models, not_allowed("POST"));
-  for (const std::string path : {"/health", "/metrics"}) {
-    http.Post(path, not_allowed("GET"));
-    http.Put(path, not_allowed("GET"));
-    http.Patch(path, not_allowed("GET"));
-    http.Delete(path, not_allowed("GET"));
-    http.Options(path, not_allowed("GET"));
-  }
+  http.Get("/metrics", [this](const Request& req, Response& res) { metrics_page(req, res); });
+  refuse_other_methods(models);
+  error_responses();
+}
 
-  // Statuses cpp-httplib sets itself (404, 413, 414, 400 for a malformed request) get a
-  // JSON body too; handlers' own errors already have one.
+// 405 with Allow for every other method on a known path.
+void InferenceServer::refuse_other_methods(const std::string& models) {
+  auto not_allowed = [](const std::string& allow) {
+    return [allow](const httplib::Request& req, httplib::Response& res) {
+      res.set_header("Allow", allow);
+      json_error(res, 405, req.method + " is not allowed here; use " + allow);
+    };
+  };
+  const std::pair<std::string, std::string> allowed[] = {
+      {"/", "GET, POST"}, {models, "POST"}, {"/health", "GET"}, {"/metrics", "GET"}};
+  httplib::Server& http = *http_;
+  for (const auto& [path, allow] : allowed) {
+    if (allow.find("GET") == std::string::npos) http.Get(path, not_allowed(allow));
+    if (allow.find("POST") == std::string::npos) http.Post(path, not_allowed(allow));
+    http.Put(path, not_allowed(allow));
+    http.Patch(path, not_allowed(allow));
+    http.Delete(path, not_allowed(allow));
+    http.Options(path, not_allowed(allow));
+  }
+}
+
+// Statuses cpp-httplib sets itself (404, 413, 414, 400 for a malformed request) get a JSON
+// body too; handlers' own errors already have one. Every response is counted by route and
+// status; nothing is printed (no header, so no token, ever reaches a log).
+void InferenceServer::error_responses() {
+  using httplib::Request;
+  using httplib::Response;
+  httplib::Server& http = *http_;
   http.set_error_handler(
       httplib::Server::HandlerWithResponse([](const Request& req, Response& res) {
         if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
@@ -228,8 +230,6 @@ void InferenceServer::routes() {
     }
     json_error(res, 500, what);
   });
-  // After every response: counted by route and status. Nothing is printed (no header, so
-  // no token, ever reaches a log).
   http.set_logger([this](const Request& req, const Response& res) {
     metrics_.request(route_of(req.path), res.status);
   });

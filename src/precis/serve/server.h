@@ -19,7 +19,9 @@
 
 namespace httplib {
 class Server;
-}
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace precis::serve {
 
@@ -50,7 +52,13 @@ class InferenceServer {
 
  private:
   void routes();
-  bool authorized(const std::string& header) const;
+  void refuse_other_methods(const std::string& models);
+  void error_responses();
+  // The one bearer check (POST and /metrics): true, or false with a 401 written.
+  bool authorized(const httplib::Request& req, httplib::Response& res) const;
+  void summarize(const httplib::Request& req, httplib::Response& res);  // timed
+  void answer_summaries(const httplib::Request& req, httplib::Response& res);
+  void metrics_page(const httplib::Request& req, httplib::Response& res);
 
   const Summarizer& summarizer_;
   ServerOptions options_;
