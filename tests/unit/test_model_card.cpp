@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "precis/core/error.h"
+#include "precis/hub/card_formatting.h"
 #include "precis/hub/loss_curve.h"
 #include "precis/hub/model_card.h"
-
 #include "test_support.h"
 
 namespace fs = std::filesystem;

@@ -1,18 +1,15 @@
 #include "precis/hub/model_card.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
-#include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
+#include "precis/hub/card_formatting.h"
 #include "precis/hub/loss_curve.h"
+#include "precis/hub/model_directory.h"
 #include "precis/hub/training_data_example.h"
 
 namespace precis::hub {
@@ -26,118 +23,6 @@ constexpr const char* kExampleText =
     "Amanda: I baked cookies. Do you want some?\n"
     "Jerry: Sure!\n"
     "Amanda: I'll bring you tomorrow :-)";
-
-// ---- reading the directory ----------------------------------------------------------------
-
-// The file's JSON object, or nullopt when the file does not exist.
-std::optional<json> read_json_object(const fs::path& file) {
-  if (!fs::exists(file)) return std::nullopt;
-  std::ifstream in(file, std::ios::binary);
-  check(bool(in), file.string() + ": cannot open for reading");
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  json j;
-  try {
-    j = json::parse(bytes);
-  } catch (const json::parse_error& e) {
-    throw Error(file.string() + ": malformed JSON (" + e.what() + ")");
-  }
-  check(j.is_object(), file.string() + ": expected a JSON object, found " + std::string(j.type_name()));
-  return j;
-}
-
-// Runs `f`, turning nlohmann's type errors (a field of the wrong type) into an Error naming
-// the file they came from.
-template <typename F>
-auto from_file(const fs::path& file, F&& f) {
-  try {
-    return f();
-  } catch (const json::exception& e) {
-    throw Error(file.string() + ": unexpected content (" + e.what() + ")");
-  }
-}
-
-struct ModelDirectory {
-  fs::path dir;
-  json config;
-  std::optional<json> args;     // training_args.json
-  std::optional<json> state;    // trainer_state.json
-  std::optional<json> eval;     // eval_results.json (validation split)
-  std::optional<json> predict;  // predict_results.json (test split)
-  std::optional<json> job;      // job_summary.json (world size of a data-parallel run)
-};
-
-ModelDirectory read_model_directory(const fs::path& dir) {
-  check(fs::is_directory(dir), dir.string() + ": not a directory");
-  ModelDirectory m;
-  m.dir = dir;
-  auto config = read_json_object(dir / "config.json");
-  check(config.has_value(), dir.string() + ": not a model directory (no config.json)");
-  m.config = *config;
-  m.args = read_json_object(dir / "training_args.json");
-  m.state = read_json_object(dir / "trainer_state.json");
-  m.eval = read_json_object(dir / "eval_results.json");
-  m.predict = read_json_object(dir / "predict_results.json");
-  m.job = read_json_object(dir / "job_summary.json");
-  return m;
-}
-
-// ---- formatting numbers and names as Python and YAML do -----------------------------------
-
-// Python's str() of a JSON value.
-std::string python_str(const json& v) {
-  if (v.is_number_float()) return python_float_repr(v.get<double>());
-  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "None";
-  return v.dump();
-}
-
-// transformers.modelcard._maybe_round: floats with more than 4 decimals as %.4f.
-std::string maybe_round(const json& v) {
-  std::string s = python_str(v);
-  if (!v.is_number_float()) return s;
-  const size_t dot = s.find('.');
-  if (dot != std::string::npos && s.size() - dot - 1 > 4) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4f", v.get<double>());
-    s = buf;
-  }
-  return s;
-}
-
-// A number PyYAML (YAML 1.1) reads back as the same number: floats need a '.' in the mantissa.
-std::string yaml_number(const json& v) {
-  if (!v.is_number_float()) return v.dump();
-  const double d = v.get<double>();
-  if (std::isnan(d)) return ".nan";
-  if (std::isinf(d)) return d > 0 ? ".inf" : "-.inf";
-  std::string s = python_float_repr(d);
-  const size_t e = s.find('e');
-  if (e != std::string::npos && s.find('.') == std::string::npos) s.insert(e, ".0");
-  return s;
-}
-
-// Python's str.capitalize on ASCII: first letter upper, the rest lower.
-std::string capitalize(std::string s) {
-  for (size_t i = 0; i < s.size(); ++i)
-    s[i] = char(i == 0 ? std::toupper((unsigned char)s[i]) : std::tolower((unsigned char)s[i]));
-  return s;
-}
-
-// HF's display name of a metric key without its prefix: "gen_len" -> "Gen Len",
-// "rougeLsum" -> "Rougelsum".
-std::string metric_display_name(const std::string& key) {
-  std::string out;
-  size_t start = 0;
-  while (true) {
-    const size_t end = key.find('_', start);
-    if (!out.empty() || start > 0) out += ' ';
-    out += capitalize(key.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
 
 // Metric keys (prefix removed) in the order a reader expects them; unknown ones last, sorted.
 int metric_rank(const std::string& key) {
@@ -165,27 +50,6 @@ std::vector<std::pair<std::string, json>> scores(const json& results, const std:
     return ra != rb ? ra < rb : a.first < b.first;
   });
   return out;
-}
-
-// transformers.modelcard.make_markdown_table: centred columns padded to the widest cell.
-std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> width(header.size());
-  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
-  for (const auto& row : rows)
-    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string s;
-    for (size_t c = 0; c < width.size(); ++c) {
-      const std::string& v = c < cells.size() ? cells[c] : std::string();
-      s += "| " + v + std::string(width[c] - v.size() + 1, ' ');
-    }
-    return s + "|\n";
-  };
-  std::string table = line(header);
-  for (size_t w : width) table += "|:" + std::string(w, '-') + ":";
-  table += "|\n";
-  for (const auto& row : rows) table += line(row);
-  return table;
 }
 
 // ---- what the card says ------------------------------------------------------------------
@@ -593,53 +457,6 @@ std::string usage(const CardFacts& f) {
 }
 
 }  // namespace
-
-std::string python_float_repr(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
-  // Shortest round-trip digits and exponent, laid out by Python's repr rules: scientific
-  // when the decimal point would sit before position -4 or after position 16.
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  const std::string sci(buf, r.ptr);
-  const size_t e = sci.find('e');
-  std::string mantissa = sci.substr(0, e);
-  const int exponent = std::stoi(sci.substr(e + 1));
-  const bool negative = mantissa[0] == '-';
-  std::string digits;
-  for (char ch : mantissa)
-    if (std::isdigit((unsigned char)ch)) digits += ch;
-  const int point = exponent + 1;  // value = 0.digits x 10^point
-  std::string out = negative ? "-" : "";
-  if (point <= -4 || point > 16) {
-    out += digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
-    char exp[16];
-    std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
-    return out + exp;
-  }
-  if (point <= 0) return out + "0." + std::string(size_t(-point), '0') + digits;
-  if (size_t(point) >= digits.size()) return out + digits + std::string(size_t(point) - digits.size(), '0') + ".0";
-  return out + digits.substr(0, size_t(point)) + "." + digits.substr(size_t(point));
-}
-
-std::string yaml_scalar(std::string_view s) {
-  bool plain = !s.empty() && (std::isalpha((unsigned char)s.front()) || s.front() == '_');
-  for (char ch : s)
-    if (!std::isalnum((unsigned char)ch) && ch != '-' && ch != '_' && ch != '.' && ch != '/' && ch != ' ') plain = false;
-  if (plain && s.back() == ' ') plain = false;
-  if (plain) {
-    // Words YAML 1.1 reads as booleans or null.
-    std::string lower(s);
-    for (char& ch : lower) ch = char(std::tolower((unsigned char)ch));
-    static const std::set<std::string> special = {"true", "false", "yes", "no", "on", "off", "y", "n", "null"};
-    if (special.count(lower)) plain = false;
-  }
-  if (plain) return std::string(s);
-  // JSON's string escapes are valid in a YAML double-quoted scalar.
-  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
-}
 
 ModelCardFiles render_model_card(const fs::path& dir, const ModelCardOptions& options) {
   const ModelDirectory m = read_model_directory(dir);

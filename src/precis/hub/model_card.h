@@ -54,10 +54,4 @@ std::string model_card(const std::filesystem::path& dir, const ModelCardOptions&
 // Returns the README's path.
 std::filesystem::path write_model_card(const std::filesystem::path& dir, const ModelCardOptions& options = {});
 
-// Python's repr() of a float ("5e-05", "0.9", "3.0"), as Trainer's card prints hyperparameters.
-std::string python_float_repr(double v);
-
-// A YAML scalar for `s`: plain when it reads back as that same string, else double-quoted.
-std::string yaml_scalar(std::string_view s);
-
 }  // namespace precis::hub
