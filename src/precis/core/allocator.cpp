@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "precis/core/device_runtime.h"
 #include "precis/core/error.h"
-#include "precis/kernels/cuda/kernels_cuda.h"
 
 namespace precis {
 
@@ -41,7 +41,8 @@ Allocator& allocator_for(Device device) {
     case DeviceKind::CPU:
       return host_allocator();
     case DeviceKind::CUDA:
-      if (const cuda::Kernels* k = cuda::installed()) return *k->allocator(device.index);
+      if (const DeviceRuntime* r = device_runtime(device.kind); r && r->allocator)
+        return *r->allocator(device.index);
       break;
   }
   throw Error(no_backend_message("memory", device));

@@ -16,7 +16,7 @@ void copy(const Tensor& src, const Tensor& dst) {
   // Host <-> GPU and GPU <-> GPU: in the order of the GPU side's stream (the source's when
   // both are GPUs); a copy to the host returns once the host holds the data.
   const Device gpu = src.device.is_cpu() ? dst.device : src.device;
-  CudaOp{"copy", gpu}.run(&cuda::Kernels::copy, src.ptr, dst.ptr, src.nbytes(),
+  CudaOp{"copy", gpu}.run(&DeviceRuntime::copy, src.ptr, dst.ptr, src.nbytes(),
                           dst.device.is_cpu());
 }
 

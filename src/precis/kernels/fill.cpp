@@ -8,7 +8,7 @@ namespace precis {
 void zero(const Tensor& x) {
   return dispatch_op(
       "zero", {&x}, [&] { return cpu::zero(x.ptr, x.nbytes()); },
-      [&](const CudaOp& gpu) { return gpu.run(&cuda::Kernels::zero, x.ptr, x.nbytes()); });
+      [&](const CudaOp& gpu) { return gpu.run(&DeviceRuntime::zero, x.ptr, x.nbytes()); });
 }
 
 void fill(const Tensor& x, float value) {

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <utility>
 
+#include "precis/core/device_runtime.h"
 #include "precis/core/tensor.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/dispatch.h"
@@ -22,7 +23,8 @@ struct OpName {
 };
 
 // What the CUDA branch is handed: run(&cuda::Kernels::member, args...) calls the member's twin
-// (no_backend when this build has none) with the op's stream after the arguments.
+// (no_backend when this build has none) with the op's stream after the arguments;
+// run(&DeviceRuntime::member, args...) the same of the device's runtime (copies, zeroing).
 class CudaOp {
  public:
   CudaOp(const char* op, Device device) : op_(op), device_(device) {}
@@ -30,6 +32,12 @@ class CudaOp {
   template <class F, class... Args>
   decltype(auto) run(F cuda::Kernels::*member, Args&&... args) const {
     return cuda::twin(member, op_, device_)(std::forward<Args>(args)..., op_stream(device_));
+  }
+  template <class F, class... Args>
+  decltype(auto) run(F DeviceRuntime::*member, Args&&... args) const {
+    const DeviceRuntime* runtime = device_runtime(device_.kind);
+    if (runtime == nullptr || runtime->*member == nullptr) no_backend(op_, device_);
+    return (runtime->*member)(std::forward<Args>(args)..., op_stream(device_));
   }
 
  private:

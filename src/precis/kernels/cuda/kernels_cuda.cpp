@@ -12,7 +12,10 @@ std::atomic<int (*)()> backend_installer{nullptr};
 
 const Kernels* installed() { return installed_kernels.load(std::memory_order_acquire); }
 
-void install(const Kernels* kernels) { installed_kernels.store(kernels, std::memory_order_release); }
+void install(const Kernels* kernels) {
+  install_device_runtime(DeviceKind::CUDA, kernels ? kernels->runtime : nullptr);
+  installed_kernels.store(kernels, std::memory_order_release);
+}
 
 void set_backend_installer(int (*installer)()) { backend_installer.store(installer); }
 

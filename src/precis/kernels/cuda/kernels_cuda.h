@@ -18,8 +18,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "precis/core/allocator.h"
 #include "precis/core/device.h"
+#include "precis/core/device_runtime.h"
 #include "precis/core/dtype.h"
 #include "precis/kernels/activation.h"
 #include "precis/kernels/attention.h"
@@ -31,12 +31,9 @@
 namespace precis::cuda {
 
 struct Kernels {
-  // Memory: the device's allocator; bytes from src to dst, each on the host or on this
-  // backend's device, in the stream's order (when dst is host memory, it holds them on return).
-  Allocator* (*allocator)(int device) = nullptr;
-  void (*copy)(const void* src, void* dst, size_t bytes, bool to_host, Stream stream) = nullptr;
+  // Memory, copies and zeroing (core/device_runtime.h): install() registers them for core/.
+  const DeviceRuntime* runtime = nullptr;
 
-  void (*zero)(void* x, size_t bytes, Stream stream) = nullptr;
   void (*fill)(float* x, int64_t n, float value, Stream stream) = nullptr;
   void (*fill_normal)(float* x, int64_t first, int64_t n, double std, uint64_t seed,
                       uint64_t stream_id, Stream stream) = nullptr;
@@ -177,7 +174,8 @@ struct Kernels {
 
 // The installed backend's table; null when none is (no backend in this process, or no GPU).
 const Kernels* installed();
-// Makes `kernels` (static storage, or null to uninstall) the CUDA backend of this process.
+// Makes `kernels` (static storage, or null to uninstall) the CUDA backend of this process,
+// and its runtime the CUDA devices' (install_device_runtime).
 void install(const Kernels* kernels);
 
 // How this process gets its backend when a job first asks for CUDA (kernels/device_choice.h):

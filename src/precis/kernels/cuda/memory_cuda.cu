@@ -115,9 +115,8 @@ void append_rows(const char* values, char* cache, int64_t rows, size_t row_bytes
 }  // namespace
 
 void add_memory_twins(Kernels& k) {
-  k.allocator = allocator;
-  k.copy = copy;
-  k.zero = zero;
+  static const DeviceRuntime runtime{allocator, copy, zero};
+  k.runtime = &runtime;
   k.gather_rows = gather_rows;
   k.append_rows = append_rows;
 }
