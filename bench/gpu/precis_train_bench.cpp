@@ -121,8 +121,7 @@ int main(int argc, char** argv) {
       accumulate_model_loss(batch, acts, 0.0f, label_tokens, 1.0, report.slice(0, 1));
       bart_backward(c, params, batch, acts, dropout, 0.0f, float(loss_scale / label_tokens),
                     grads.params, scratch);
-      if (loss_scale != 1.0)
-        scale_in_place(dist::flat_tensor(c, grads.params), float(1.0 / loss_scale));
+      if (loss_scale != 1.0) scale_in_place(flat_tensor(c, grads.params), float(1.0 / loss_scale));
       optimizer.clipped_step(model.params, grads.params, 5e-5, 1.0, false, report.slice(1, 2),
                              copy16 ? copy16->flat() : Tensor{});
       if (copy16) copy16->refresh_buffers(model.params);

@@ -15,6 +15,7 @@
 
 #include "precis/dist/gradient_buckets.h"
 #include "precis/model/bart/bart_init.h"
+#include "precis/model/common/flat_parameters.h"
 
 using namespace precis;
 
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
   allocate_parameters(c, grads, measure);
   Arena arena(measure.used());
   allocate_parameters(c, grads, arena);
-  dist::FlatLayout layout = dist::flat_layout(c, grads);
+  dist::FlatLayout layout = flat_layout(c, grads);
   auto buckets = dist::plan_buckets(layout, (25 << 20) / 4, (1 << 20) / 4);
   const double grad_bytes = double(layout.size) * 4;
   double last_stage_bytes = 0;

@@ -4,17 +4,17 @@
 // rest of the backward adds nothing to it), for BART and for T5 with a tied and an untied
 // LM head. A bucket's all-reduce starts at its stage, so a gradient still growing then would
 // be averaged short.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <map>
 #include <numeric>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "precis/dist/gradient_buckets.h"
 #include "precis/model/bart/bart_init.h"
+#include "precis/model/common/flat_parameters.h"
 #include "precis/model/t5/t5_init.h"
-
 #include "small_t5.h"
 #include "training_step_buffers.h"
 
@@ -52,10 +52,10 @@ void expect_gradients_final_at_their_stage(const Config& c) {
   Model model = Model::allocate(c);
   initialize(model, 7);
   Model grads = Model::allocate(c);
-  const Tensor flat_grads = dist::flat_tensor(c, grads.params);
+  const Tensor flat_grads = flat_tensor(c, grads.params);
   std::span<float> flat(flat_grads.f32(), size_t(flat_grads.numel()));
   std::fill(flat.begin(), flat.end(), 0.0f);
-  const dist::FlatLayout layout = dist::flat_layout(c, grads.params);
+  const dist::FlatLayout layout = flat_layout(c, grads.params);
 
   const int64_t S = 9, T = 6;
   Arena inputs(1 << 20);

@@ -67,7 +67,7 @@ void check_compute_copy(const Config& c, DType dtype) {
   const int64_t compared = expect_rounded_master(c, model.params, copy.params(), dtype);
   EXPECT_GT(compared, 0);
   // The trainable tensors sit at the master's element offsets of one flat range.
-  const dist::FlatLayout layout = dist::flat_layout(c, model.params);
+  const dist::FlatLayout layout = flat_layout(c, model.params);
   EXPECT_EQ(copy.flat().numel(), layout.size);
   size_t next = 0;
   visit_parameters(c, copy.params(), [&](const std::string& name, Tensor& t, Shape, ParamRole role) {

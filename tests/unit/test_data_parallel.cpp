@@ -1,6 +1,8 @@
 // Data parallelism's pieces that need no second process: how global batches are split
 // over ranks (against the one-process batches), how the gradient buffer is bucketed, and
 // the single-process communicator.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -9,15 +11,12 @@
 #include <set>
 #include <thread>
 
-#include <gtest/gtest.h>
-
-#include "precis/dist/flat_parameters.h"
 #include "precis/dist/gradient_buckets.h"
 #include "precis/dist/host_threads.h"
 #include "precis/dist/single_process_communicator.h"
 #include "precis/model/bart/bart_init.h"
+#include "precis/model/common/flat_parameters.h"
 #include "precis/train/batch_sampler.h"
-
 #include "weight_bias_weight.h"
 
 namespace precis {
@@ -131,7 +130,7 @@ TEST(DataParallel, BucketsCoverTheGradientBufferOnceInBackwardOrder) {
   Arena arena(parameter_bytes(c));
   BartParams grads;
   allocate_parameters(c, grads, arena);
-  dist::FlatLayout layout = dist::flat_layout(c, grads);
+  dist::FlatLayout layout = flat_layout(c, grads);
   const int64_t cap = 5000, first_cap = 700;
   auto buckets = dist::plan_buckets(layout, cap, first_cap);
   std::vector<std::pair<int64_t, int64_t>> ranges;
@@ -205,7 +204,7 @@ TEST(DataParallel, ExposedAllReduceTimeIsSplitAtTheEndOfTheBackward) {
   BartParams grads;
   allocate_parameters(c, grads, arena);
   SlowProgressCommunicator comm;
-  dist::GradientAllReduce sync(c, grads, comm, 5000 * 4, 700 * 4);
+  dist::GradientAllReduce sync(flat_gradients(c, grads), comm, 5000 * 4, 700 * 4);
   const double in_backward = 0.02;
   comm.progress_s = in_backward;
   const int stages = final_backward_stage(c);  // stage_done for 0 .. stages-1 in the backward

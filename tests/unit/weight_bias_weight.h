@@ -5,17 +5,16 @@
 
 #include <cstdint>
 
-#include "precis/dist/flat_parameters.h"
+#include "precis/model/common/flat_parameters.h"
 
 namespace precis::testing {
 
 inline dist::FlatLayout weight_bias_weight(int64_t weight, int64_t bias_offset, int64_t bias,
                                            int64_t second_weight) {
   dist::FlatLayout layout;
-  layout.tensors = {dist::FlatTensor{"w", 0, weight, ParamRole::Trainable, 0},
-                    dist::FlatTensor{"b", bias_offset, bias, ParamRole::TrainableNoDecay, 0},
-                    dist::FlatTensor{"w2", bias_offset + bias, second_weight,
-                                     ParamRole::Trainable, 0}};
+  layout.tensors = {dist::FlatTensor{"w", 0, weight, true, 0},
+                    dist::FlatTensor{"b", bias_offset, bias, false, 0},
+                    dist::FlatTensor{"w2", bias_offset + bias, second_weight, true, 0}};
   layout.size = bias_offset + bias + second_weight;
   return layout;
 }

@@ -27,7 +27,8 @@ Tensor Arena::alloc(Shape shape, DType dtype) {
 Tensor Arena::zeros(Shape shape, DType dtype) {
   Tensor t = alloc(shape, dtype);
   // The padding up to the next tensor too: a flat buffer of tensors laid out one after the
-  // other (dist/flat_parameters.h) is reduced, clipped and updated as a whole, gaps included.
+  // other (model/common/flat_parameters.h) is reduced, clipped and updated as a whole, gaps
+  // included.
   if (t.ptr) base_.get_deleter().allocator->zero(t.ptr, (t.nbytes() + kAlignment - 1) / kAlignment * kAlignment);
   return t;
 }

@@ -1,10 +1,10 @@
 // The collectives data-parallel training needs, behind one small interface (Marian's
 // communicator idea): a single-process implementation (every collective is the identity),
 // MPI on CPU, and later NCCL on GPU. The model's buffers (gradients, parameters, optimizer
-// state) are flat tensors: a pointer, a count, a dtype and a device (dist/flat_parameters.h),
-// with the stream to order the collective on (unused on the CPU; NCCL's communication
-// stream). Host values (loss sums, counters, flags) go as spans of doubles. Every collective
-// works in place. All ranks must call the same collectives in the same order.
+// state) are flat tensors: a pointer, a count, a dtype and a device
+// (model/common/flat_parameters.h), with the stream to order the collective on (unused on the CPU;
+// NCCL's communication stream). Host values (loss sums, counters, flags) go as spans of doubles.
+// Every collective works in place. All ranks must call the same collectives in the same order.
 #pragma once
 
 #include <cstddef>

@@ -36,16 +36,12 @@ std::vector<GradientBucket> plan_buckets(const FlatLayout& layout, int64_t bucke
   return buckets;
 }
 
-template <class Config>
-GradientAllReduce::GradientAllReduce(const Config& config, ParamsOf<Config>& grads, Communicator& comm,
+GradientAllReduce::GradientAllReduce(const FlatGradients& grads, Communicator& comm,
                                      int64_t bucket_bytes, int64_t first_bucket_bytes)
-    : comm_(comm), flat_(flat_tensor(config, grads)), final_stage_(precis::final_backward_stage(config)) {
-  buckets_ = plan_buckets(flat_layout(config, grads), std::max<int64_t>(1, bucket_bytes / 4),
+    : comm_(comm), flat_(grads.flat), final_stage_(grads.final_stage) {
+  buckets_ = plan_buckets(grads.layout, std::max<int64_t>(1, bucket_bytes / 4),
                           std::max<int64_t>(1, first_bucket_bytes / 4));
 }
-
-template GradientAllReduce::GradientAllReduce(const BartConfig&, BartParams&, Communicator&, int64_t, int64_t);
-template GradientAllReduce::GradientAllReduce(const T5Config&, T5Params&, Communicator&, int64_t, int64_t);
 
 void GradientAllReduce::stage_done(int stage) {
   const auto start = std::chrono::steady_clock::now();

@@ -11,7 +11,7 @@
 #pragma once
 
 #include "precis/dist/communicator.h"
-#include "precis/dist/flat_parameters.h"
+#include "precis/dist/flat_layout.h"
 
 namespace precis::dist {
 
@@ -28,9 +28,9 @@ std::vector<GradientBucket> plan_buckets(const FlatLayout& layout, int64_t bucke
 
 class GradientAllReduce {
  public:
-  template <class Config>
-  GradientAllReduce(const Config& config, ParamsOf<Config>& grads, Communicator& comm,
-                    int64_t bucket_bytes = 25 << 20, int64_t first_bucket_bytes = 1 << 20);
+  // grads: model/common/flat_parameters.h's flat_gradients of the model's gradients.
+  GradientAllReduce(const FlatGradients& grads, Communicator& comm, int64_t bucket_bytes = 25 << 20,
+                    int64_t first_bucket_bytes = 1 << 20);
 
   // Backward stage `stage` has ended: start the buckets it completes, let the others progress.
   void stage_done(int stage);
@@ -49,7 +49,7 @@ class GradientAllReduce {
 
  private:
   Communicator& comm_;
-  Tensor flat_;  // the flat gradient (flat_parameters.h)
+  Tensor flat_;                          // the flat gradient (model/common/flat_parameters.h)
   std::vector<GradientBucket> buckets_;  // in start order
   std::vector<Communicator::Handle> handles_;
   size_t started_ = 0;

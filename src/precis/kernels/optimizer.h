@@ -20,7 +20,7 @@ void adamw_update(const Tensor& params, const Tensor& grads, const Tensor& exp_a
                   const Tensor& exp_avg_sq, double lr, double beta1, double beta2, double eps,
                   double weight_decay, int64_t step);
 
-// The same over a flat buffer that holds many parameters (dist/flat_parameters.h), in one
+// The same over a flat buffer that holds many parameters (model/common/flat_parameters.h), in one
 // launch: element i takes weight decay iff bit i % 32 of word i / 32 of decay_mask (I32,
 // (n + 31) / 32 words, read as unsigned) is set; the others update as with weight_decay 0,
 // bit for bit what adamw_update gives each parameter on its own.

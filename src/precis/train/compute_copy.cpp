@@ -28,8 +28,8 @@ ComputeCopy<Config>::ComputeCopy(const Config& config, Params& master, DType dty
     : config_(config) {
   check(dtype == DType::BF16 || dtype == DType::F16,
         "compute copy: 16-bit weights are BF16 or F16, not " + dtype_name(dtype));
-  const dist::FlatLayout layout = dist::flat_layout(config, master);
-  const Device device = dist::flat_tensor(config, master).device;
+  const dist::FlatLayout layout = flat_layout(config, master);
+  const Device device = flat_tensor(config, master).device;
   size_t buffer_bytes = 0;
   for (Tensor* b : buffers_of(config, master)) buffer_bytes += b->numel() * 2 + Arena::kAlignment;
   arena_ = Arena(size_t(layout.size) * 2 + Arena::kAlignment + buffer_bytes, device);
@@ -50,7 +50,7 @@ ComputeCopy<Config>::ComputeCopy(const Config& config, Params& master, DType dty
 
 template <class Config>
 void ComputeCopy<Config>::refresh(Params& master) {
-  convert(dist::flat_tensor(config_, master), flat_);
+  convert(flat_tensor(config_, master), flat_);
   refresh_buffers(master);
 }
 

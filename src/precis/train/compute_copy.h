@@ -1,13 +1,13 @@
 // The 16-bit weights a device computes with under --bf16 / --fp16 (HF's mixed precision:
 // autocast over fp32 parameters). The fp32 master, the gradients and AdamW's state stay as they
 // are; this copy holds every tensor of the master in bf16 or fp16, the trainable ones as views
-// into one flat 16-bit buffer at the master's element offsets (dist::flat_layout), so that one
+// into one flat 16-bit buffer at the master's element offsets (flat_layout), so that one
 // conversion over the flat range refreshes them after each optimizer step (plus one per
 // buffer). The CUDA backend computes from it; the CPU computes in fp32 and keeps none.
 #pragma once
 
 #include "precis/core/arena.h"
-#include "precis/dist/flat_parameters.h"
+#include "precis/model/common/flat_parameters.h"
 #include "precis/model/common/seq2seq_family.h"
 
 namespace precis::train {

@@ -2,14 +2,14 @@
 
 #include <cmath>
 
-#include "precis/dist/flat_parameters.h"
+#include "precis/io/safetensors.h"
 #include "precis/kernels/copy.h"
-#include "precis/kernels/fill.h"
 #include "precis/kernels/elementwise.h"
+#include "precis/kernels/fill.h"
 #include "precis/kernels/grad_norm.h"
 #include "precis/kernels/optimizer.h"
 #include "precis/kernels/optimizer_math.h"
-#include "precis/io/safetensors.h"
+#include "precis/model/common/flat_parameters.h"
 
 namespace precis::train {
 
@@ -38,7 +38,7 @@ AdamW<Config>::AdamW(const Config& config, const AdamWSettings& settings)
              Arena::kAlignment) {
   allocate_parameters(config_, exp_avg_, arena_);
   allocate_parameters(config_, exp_avg_sq_, arena_);
-  decay_mask_ = upload_decay_mask(dist::flat_layout(config_, exp_avg_), arena_);
+  decay_mask_ = upload_decay_mask(flat_layout(config_, exp_avg_), arena_);
   norm_squared_ = arena_.zeros(Shape{1}, DType::F64);
 }
 
@@ -47,8 +47,8 @@ AdamW<Config>::AdamW(const Config& config, const AdamWSettings& settings)
 template <class Config>
 void AdamW<Config>::step(Params& params, Params& grads, double lr, const GradientRead& read) {
   ++step_;
-  adamw_update_masked(dist::flat_tensor(config_, params), dist::flat_tensor(config_, grads),
-                      dist::flat_tensor(config_, exp_avg_), dist::flat_tensor(config_, exp_avg_sq_),
+  adamw_update_masked(flat_tensor(config_, params), flat_tensor(config_, grads),
+                      flat_tensor(config_, exp_avg_), flat_tensor(config_, exp_avg_sq_),
                       decay_mask_, lr, settings_.beta1, settings_.beta2, settings_.epsilon,
                       settings_.weight_decay, step_, read);
 }
@@ -57,7 +57,7 @@ template <class Config>
 void AdamW<Config>::clipped_step(Params& params, Params& grads, double lr, double max_norm,
                                  bool skip_if_not_finite, const Tensor& norm_squared,
                                  const Tensor& compute_copy) {
-  sum_of_squares_into(dist::flat_tensor(config_, grads), norm_squared);
+  sum_of_squares_into(flat_tensor(config_, grads), norm_squared);
   step(params, grads, lr,
        {.zero_after = true, .norm_squared = norm_squared, .max_norm = max_norm,
         .skip_if_not_finite = skip_if_not_finite, .compute_copy = compute_copy});
@@ -119,7 +119,7 @@ int64_t load_adamw_state(const std::filesystem::path& file, const Config& config
 // One reduction over the flat gradient (its gaps are zeros).
 template <class Config>
 double global_grad_norm(const Config& c, ParamsOf<Config>& grads) {
-  return std::sqrt(sum_of_squares(dist::flat_tensor(c, grads)));
+  return std::sqrt(sum_of_squares(flat_tensor(c, grads)));
 }
 
 float clip_scale(double norm, double max_norm) {
@@ -130,7 +130,7 @@ template <class Config>
 double clip_grad_norm(const Config& c, ParamsOf<Config>& grads, double max_norm) {
   const double norm = global_grad_norm(c, grads);
   const float scale = clip_scale(norm, max_norm);
-  if (scale != 1.0f) scale_in_place(dist::flat_tensor(c, grads), scale);
+  if (scale != 1.0f) scale_in_place(flat_tensor(c, grads), scale);
   return norm;
 }
 
@@ -143,7 +143,7 @@ void zero_buffer_grads(const Config& c, ParamsOf<Config>& grads) {
 
 template <class Config>
 void zero_grads(const Config& c, ParamsOf<Config>& grads) {
-  zero(dist::flat_tensor(c, grads));
+  zero(flat_tensor(c, grads));
   zero_buffer_grads(c, grads);
 }
 

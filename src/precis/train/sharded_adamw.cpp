@@ -9,15 +9,15 @@
 namespace precis::train {
 
 template <class Config>
-ShardedAdamW<Config>::ShardedAdamW(const Config& config, const AdamWSettings& settings, Params& params,
-                                   dist::Communicator& comm)
-    : config_(config), settings_(settings), comm_(comm), layout_(dist::flat_layout(config, params)) {
+ShardedAdamW<Config>::ShardedAdamW(const Config& config, const AdamWSettings& settings,
+                                   Params& params, dist::Communicator& comm)
+    : config_(config), settings_(settings), comm_(comm), layout_(flat_layout(config, params)) {
   segments_ = dist::even_segments(layout_.size, comm.world_size());
   for (int r = 0; r < comm.rank(); ++r) begin_ += segments_[size_t(r)];
   end_ = begin_ + segments_[size_t(comm.rank())];
   const int64_t n = end_ - begin_, words = (n + 31) / 32;
   state_ = Arena(2 * size_t(n) * 4 + size_t(words) * 4 + 3 * Arena::kAlignment,
-                 dist::flat_tensor(config, params).device);
+                 flat_tensor(config, params).device);
   exp_avg_ = state_.zeros(Shape{n});
   exp_avg_sq_ = state_.zeros(Shape{n});
   std::vector<uint32_t> bits = dist::weight_decay_mask(layout_, begin_, end_);
@@ -31,7 +31,7 @@ template <class Config>
 template <class Clip>
 void ShardedAdamW<Config>::update(Params& params, Params& grads, double lr, Clip&& clip) {
   ++step_;
-  const Tensor g = dist::flat_tensor(config_, grads), p = dist::flat_tensor(config_, params);
+  const Tensor g = flat_tensor(config_, grads), p = flat_tensor(config_, params);
   check(g.numel() == layout_.size && p.numel() == layout_.size,
         "ZeRO-1: gradients and parameters have different layouts");
   comm_.reduce_scatter(g, segments_, dist::ReduceOp::Sum, current_stream());
@@ -85,7 +85,7 @@ template <class Config>
 void ShardedAdamW<Config>::save(const std::filesystem::path& file) {
   // Assembled from every rank's segment.
   UnshardedMoments<Config> all(config_);
-  const Tensor m = dist::flat_tensor(config_, all.exp_avg), v = dist::flat_tensor(config_, all.exp_avg_sq);
+  const Tensor m = flat_tensor(config_, all.exp_avg), v = flat_tensor(config_, all.exp_avg_sq);
   copy(exp_avg_, m.slice(begin_, end_));
   copy(exp_avg_sq_, v.slice(begin_, end_));
   comm_.all_gather(m, segments_, current_stream());
@@ -97,8 +97,8 @@ template <class Config>
 void ShardedAdamW<Config>::load(const std::filesystem::path& file) {
   UnshardedMoments<Config> all(config_);
   step_ = load_adamw_state(file, config_, all.exp_avg, all.exp_avg_sq);
-  copy(dist::flat_tensor(config_, all.exp_avg).slice(begin_, end_), exp_avg_);
-  copy(dist::flat_tensor(config_, all.exp_avg_sq).slice(begin_, end_), exp_avg_sq_);
+  copy(flat_tensor(config_, all.exp_avg).slice(begin_, end_), exp_avg_);
+  copy(flat_tensor(config_, all.exp_avg_sq).slice(begin_, end_), exp_avg_sq_);
 }
 
 template class ShardedAdamW<BartConfig>;

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "precis/dist/communicator.h"
-#include "precis/dist/flat_parameters.h"
+#include "precis/model/common/flat_parameters.h"
 #include "precis/train/optimizer.h"
 
 namespace precis::train {

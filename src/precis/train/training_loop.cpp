@@ -62,8 +62,8 @@ std::unique_ptr<dist::GradientAllReduce> gradient_sync_for(const TrainingArgumen
                                                            JobSummary& job) {
   if (comm.world_size() == 1 || run.sharded) return nullptr;
   const int64_t bucket_mib = a.ddp_bucket_cap_mb.value_or(25);
-  auto sync = std::make_unique<dist::GradientAllReduce>(run.model.config, run.grads, comm,
-                                                        bucket_mib << 20);
+  auto sync = std::make_unique<dist::GradientAllReduce>(flat_gradients(run.model.config, run.grads),
+                                                        comm, bucket_mib << 20);
   job.allreduce_blocking_s = blocking_allreduce_seconds(comm, sync->flat());
   job.gradient_buckets = int64_t(sync->buckets().size());
   return sync;

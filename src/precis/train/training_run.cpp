@@ -124,7 +124,7 @@ OptimizerStepResult TrainingRun<Model>::optimizer_step(double lr,
   }
   if (grad_sync) result.exposed_allreduce = grad_sync->finish();
   // GradScaler.unscale_ before clipping; the norm then tells an inf or NaN anywhere.
-  if (scaler) scale_in_place(dist::flat_tensor(model.config, grads), scaler->inverse_scale());
+  if (scaler) scale_in_place(flat_tensor(model.config, grads), scaler->inverse_scale());
   // The compute copy's flat range refreshed by the update itself; its buffers after.
   optimizer->clipped_step(model.params, grads, lr, args.max_grad_norm,
                           /*skip_if_not_finite=*/scaler.has_value(), norm_squared,

@@ -3,8 +3,6 @@
 // contraction on the host), sum_of_squares to the rounding of its other order of additions.
 // And the emulator itself: a divergent __syncthreads ends the run with the kernel's name, and so
 // does a launch a GPU would refuse.
-#include "cuda_emulation/emulator.h"  // first: it defines what the kernel bodies use
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,17 +11,17 @@
 #include <vector>
 
 #include "cuda_emulation/device_memory.h"
+#include "cuda_emulation/emulator.h"  // first: it defines what the kernel bodies use
 #include "cuda_emulation/install.h"
 #include "precis/core/arena.h"
 #include "precis/core/host_device.h"
-#include "precis/dist/flat_parameters.h"
 #include "precis/kernels/copy.h"
-#include "precis/kernels/elementwise.h"
 #include "precis/kernels/cuda/grad_norm_kernels.cuh"
 #include "precis/kernels/cuda/optimizer_kernels.cuh"
+#include "precis/kernels/elementwise.h"
 #include "precis/kernels/grad_norm.h"
 #include "precis/kernels/optimizer.h"
-
+#include "precis/model/common/flat_parameters.h"
 #include "weight_bias_weight.h"
 
 using namespace precis;

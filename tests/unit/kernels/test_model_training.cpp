@@ -13,15 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "backends.h"
 #include "precis/core/arena.h"
-#include "precis/dist/flat_parameters.h"
-#include "precis/kernels/copy.h"
 #include "precis/generate/generate.h"
+#include "precis/kernels/copy.h"
 #include "precis/model/bart/bart_init.h"
+#include "precis/model/common/flat_parameters.h"
 #include "precis/model/common/seq2seq_family.h"
 #include "precis/model/t5/t5_init.h"
-
-#include "backends.h"
 #include "small_t5.h"
 #include "training_step_buffers.h"
 
@@ -89,7 +88,7 @@ Trajectory train_three_steps(const Config& c, const typename ModelFamily<Config>
   ScopedExecutionContext on(device);
   Model model = Model::allocate(c), grads = Model::allocate(c);
   auto& init_params = const_cast<ParamsOf<Config>&>(initial.params);
-  copy(dist::flat_tensor(c, init_params), dist::flat_tensor(c, model.params));
+  copy(flat_tensor(c, init_params), flat_tensor(c, model.params));
   train::zero_grads(c, grads.params);
   train::AdamW<Config> optimizer(c, {kLearningRate, 0.9, 0.999, kAdamEps, 0.01});
 
@@ -108,13 +107,13 @@ Trajectory train_three_steps(const Config& c, const typename ModelFamily<Config>
     model_backward(c, model.params, batch, buffers.acts, dropout, 0.1f,
                    float(1.0 / double(ce.counted)), grads.params, buffers.scratch);
     out.grad_norms.push_back(train::clip_grad_norm(c, grads.params, 1.0));
-    const Tensor flat_grads = dist::flat_tensor(c, grads.params);
+    const Tensor flat_grads = flat_tensor(c, grads.params);
     out.grads.emplace_back(size_t(flat_grads.numel()));
     copy(flat_grads, Tensor{out.grads.back().data(), flat_grads.shape, DType::F32, Device::cpu()});
     optimizer.step(model.params, grads.params, kLearningRate);
     train::zero_grads(c, grads.params);
   }
-  const Tensor flat = dist::flat_tensor(c, model.params);
+  const Tensor flat = flat_tensor(c, model.params);
   out.final_params.resize(size_t(flat.numel()));
   copy(flat, Tensor{out.final_params.data(), flat.shape, DType::F32, Device::cpu()});
   return out;
@@ -185,7 +184,7 @@ void expect_cuda_training_matches_cpu(const Config& c) {
   }
   EXPECT_EQ(off, 0u) << "parameters off by more than 1e-5 (and AdamW's first-step conditioning)";
   // The steps moved the weights: the comparison is not of two copies of the initial ones.
-  const Tensor start = dist::flat_tensor(c, initial.params);
+  const Tensor start = flat_tensor(c, initial.params);
   size_t moved = 0;
   for (size_t i = 0; i < cpu.final_params.size(); ++i) moved += cpu.final_params[i] != start.f32()[i];
   EXPECT_GT(moved, cpu.final_params.size() / 2);
@@ -202,7 +201,7 @@ std::vector<generate::Generated> generate_on(const Model& initial, Device device
   ScopedExecutionContext on(device);
   Model model = Model::allocate(c);
   auto& init_params = const_cast<ParamsOf<Config>&>(initial.params);
-  copy(dist::flat_tensor(c, init_params), dist::flat_tensor(c, model.params));
+  copy(flat_tensor(c, init_params), flat_tensor(c, model.params));
   const std::vector<std::vector<int32_t>> inputs{{5, 17, 9, 33, 4, 61, 2}, {12, 7, 90}, {44, 3, 8, 8, 8}};
   std::vector<generate::Generated> out;
   for (const auto& config : configs) out.push_back(generate::generate(model, inputs, config));
@@ -284,7 +283,7 @@ void expect_mixed_precision_generation_near_fp32(const Model& initial) {
   ScopedExecutionContext on(gpus.front());
   Model master = Model::allocate(c);
   auto& init_params = const_cast<ParamsOf<Config>&>(initial.params);
-  copy(dist::flat_tensor(c, init_params), dist::flat_tensor(c, master.params));
+  copy(flat_tensor(c, init_params), flat_tensor(c, master.params));
   for (DType dtype : {DType::BF16, DType::F16}) {
     SCOPED_TRACE(dtype_name(dtype));
     train::ComputeCopy<Config> compute(c, master.params, dtype);

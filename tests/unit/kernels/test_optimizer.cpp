@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "kernel_test.h"
-#include "precis/dist/flat_parameters.h"
-#include "precis/kernels/elementwise.h"
 #include "precis/kernels/convert.h"
+#include "precis/kernels/elementwise.h"
 #include "precis/kernels/grad_norm.h"
 #include "precis/kernels/optimizer.h"
 #include "precis/kernels/optimizer_math.h"
+#include "precis/model/common/flat_parameters.h"
 
 using namespace precis;
 using namespace precis::testing;
@@ -94,10 +94,9 @@ TEST_P(OptimizerKernel, AdamWFirstStepMovesEachWeightByAboutLr) {
 TEST_P(OptimizerKernel, MaskedFlatUpdateEqualsPerParameterUpdates) {
   using dist::FlatTensor;
   dist::FlatLayout layout;
-  layout.tensors = {FlatTensor{"a.weight", 0, 37, ParamRole::Trainable, 0},
-                    FlatTensor{"a.bias", 37, 5, ParamRole::TrainableNoDecay, 0},
-                    FlatTensor{"b.weight", 53, 20000, ParamRole::Trainable, 0},  // gap 42..53
-                    FlatTensor{"b.layer_norm.weight", 20053, 70, ParamRole::TrainableNoDecay, 0}};
+  layout.tensors = {FlatTensor{"a.weight", 0, 37, true, 0}, FlatTensor{"a.bias", 37, 5, false, 0},
+                    FlatTensor{"b.weight", 53, 20000, true, 0},  // gap 42..53
+                    FlatTensor{"b.layer_norm.weight", 20053, 70, false, 0}};
   layout.size = 20123;  // not a multiple of 32
   std::mt19937 rng(5);
   std::normal_distribution<float> normal(0.0f, 1.0f);
@@ -119,7 +118,7 @@ TEST_P(OptimizerKernel, MaskedFlatUpdateEqualsPerParameterUpdates) {
     for (const FlatTensor& t : layout.tensors) {
       auto part = [&](const Tensor& x) { return x.slice(t.offset, t.offset + t.numel); };
       adamw_update(part(p_ref), part(gt), part(m_ref), part(v_ref), lr, 0.9, 0.999, 1e-8,
-                   t.role == ParamRole::Trainable ? wd : 0.0, step);
+                   t.decays ? wd : 0.0, step);
     }
   }
   std::vector<float> ph = to_host(pt), mh = to_host(m), vh = to_host(v), p_refh = to_host(p_ref),
