@@ -97,12 +97,18 @@ if [ "$which" = asan ] || [ "$which" = all ]; then
   # start MPI ranks unwind each allocation in full: Open MPI's plugins have no frame pointers,
   # and their allocations must be traced back to the library to be suppressed.
   mpi='oracle\.(test_train_distributed|test_t5_train|test_failures|test_deploy_manifests)$'
+  tokenizers='oracle\.(test_tokenizer|test_added_tokens|test_t5_tokenizer_json|test_tokenizer_train)$'
   # test_sagemaker_hosts starts its ranks through sshd, which hands them none of the sanitizer
   # options set here (LeakSanitizer would report Open MPI's allocations in them): it runs in
   # the plain build only.
   # test_hf_semantics runs in the plain build only: its time is the two transformers releases'
   # (torchrun of each, a second Python), and its precis runs take the paths the files here
   # sanitize (generate, tokenize, train on one and two ranks).
+  # The tokenizer files (test_tokenizer, test_added_tokens, test_t5_tokenizer_json,
+  # test_tokenizer_train: 320 s of the 440 s the oracle files took here) run in the plain build
+  # only: their precis side is the tokenizers, which fuzz.parsers runs under ASan+UBSan on
+  # arbitrary files and texts (tokenizer.json, vocab and merges, spiece.model, encode and
+  # decode), and whose unit tests (test_tokenizer, test_bpe_trainer) run under ASan above.
   # test_train_cuda, the CLI over the kernel emulator, runs below (fp32, bf16 and fp16
   # training, BART's and T5's mixed-precision streams, dropout and resume, evaluation and
   # generation, --device's errors), T5's bf16 stream once (v1.1: gated and untied, the more
@@ -110,7 +116,7 @@ if [ "$which" = asan ] || [ "$which" = all ]; then
   # test_train_distributed_cuda, the emulated GPUs under mpirun, runs below in part: its
   # GPU communicator, the emulator's NCCL over MPI and the watchdog's abort.
   (cd build-asan && ctest -j "$jobs" -R '^oracle\.' \
-     -E "test_serve_browser|test_train_cuda|test_train_distributed_cuda|test_sagemaker_hosts|test_hf_semantics|$mpi" \
+     -E "test_serve_browser|test_train_cuda|test_train_distributed_cuda|test_sagemaker_hosts|test_hf_semantics|$tokenizers|$mpi" \
      --output-on-failure)
   # The emulated CLI (one core) beside the MPI tests.
   oracle build-asan test_train_cuda.py -k "not (t5_bf16 and v1_0)" &
