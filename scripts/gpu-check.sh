@@ -167,14 +167,14 @@ if begin 2 build 30; then
   # The three programs build side by side (16 cores there).
   # shellcheck disable=SC2086
   step build_fmad_false.log 180 "$nvcc" -std=c++20 -O2 -Isrc $arch --fmad=false -Werror all-warnings -lineinfo \
-    tests/cuda/shared_math_on_device.cu -o "$work/shared_math_fmad_false" & a=$!
+    tests/gpu/shared_math_on_device.cu -o "$work/shared_math_fmad_false" & a=$!
   # shellcheck disable=SC2086
   step build_fmad_true.log 180 "$nvcc" -std=c++20 -O2 -Isrc $arch --fmad=true -DPRECIS_FMAD_CONTRACTED -Werror all-warnings \
-    tests/cuda/shared_math_on_device.cu -o "$work/shared_math_fmad_true" & b=$!
+    tests/gpu/shared_math_on_device.cu -o "$work/shared_math_fmad_true" & b=$!
   # shellcheck disable=SC2086
   step build_kernels.log 180 "$nvcc" -std=c++20 -O2 -Isrc $arch --fmad=false -Xcompiler -ffp-contract=off -lineinfo \
     -Werror all-warnings -Xptxas -warn-spills,-warn-lmem-usage \
-    tests/cuda/kernels_on_device.cu -o "$work/kernels_on_device" & c=$!
+    tests/gpu/kernels_on_device.cu -o "$work/kernels_on_device" & c=$!
   wait $a; ra=$?; wait $b; rb=$?; wait $c; rc=$?
   cat "$logs"/build_*.log 2> /dev/null | tail -20
   row build "$([ $ra = 0 ] && [ $rb = 0 ] && [ $rc = 0 ] && echo ok || echo FAIL)" "shared_math_on_device.cu --fmad=false: $(verdict $ra), --fmad=true: $(verdict $rb); kernels_on_device.cu: $(verdict $rc)"

@@ -1,5 +1,5 @@
 """The model families the oracle tests check side by side: how to make a tiny random checkpoint
-of each (bart_models, t5_models), a batch for it, and its probe (tests/tools/<family>_probe.cpp).
+of each (bart_models, t5_models), a batch for it, and its probe (tests/probes/<family>_probe.cpp).
 A test parametrised by FAMILY_CONFIGS runs once per family and configuration."""
 from dataclasses import dataclass, field
 

@@ -1,4 +1,4 @@
-"""Running the model probes (tests/tools/bart_probe.cpp, t5_probe.cpp) from the oracle tests:
+"""Running the model probes (tests/probes/bart_probe.cpp, t5_probe.cpp) from the oracle tests:
 a batch goes in as a safetensors file, logits / encoder output / gradients come back as one."""
 import subprocess
 

@@ -2,7 +2,7 @@
 (pinned in requirements-test.txt, run offline): `load_dataset("json" | "csv", data_files=FILE)`
 reads the same file, then run_summarization keeps `select(range(max_samples))` and its
 preprocess_function drops the rows whose text or summary is falsy (expected() below).
-precis reads the same files through tests/tools/dataset_tool.cpp.
+precis reads the same files through tests/probes/dataset_tool.cpp.
 
 Where precis reads a file otherwise, the test says what `datasets` does and why precis differs:
 - a top-level JSON object of column arrays: `datasets` takes it as one row whose values are the

@@ -1,6 +1,6 @@
 """precis CPU kernels, forward and backward, against torch 1.13 autograd on CPU.
 
-Each test builds small random inputs, runs the op through tests/tools/kernel_probe (inputs and
+Each test builds small random inputs, runs the op through tests/probes/kernel_probe (inputs and
 outputs as safetensors, settings in the metadata), and runs the same math in torch the way
 transformers does it (nn.Linear, nn.LayerNorm(eps=1e-5), ACT2FN, BART's eager attention with
 its additive finfo.min masks, F.cross_entropy(ignore_index=-100) / LabelSmoother,

@@ -1,7 +1,7 @@
 """Data parallelism on GPUs without a GPU: `mpirun -np 2 precis_emulated train --device cuda`
 runs each rank's step through the CUDA twins in the kernel emulator and moves the device's
 buffers (the gradient buckets, ZeRO-1's shards) through NCCL's calls, which the emulator makes
-MPI collectives over its device memory (tests/cuda_emulation/nccl.h). Against the CPU's two
+MPI collectives over its device memory (tests/emulator/nccl.h). Against the CPU's two
 ranks over MPI, against one emulated GPU with twice the batch, ZeRO-1 against plain data
 parallelism, bf16, T5, a checkpoint written by two emulated GPUs resumed on one, and a rank that
 hangs or dies while the other waits in a device collective."""

@@ -2,7 +2,7 @@
 
 Schedules: `transformers.get_scheduler(...)` on a real torch optimizer, read with
 `get_last_lr()` before each update (LambdaLR, stepped after every update), against
-tests/tools/training_args_tool's learning_rate_at() at every update of the run and a few
+tests/probes/training_args_tool's learning_rate_at() at every update of the run and a few
 past its end.
 
 Step accounting: a real `Trainer` (4.44) on a one-weight model and a list dataset of N

@@ -2,7 +2,7 @@
 // GPU): the GPU's own, cuda/*.cu built by nvcc, in builds with the CUDA toolkit; none
 // otherwise, where --device auto runs on the CPU and --device cuda says why it cannot. Ranks
 // on GPUs talk through NCCL where the toolkit has it (dist/device_collectives.h).
-// (tests/cuda_emulation/cli_backends.cpp is this file for the CLI over the kernel emulator.)
+// (tests/emulator/cli_backends.cpp is this file for the CLI over the kernel emulator.)
 #include "backends.h"
 
 #ifdef PRECIS_WITH_CUDA

@@ -4,7 +4,7 @@
 // PRECIS_KERNEL marks a CUDA kernel's body in kernels/cuda/*.cuh: a __global__ function of
 // each translation unit that includes it under nvcc (static: the launchers of several .cu
 // files include one header); an inline function elsewhere, which the kernel emulator of the
-// tests (tests/cuda_emulation/) runs with a fiber per CUDA thread.
+// tests (tests/emulator/) runs with a fiber per CUDA thread.
 #pragma once
 
 // PRECIS_DEVICE marks a helper only kernels call (a block reduction with __syncthreads):
@@ -21,7 +21,7 @@
 
 // PRECIS_SHARED(type, name) declares a kernel's shared memory: `__shared__ type name` under nvcc
 // (`PRECIS_SHARED(double[256], lanes)` for an array). The kernel emulator of the tests defines
-// it first (tests/cuda_emulation/emulator.h): a static it counts, so that a block over 48 KiB of
+// it first (tests/emulator/emulator.h): a static it counts, so that a block over 48 KiB of
 // static shared memory, which ptxas refuses, fails there too.
 namespace precis {
 template <class T>

@@ -1,7 +1,7 @@
 // The backends this build has kernels for. Every op test in tests/unit/kernels/ is a TEST_P
 // instantiated over this list (INSTANTIATE_KERNEL_TEST), so a backend joins every op test by
 // adding its device here, under the macro its build defines. The unit tests run the CUDA twins
-// in the kernel emulator (tests/cuda_emulation/) as cuda:0; precis_gpu_op_tests, the same op
+// in the kernel emulator (tests/emulator/) as cuda:0; precis_gpu_op_tests, the same op
 // tests on a real GPU (scripts/gpu-check.sh). An op whose CUDA twin has not
 // landed yet says so with INSTANTIATE_CPU_KERNEL_TEST.
 #pragma once
@@ -16,7 +16,7 @@
 #include "precis/core/device.h"
 
 #ifdef PRECIS_EMULATED_CUDA_BACKEND
-#include "cuda_emulation/install.h"
+#include "emulator/install.h"
 #endif
 #ifdef PRECIS_REAL_CUDA_BACKEND
 #include "precis/kernels/cuda/twins.h"

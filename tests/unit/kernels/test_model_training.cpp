@@ -25,7 +25,7 @@
 #include "training_step_buffers.h"
 
 #ifdef PRECIS_EMULATED_CUDA_BACKEND
-#include "cuda_emulation/device_memory.h"
+#include "emulator/device_memory.h"
 #endif
 #include "precis/train/compute_copy.h"
 #include "precis/train/optimizer.h"

@@ -1,7 +1,7 @@
 // The CUDA backend's matrix products, with cuBLAS's semantics: column-major matrices,
 // op(X) = X or Xᵀ, leading dimensions in elements. blas_cublaslt.cu runs them through
 // cuBLASLt (fp32 compute); the kernel emulator of the tests maps them to a loop over exactly
-// these semantics (tests/cuda_emulation/blas_emulated.cpp), which checks the callers' layouts,
+// these semantics (tests/emulator/blas_emulated.cpp), which checks the callers' layouts,
 // transposes and leading dimensions without a GPU.
 //
 // Mixed precision: A and B are fp32, or both bf16 or both fp16 (their bits); C is their type

@@ -3,7 +3,7 @@
 //
 // libprecis does not link CUDA. A backend fills this table and installs it: the real one
 // (cuda/*.cu built by nvcc, where a GPU is present) or the kernel emulator of the tests
-// (tests/cuda_emulation/, the same .cu launchers compiled as host C++). An op's CUDA case
+// (tests/emulator/, the same .cu launchers compiled as host C++). An op's CUDA case
 // calls twin(&Kernels::member, ...), which ends in no_backend when no backend is installed or
 // the kernel has no twin yet, so the twins can arrive one op at a time.
 //

@@ -1,7 +1,7 @@
 // What a kernel launch costs, declared by its launcher beside the launch: the bytes it moves
 // to and from device memory and the arithmetic it does. The GPU cost model
 // (scripts/gpu-model.sh) prices these records without running anything; the kernel emulator
-// checks them against the pages each launch really touches (tests/unit/cuda_emulation/
+// checks them against the pages each launch really touches (tests/unit/emulator/
 // test_launch_costs.cpp), so a declaration cannot drift from its kernel.
 //
 // Bytes are the launch's footprint in device memory: each byte read counted once however

@@ -3,9 +3,9 @@
 // fragments for mma.m16n8k16 with floating point type"). The tensor-core attention kernels hold
 // their tiles in these registers and must know which lane has which element (a row's softmax
 // runs over the four lanes that hold it), so the layout is the contract, and the kernel emulator
-// of the tests implements the instruction with exactly this layout (tests/cuda_emulation/
+// of the tests implements the instruction with exactly this layout (tests/emulator/
 // emulator.h, warp_mma_m16n8k16): a kernel that misreads it gives wrong numbers there, as it
-// would on a GPU. tests/cuda/kernels_on_device.cu checks the layout on a GPU against the host.
+// would on a GPU. tests/gpu/kernels_on_device.cu checks the layout on a GPU against the host.
 //
 // Lane l of the warp: group g = l / 4, thread t = l % 4.
 // - A, 4 registers of two 16-bit values (the lower half the first): a[0] = A[g][2t, 2t+1],
@@ -71,7 +71,7 @@ static __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const uint32_
 #endif
 }
 #else
-// The kernel emulator's (tests/cuda_emulation/emulator.cpp): the whole warp's registers
+// The kernel emulator's (tests/emulator/emulator.cpp): the whole warp's registers
 // exchanged, each lane's D computed from the documented layout.
 template <class T>
 inline void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2], const float (&c)[4]) {

@@ -2,7 +2,7 @@
 // its unique id made by rank 0 and broadcast by the host communicator, on the device the rank
 // trains on; the overlapped all-reduces on a communication stream of its own. Built by nvcc
 // against the toolkit's NCCL for the GPU, and as host C++ against the kernel emulator's NCCL
-// (tests/cuda_emulation/nccl.h: MPI collectives over the emulated device memory) in the tests.
+// (tests/emulator/nccl.h: MPI collectives over the emulated device memory) in the tests.
 #pragma once
 
 #include <memory>

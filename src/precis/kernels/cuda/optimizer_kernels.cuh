@@ -1,7 +1,7 @@
 // The CUDA twin's kernels of the fused AdamW (kernels/optimizer.h): one thread per element in a
 // grid-stride loop, each running optimizer_math.h's step, so with --fmad=false the result is
 // the CPU's bit for bit. Included by the CUDA backend and by the kernel emulator's tests
-// (tests/cuda_emulation/), which run these very bodies on the host.
+// (tests/emulator/), which run these very bodies on the host.
 #pragma once
 
 #include <cmath>

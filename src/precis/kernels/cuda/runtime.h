@@ -1,7 +1,7 @@
 // What the launchers ask of the CUDA runtime, in the few calls they use: device memory, copies
 // and fills in stream order, a scratch buffer, and waiting for a stream. runtime.cu
 // implements them with the CUDA runtime; the kernel emulator of the tests with host memory
-// (tests/cuda_emulation/runtime_emulated.cpp), so every launcher runs unchanged in both.
+// (tests/emulator/runtime_emulated.cpp), so every launcher runs unchanged in both.
 #pragma once
 
 #include <cstddef>

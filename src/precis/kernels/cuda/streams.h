@@ -2,7 +2,7 @@
 // the GPU communicator's collectives run on a stream of their own, started by an event the
 // compute stream records and waited for by the compute stream through an event, so neither
 // the host nor the other stream blocks. runtime.cu implements them with the CUDA runtime; the
-// kernel emulator (tests/cuda_emulation/runtime_emulated.cpp) runs all work at once, so there
+// kernel emulator (tests/emulator/runtime_emulated.cpp) runs all work at once, so there
 // its events are always complete and its waits return.
 #pragma once
 

@@ -10,9 +10,9 @@
 #include <random>
 #include <vector>
 
-#include "cuda_emulation/device_memory.h"
-#include "cuda_emulation/emulator.h"  // first: it defines what the kernel bodies use
-#include "cuda_emulation/install.h"
+#include "emulator/device_memory.h"
+#include "emulator/emulator.h"  // first: it defines what the kernel bodies use
+#include "emulator/install.h"
 #include "precis/core/arena.h"
 #include "precis/core/host_device.h"
 #include "precis/kernels/copy.h"

@@ -8,7 +8,7 @@
 //
 // FLOPs cannot be measured this way; they are reviewed with the kernels (each declaration says
 // how it counts them).
-#include "cuda_emulation/emulator.h"  // first: it defines what the kernel bodies use
+#include "emulator/emulator.h"  // first: it defines what the kernel bodies use
 
 #include <gtest/gtest.h>
 
@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda_emulation/device_memory.h"
-#include "cuda_emulation/install.h"
+#include "emulator/device_memory.h"
+#include "emulator/install.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/cuda/runtime.h"
 

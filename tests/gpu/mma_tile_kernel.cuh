@@ -1,7 +1,7 @@
 // One warp's m16n8k16 product through kernels/cuda/mma.cuh, for the layout's tests: A (16x16)
 // and B (16x8), row-major 16-bit values in memory, loaded into the documented registers; C
 // (16x8, fp32) likewise; D stored back by the documented layout. The kernel emulator runs it in
-// tests/unit/cuda_emulation/test_mma.cpp, a GPU in tests/cuda/kernels_on_device.cu: both against
+// tests/unit/emulator/test_mma.cpp, a GPU in tests/gpu/kernels_on_device.cu: both against
 // the product computed on the host.
 #pragma once
 

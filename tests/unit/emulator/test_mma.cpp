@@ -1,9 +1,9 @@
 // The tensor-core product of kernels/cuda/mma.cuh in the kernel emulator: one warp's
 // m16n8k16 with the PTX ISA's register layout. A kernel loads A, B and C into the documented
-// registers and stores D by the documented layout (tests/cuda/mma_tile_kernel.cuh); D must be
+// registers and stores D by the documented layout (tests/gpu/mma_tile_kernel.cuh); D must be
 // A·B + C, each element within the fp32 rounding of its 16 exact products. The same kernel runs
-// on a GPU in tests/cuda/kernels_on_device.cu, which is what confirms the layout itself.
-#include "cuda_emulation/emulator.h"  // first: it defines what the kernel bodies use
+// on a GPU in tests/gpu/kernels_on_device.cu, which is what confirms the layout itself.
+#include "emulator/emulator.h"  // first: it defines what the kernel bodies use
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "cuda/mma_tile_kernel.cuh"
+#include "gpu/mma_tile_kernel.cuh"
 #include "precis/kernels/convert_math.h"
 
 using namespace precis;

@@ -76,7 +76,7 @@ void set_declared_cost(const cuda::LaunchCost& cost);
 
 // With measuring on (and device memory guarded, device_memory.h), each launch records its
 // declared cost beside the bytes of the device pages it read and wrote (PageTouches), for
-// tests/unit/cuda_emulation/test_launch_costs.cpp.
+// tests/unit/emulator/test_launch_costs.cpp.
 struct MeasuredLaunch {
   std::string kernel;
   bool declared = false;

@@ -1,4 +1,4 @@
-// How the GPU check programs (tests/cuda/*_on_device.cu) start: without a CUDA device they say so
+// How the GPU check programs (tests/gpu/*_on_device.cu) start: without a CUDA device they say so
 // and exit 2 (nothing was checked), not 1 (a check failed).
 #pragma once
 

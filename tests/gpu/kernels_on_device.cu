@@ -4,7 +4,7 @@
 // n·2^-53 of a long-double sum. And the tensor-core product's register layout (kernels/cuda/
 // mma.cuh), which the emulator implements as documented: D of one m16n8k16 by the documented
 // layout, against the host's product. The kernel emulator runs the same bodies in CI
-// (tests/unit/cuda_emulation/, over tests/cuda_emulation/); this is the GPU's confirmation. Built by scripts/gpu-check.sh
+// (tests/unit/emulator/, over tests/emulator/); this is the GPU's confirmation. Built by scripts/gpu-check.sh
 // with --fmad=false. Exits 2 with a message when no GPU is present.
 #include <cuda_runtime.h>
 

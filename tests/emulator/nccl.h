@@ -10,7 +10,7 @@
 #include <cstddef>
 
 #ifndef PRECIS_CUDA_EMULATION
-#error "tests/cuda_emulation/nccl.h is the emulator's NCCL; the GPU build uses the toolkit's"
+#error "tests/emulator/nccl.h is the emulator's NCCL; the GPU build uses the toolkit's"
 #endif
 
 struct CUstream_st;

@@ -7,8 +7,8 @@
 // Under mpirun its ranks' device collectives are NCCL's calls over MPI (nccl_emulated.cpp).
 #include "backends.h"
 
-#include "cuda_emulation/device_memory.h"
-#include "cuda_emulation/install.h"
+#include "emulator/device_memory.h"
+#include "emulator/install.h"
 #include "precis/kernels/cuda/kernels_cuda.h"
 #include "precis/kernels/cuda/nccl_collectives.h"
 
