@@ -1,12 +1,13 @@
-// config.json on arbitrary bytes, through both model loaders (BART and T5) and the model-type
-// probe that picks between them. A config that loads must describe a model whose sizes are
-// in range: the loaders refuse absurd widths, depths and vocabularies before anything is
-// allocated, so the checks below hold for every accepted config.
+// config.json on arbitrary bytes, through both model loaders (BART and T5) and the family
+// registry's model_type check that picks between them (model/families.h). A config that loads must
+// describe a model whose sizes are in range: the loaders refuse absurd widths, depths and
+// vocabularies before anything is allocated, so the checks below hold for every accepted config.
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "fuzz_support.h"
 #include "precis/model/bart/bart_config.h"
+#include "precis/model/families.h"
 #include "precis/model/t5/t5_config.h"
 
 namespace {
@@ -24,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace precis::fuzz;
   const std::filesystem::path dir = fresh_dir("model");
   write_file(dir / "config.json", as_text(data, size));
-  precis::model_type_of(dir);  // never throws: "" for anything unreadable
+  expect_only_precis_errors([&] { precis::checkpoint_model_type(dir); });
   expect_only_precis_errors([&] {
     precis::BartConfig c = precis::BartConfig::from_file(dir / "config.json");
     require(c.d_model > 0 && c.d_model <= (1 << 16), "bart d_model in range");

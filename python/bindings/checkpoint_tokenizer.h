@@ -124,6 +124,9 @@ class CheckpointTokenizer {
         tokenizer_);
   }
 
+  // SentencePiece's tokenizers (T5's) always clean up; byte-level BPE follows its setting.
+  bool always_cleans_up() const { return !std::holds_alternative<tokenize::Tokenizer>(tokenizer_); }
+
   std::optional<size_t> model_max_length() const {
     if (auto* bpe = std::get_if<tokenize::Tokenizer>(&tokenizer_))
       return bpe->settings().model_max_length;
@@ -142,10 +145,13 @@ class CheckpointTokenizer {
   using Any = std::variant<tokenize::Tokenizer, tokenize::UnigramTokenizer, tokenize::SentencePieceTokenizer>;
 
   static Any load(const std::string& dir) {
-    switch (tokenize::t5_tokenizer_files(dir)) {
-      case tokenize::T5TokenizerFiles::kUnigramJson: return tokenize::UnigramTokenizer::from_directory(dir);
-      case tokenize::T5TokenizerFiles::kSpieceModel: return tokenize::SentencePieceTokenizer::from_directory(dir);
-      case tokenize::T5TokenizerFiles::kNone: break;
+    switch (tokenize::tokenizer_kind(dir)) {
+      case tokenize::TokenizerKind::kUnigramJson:
+        return tokenize::UnigramTokenizer::from_directory(dir);
+      case tokenize::TokenizerKind::kSpieceModel:
+        return tokenize::SentencePieceTokenizer::from_directory(dir);
+      case tokenize::TokenizerKind::kByteLevelBpe:
+        break;
     }
     return tokenize::Tokenizer::from_directory(dir);
   }

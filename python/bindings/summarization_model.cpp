@@ -1,5 +1,5 @@
-// precis.pipeline("summarization")'s engine: a checkpoint (BART or T5, as config.json's
-// model_type says), its tokenizer and generation config; texts in, for each the generated
+// precis.pipeline("summarization")'s engine: a checkpoint (of the family config.json's
+// model_type names), its tokenizer and generation config; texts in, for each the generated
 // rows' ids and text out, as transformers' SummarizationPipeline makes them: config.prefix
 // before every text, inputs padded in batches of batch_size, truncated only when asked
 // (truncation=True: model_max_length), the checkpoint's generation config updated by
@@ -19,7 +19,7 @@
 #include "checkpoint_tokenizer.h"
 #include "precis/generate/generate.h"
 #include "precis/generate/pipeline_task.h"
-#include "precis/model/t5/t5_config.h"
+#include "precis/model/families.h"
 
 namespace precis::python {
 
@@ -30,16 +30,12 @@ using Ids = std::vector<int32_t>;
 class SummarizationModel {
  public:
   SummarizationModel(const std::string& dir, const std::string& task)
-      : tokenizer_(dir), task_(generate::pipeline_task_settings(dir, task)) {
-    if (model_type_of(dir) == "t5") {
-      auto model = std::make_unique<T5Model>(T5Model::load(dir));
-      config_ = generate::GenerationConfig::from_model_directory(dir, special_tokens(model->config));
-      model_ = std::move(model);
-    } else {
-      auto model = std::make_unique<BartModel>(BartModel::load(dir));
-      config_ = generate::GenerationConfig::from_model_directory(dir, special_tokens(model->config));
-      model_ = std::move(model);
-    }
+      : tokenizer_(dir),
+        task_(generate::pipeline_task_settings(dir, task)),
+        model_(std::make_unique<AnyModel>(load_any_model(dir))) {
+    const SpecialTokens tokens =
+        std::visit([](const auto& model) { return special_tokens(model.config); }, *model_);
+    config_ = generate::GenerationConfig::from_model_directory(dir, tokens);
     config_.update(task_.generation, (std::filesystem::path(dir) / "config.json").string() +
                                          ": task_specific_params." + task);
   }
@@ -67,18 +63,19 @@ class SummarizationModel {
     for (size_t begin = 0; begin < inputs.size(); begin += size_t(batch_size)) {
       const size_t end = std::min(inputs.size(), begin + size_t(batch_size));
       std::span<const Ids> batch(inputs.data() + begin, end - begin);
-      const generate::Generated generated =
-          std::visit([&](const auto& model) { return generate::generate(*model, batch, config, options); }, model_);
+      const generate::Generated generated = std::visit(
+          [&](const auto& model) { return generate::generate(model, batch, config, options); },
+          *model_);
       const int64_t per_input = generated.rows / int64_t(batch.size());
       for (int64_t r = 0; r < generated.rows; ++r) {
         if (r % per_input == 0) out.emplace_back();
         const auto row = generated.row(r);
         Ids ids(row.begin(), row.end());
         // T5's tokenizers always clean up (what transformers 4.44's T5 tokenizers default to).
-        std::string text = tokenizer_.decode(
-            ids, true, std::holds_alternative<std::unique_ptr<T5Model>>(model_)
-                           ? std::nullopt
-                           : std::optional(clean_up_tokenization_spaces));
+        std::string text = tokenizer_.decode(ids, true,
+                                             tokenizer_.always_cleans_up()
+                                                 ? std::nullopt
+                                                 : std::optional(clean_up_tokenization_spaces));
         out.back().emplace_back(std::move(ids), std::move(text));
       }
     }
@@ -90,7 +87,7 @@ class SummarizationModel {
  private:
   CheckpointTokenizer tokenizer_;
   generate::PipelineTaskSettings task_;
-  std::variant<std::unique_ptr<BartModel>, std::unique_ptr<T5Model>> model_;
+  std::unique_ptr<AnyModel> model_;  // held still: the batches' constant weights point into it
   generate::GenerationConfig config_;
 };
 

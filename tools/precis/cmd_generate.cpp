@@ -19,11 +19,8 @@
 #include "precis/io/safetensors.h"
 #include "precis/kernels/constant_weights.h"
 #include "precis/kernels/device_choice.h"
-#include "precis/model/t5/t5_config.h"
-#include "precis/tokenize/sentencepiece_tokenizer.h"
+#include "precis/model/families.h"
 #include "precis/tokenize/text_tokenizer.h"
-#include "precis/tokenize/tokenizer.h"
-#include "precis/tokenize/unigram_tokenizer.h"
 #include "precis/train/compute_copy.h"
 #include "quantization_option.h"
 #include "summary_lengths.h"
@@ -101,7 +98,7 @@ std::vector<std::string> generation_inputs(const GenerateCommandOptions& o) {
   return texts;
 }
 
-// The body shared by BART and T5: `encode(texts)` gives the inputs' ids, `decode(ids)` the
+// The body every family shares: `encode(texts)` gives the inputs' ids, `decode(ids)` the
 // text of a generated row (skip_special_tokens).
 template <class Model, class Encode, class Decode>
 void generate_all(const GenerateCommandOptions& o, Model& loaded,
@@ -159,47 +156,27 @@ void generate_all(const GenerateCommandOptions& o, Model& loaded,
   }
 }
 
-// T5 / FLAN-T5: inputs truncated as tokenizer(truncation=True) does (the text cut to
-// max_source_length - 1 tokens, then </s>).
-template <class T5Tokenizer>
-void run_t5(const GenerateCommandOptions& o) {
-  using namespace precis;
-  T5Model model = T5Model::load(o.model);
-  auto tokenizer = T5Tokenizer::from_directory(o.model);
-  auto config = generate::GenerationConfig::from_model_directory(
-      o.model, special_tokens(model.config));
-  auto encode = [&](const std::vector<std::string>& texts) {
-    std::vector<std::vector<int32_t>> inputs;
-    for (const auto& t : texts) inputs.push_back(tokenizer.encode_truncated(t, o.max_source_length));
-    return inputs;
-  };
-  auto decode = [&](std::span<const int32_t> ids) { return tokenizer.decode(ids, true); };
-  generate_all(o, model, config, encode, decode);
-}
-
 void run(const GenerateCommandOptions& o) {
   using namespace precis;
   check(o.texts.empty() != o.input.empty(), "precis generate: give either --text or --input");
   check(!(o.bf16 && o.fp16), "precis generate: --bf16 and --fp16 exclude each other");
   const Device device = choose_device(o.device, 0, 1);
   ScopedExecutionContext on(device);
-  if (model_type_of(o.model) == "t5") {
-    if (tokenize::t5_tokenizer_files(o.model) == tokenize::T5TokenizerFiles::kUnigramJson)
-      return run_t5<tokenize::UnigramTokenizer>(o);
-    return run_t5<tokenize::SentencePieceTokenizer>(o);
-  }
-  BartModel model = BartModel::load(o.model);
-  tokenize::Tokenizer tokenizer = tokenize::Tokenizer::from_directory(o.model);
-  auto config = generate::GenerationConfig::from_model_directory(o.model, special_tokens(model.config));
+  AnyModel any = load_any_model(o.model);
+  // Inputs as tokenizer(texts, max_length=max_source_length, truncation=True) makes them; rows
+  // decoded with skip_special_tokens=True and the tokenizer's own clean-up.
+  const auto tokenizer = tokenize::load_text_tokenizer(o.model);
   auto encode = [&](const std::vector<std::string>& texts) {
-    tokenize::EncodeOptions options;
-    options.max_length = o.max_source_length;
-    return tokenizer.encode_batch(texts, options);
+    return tokenizer->encode_batch(texts, o.max_source_length);
   };
-  tokenize::DecodeOptions decode_options;
-  decode_options.skip_special_tokens = true;
-  auto decode = [&](std::span<const int32_t> ids) { return tokenizer.decode(ids, decode_options); };
-  generate_all(o, model, config, encode, decode);
+  auto decode = [&](std::span<const int32_t> ids) { return tokenizer->decode(ids); };
+  std::visit(
+      [&](auto& model) {
+        auto config =
+            generate::GenerationConfig::from_model_directory(o.model, special_tokens(model.config));
+        generate_all(o, model, config, encode, decode);
+      },
+      any);
 }
 
 }  // namespace

@@ -123,10 +123,13 @@ void run_tokenize_t5(const TokenizeOptions& o) {
 
 void run_tokenize(const TokenizeOptions& o) {
   using namespace precis::tokenize;
-  switch (t5_tokenizer_files(o.model)) {
-    case T5TokenizerFiles::kUnigramJson: return run_tokenize_t5<UnigramTokenizer>(o);
-    case T5TokenizerFiles::kSpieceModel: return run_tokenize_t5<SentencePieceTokenizer>(o);
-    case T5TokenizerFiles::kNone: break;
+  switch (tokenizer_kind(o.model)) {
+    case TokenizerKind::kUnigramJson:
+      return run_tokenize_t5<UnigramTokenizer>(o);
+    case TokenizerKind::kSpieceModel:
+      return run_tokenize_t5<SentencePieceTokenizer>(o);
+    case TokenizerKind::kByteLevelBpe:
+      break;
   }
   Tokenizer tokenizer = Tokenizer::from_directory(o.model);
   if (!o.save.empty()) tokenizer.save(o.save);

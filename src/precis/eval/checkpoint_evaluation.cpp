@@ -10,7 +10,7 @@
 #include "precis/eval/loss_evaluation.h"
 #include "precis/generate/generate.h"
 #include "precis/generate/generation_config.h"
-#include "precis/model/common/seq2seq_family.h"
+#include "precis/model/families.h"
 #include "precis/tokenize/text_tokenizer.h"
 
 namespace precis::eval {
@@ -22,7 +22,7 @@ double round_to(double v, int digits) {
   return std::round(v * scale) / scale;
 }
 
-// Model: BartModel or T5Model (config.json's model_type decides).
+// Model: a family's (config.json's model_type decides).
 template <class Model>
 nlohmann::json evaluate_with(const EvaluationOptions& o) {
   Model model = Model::load(o.model);
@@ -88,8 +88,9 @@ nlohmann::json evaluate_checkpoint(const EvaluationOptions& o) {
                                     {"generation_max_length", o.lengths.generation_max_length}})
     check(!value || *value > 0,
           std::string(name) + " must be positive, found " + std::to_string(value.value_or(0)));
-  if (model_type_of(o.model) == "t5") return evaluate_with<T5Model>(o);
-  return evaluate_with<BartModel>(o);
+  return with_model_family(
+      checkpoint_model_type(o.model), o.model,
+      [&]<class Model>(std::type_identity<Model>) { return evaluate_with<Model>(o); });
 }
 
 }  // namespace precis::eval

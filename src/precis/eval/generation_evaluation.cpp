@@ -7,6 +7,7 @@
 #include "precis/generate/generate.h"
 #include "precis/kernels/constant_weights.h"
 #include "precis/kernels/matmul_precision.h"
+#include "precis/model/families.h"
 
 namespace precis::eval {
 
@@ -64,19 +65,16 @@ GenerationEvaluation evaluate_with_generation(
   return r;
 }
 
-// The two families' instantiations: generate_predictions is the sharded evaluation's too.
-template std::vector<std::vector<int32_t>> generate_predictions(
-    const BartModel&, const std::vector<data::SummarizationExample>&, int64_t,
-    const generate::GenerationConfig&, TorchCpuGenerator&, Progress*);
-template std::vector<std::vector<int32_t>> generate_predictions(
-    const T5Model&, const std::vector<data::SummarizationExample>&, int64_t,
-    const generate::GenerationConfig&, TorchCpuGenerator&, Progress*);
-template GenerationEvaluation evaluate_with_generation(
-    const BartModel&, const tokenize::TextTokenizer&,
-    const std::vector<data::SummarizationExample>&, int64_t, const data::CollatorOptions&,
-    const generate::GenerationConfig&, uint32_t);
-template GenerationEvaluation evaluate_with_generation(
-    const T5Model&, const tokenize::TextTokenizer&, const std::vector<data::SummarizationExample>&,
-    int64_t, const data::CollatorOptions&, const generate::GenerationConfig&, uint32_t);
+// Every family's instantiations: generate_predictions is the sharded evaluation's too.
+#define PRECIS_INSTANTIATE(Model, Config, family)                                            \
+  template std::vector<std::vector<int32_t>> generate_predictions(                           \
+      const Model&, const std::vector<data::SummarizationExample>&, int64_t,                 \
+      const generate::GenerationConfig&, TorchCpuGenerator&, Progress*);                     \
+  template GenerationEvaluation evaluate_with_generation(                                    \
+      const Model&, const tokenize::TextTokenizer&,                                          \
+      const std::vector<data::SummarizationExample>&, int64_t, const data::CollatorOptions&, \
+      const generate::GenerationConfig&, uint32_t);
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::eval

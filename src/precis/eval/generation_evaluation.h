@@ -32,7 +32,7 @@ std::vector<std::vector<int32_t>> generate_predictions(
     const Model& model, const std::vector<data::SummarizationExample>& examples, int64_t batch_size,
     const generate::GenerationConfig& generation, TorchCpuGenerator& generator, Progress* progress);
 
-// Model: BartModel or T5Model.
+// Model: a family's (model/families.h).
 template <class Model>
 GenerationEvaluation evaluate_with_generation(
     const Model& model, const tokenize::TextTokenizer& tokenizer,

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "precis/core/progress.h"
+#include "precis/model/families.h"
 
 namespace precis::eval {
 
@@ -54,9 +55,11 @@ LossEvaluation evaluate_loss(const Model& model,
   return result;
 }
 
-template LossEvaluation evaluate_loss<BartModel>(const BartModel&, const std::vector<data::SummarizationExample>&,
-                                                 int64_t, const data::CollatorOptions&);
-template LossEvaluation evaluate_loss<T5Model>(const T5Model&, const std::vector<data::SummarizationExample>&,
+#define PRECIS_INSTANTIATE(Model, Config, family)                                              \
+  template LossEvaluation evaluate_loss<Model>(const Model&,                                   \
+                                               const std::vector<data::SummarizationExample>&, \
                                                int64_t, const data::CollatorOptions&);
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::eval

@@ -19,7 +19,7 @@ struct LossEvaluation {
   double runtime_s = 0.0;
 };
 
-// Model: BartModel or T5Model.
+// Model: a family's (model/families.h).
 template <class Model>
 LossEvaluation evaluate_loss(const Model& model,
                              const std::vector<data::SummarizationExample>& examples,

@@ -8,8 +8,7 @@
 #include "precis/generate/token_history.h"
 #include "precis/kernels/constant_weights.h"
 #include "precis/kernels/copy.h"
-#include "precis/model/bart/bart_incremental.h"
-#include "precis/model/t5/t5_incremental.h"
+#include "precis/model/families.h"
 
 namespace precis::generate {
 
@@ -231,28 +230,27 @@ Generated generate_with(const Model& model, const Tensor& input_ids, const Tenso
 
 }  // namespace
 
-Generated generate(const BartModel& model, const Tensor& input_ids, const Tensor& attention_mask,
+template <class Model>
+Generated generate(const Model& model, const Tensor& input_ids, const Tensor& attention_mask,
                    const GenerationConfig& config, const GenerateOptions& options) {
-  return generate_with<BartIncrementalDecoder>(model, input_ids, attention_mask, config, options);
+  using Decoder = typename ModelFamily<decltype(Model::config)>::IncrementalDecoder;
+  return generate_with<Decoder>(model, input_ids, attention_mask, config, options);
 }
 
-Generated generate(const T5Model& model, const Tensor& input_ids, const Tensor& attention_mask,
-                   const GenerationConfig& config, const GenerateOptions& options) {
-  return generate_with<T5IncrementalDecoder>(model, input_ids, attention_mask, config, options);
-}
-
-Generated generate(const BartModel& model, std::span<const std::vector<int32_t>> inputs,
+template <class Model>
+Generated generate(const Model& model, std::span<const std::vector<int32_t>> inputs,
                    const GenerationConfig& config, const GenerateOptions& options) {
   return pad_and_generate(inputs, model.config.pad_token_id, [&](const Tensor& ids, const Tensor& mask) {
     return generate(model, ids, mask, config, options);
   });
 }
 
-Generated generate(const T5Model& model, std::span<const std::vector<int32_t>> inputs,
-                   const GenerationConfig& config, const GenerateOptions& options) {
-  return pad_and_generate(inputs, model.config.pad_token_id, [&](const Tensor& ids, const Tensor& mask) {
-    return generate(model, ids, mask, config, options);
-  });
-}
+#define PRECIS_INSTANTIATE(Model, Config, family)                                         \
+  template Generated generate<Model>(const Model&, const Tensor&, const Tensor&,          \
+                                     const GenerationConfig&, const GenerateOptions&);    \
+  template Generated generate<Model>(const Model&, std::span<const std::vector<int32_t>>, \
+                                     const GenerationConfig&, const GenerateOptions&);
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::generate

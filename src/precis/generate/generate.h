@@ -14,8 +14,7 @@
 #include "precis/core/tensor.h"
 #include "precis/core/torch_cpu_generator.h"
 #include "precis/generate/generation_config.h"
-#include "precis/model/bart/bart_model.h"
-#include "precis/model/t5/t5_model.h"
+#include "precis/model/families.h"
 
 namespace precis::generate {
 
@@ -43,19 +42,16 @@ struct Generated {
   }
 };
 
+// Model: a family's (model/families.h), decoding with its IncrementalDecoder from its
+// decoder_start_token_id (T5's is pad). Explicitly instantiated for every family.
 // input_ids (B, S) I32 right-padded; attention_mask (B, S) I32, 1 = token.
-Generated generate(const BartModel& model, const Tensor& input_ids, const Tensor& attention_mask,
+template <class Model>
+Generated generate(const Model& model, const Tensor& input_ids, const Tensor& attention_mask,
                    const GenerationConfig& config, const GenerateOptions& options = {});
 
 // Already-tokenized inputs of any lengths: padded here with the model's pad_token_id.
-Generated generate(const BartModel& model, std::span<const std::vector<int32_t>> inputs,
+template <class Model>
+Generated generate(const Model& model, std::span<const std::vector<int32_t>> inputs,
                    const GenerationConfig& config, const GenerateOptions& options = {});
-
-// The same for T5 (T5, T5 v1.1, FLAN-T5): decoding starts from decoder_start_token_id (= pad).
-Generated generate(const T5Model& model, const Tensor& input_ids, const Tensor& attention_mask,
-                   const GenerationConfig& config, const GenerateOptions& options = {});
-Generated generate(const T5Model& model, std::span<const std::vector<int32_t>> inputs,
-                   const GenerationConfig& config, const GenerateOptions& options = {});
-
 
 }  // namespace precis::generate

@@ -9,14 +9,13 @@ namespace precis::serve {
 
 namespace {
 
-// T5 has relative positions and no input limit of its own: the tokenizer's model_max_length
-// (512 for the published checkpoints) when it has one, else this.
-constexpr size_t kT5DefaultInputTokens = 512;
+// A model with relative positions (T5) has no input limit of its own: the tokenizer's
+// model_max_length (512 for the published T5 checkpoints) when it has one, else this.
+constexpr size_t kUnlimitedDefaultInputTokens = 512;
 
-std::variant<BartModel, T5Model> load_model(const std::filesystem::path& dir, Device device) {
+AnyModel load_model(const std::filesystem::path& dir, Device device) {
   ScopedExecutionContext on(device);
-  if (model_type_of(dir) == "t5") return T5Model::load(dir);
-  return BartModel::load(dir);
+  return load_any_model(dir);
 }
 
 }  // namespace
@@ -26,16 +25,16 @@ Summarizer::Summarizer(const std::filesystem::path& dir, const SummarizerLimits&
     : dir_(dir),
       device_(device),
       model_(load_model(dir, device)),
-      tokens_(std::holds_alternative<T5Model>(model_) ? special_tokens(std::get<T5Model>(model_).config)
-                                                       : special_tokens(std::get<BartModel>(model_).config)),
+      tokens_(std::visit([](const auto& m) { return special_tokens(m.config); }, model_)),
       tokenizer_(tokenize::load_text_tokenizer(dir)),
       defaults_(generate::GenerationConfig::from_model_directory(dir, tokens_)),
       max_num_beams_(limits.max_num_beams) {
   // BART's encoder has max_position_embeddings positions; the tokenizer may promise fewer.
-  max_input_tokens_ = std::holds_alternative<T5Model>(model_) ? kT5DefaultInputTokens
-                                                              : size_t(tokens_.max_positions);
+  const bool positions_limit = tokens_.max_positions < SpecialTokens::kNoPositionLimit;
+  max_input_tokens_ =
+      positions_limit ? size_t(tokens_.max_positions) : kUnlimitedDefaultInputTokens;
   if (auto m = tokenizer_->model_max_length())
-    max_input_tokens_ = std::holds_alternative<T5Model>(model_) ? *m : std::min(max_input_tokens_, *m);
+    max_input_tokens_ = positions_limit ? std::min(max_input_tokens_, *m) : *m;
   if (limits.max_input_tokens)
     max_input_tokens_ = std::min(max_input_tokens_, *limits.max_input_tokens);
   check(max_input_tokens_ >= 2, dir.string() + ": the model takes fewer than 2 input tokens");

@@ -1,7 +1,7 @@
 // The model behind the server: a checkpoint, its tokenizer and its generation defaults, with
 // the checks a request needs before it is queued (input length, generation settings) and
 // the batch work the batcher runs. Loaded with the same library calls as `precis generate`
-// (BartModel::load or T5Model::load by config.json's model_type, the checkpoint's tokenizer,
+// (load_any_model: the family config.json's model_type names, the checkpoint's tokenizer,
 // GenerationConfig::from_model_directory), so a summary equals the pipeline's: generate() ids
 // decoded with skip_special_tokens.
 #pragma once
@@ -17,8 +17,7 @@
 
 #include "precis/generate/generation_config.h"
 #include "precis/kernels/constant_weights.h"
-#include "precis/model/bart/bart_model.h"
-#include "precis/model/t5/t5_model.h"
+#include "precis/model/families.h"
 #include "precis/serve/inference_request.h"
 #include "precis/tokenize/text_tokenizer.h"
 
@@ -63,7 +62,7 @@ class Summarizer {
 
   std::filesystem::path dir_;
   Device device_;
-  std::variant<BartModel, T5Model> model_;
+  AnyModel model_;
   SpecialTokens tokens_;  // the special tokens and decoder positions generate() checks against
   std::unique_ptr<tokenize::TextTokenizer> tokenizer_;
   generate::GenerationConfig defaults_;

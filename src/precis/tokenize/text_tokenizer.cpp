@@ -70,21 +70,21 @@ std::string tokenizer_json_model_type(const std::filesystem::path& dir) {
 
 }  // namespace
 
-T5TokenizerFiles t5_tokenizer_files(const std::filesystem::path& dir) {
-  if (tokenizer_json_model_type(dir) == "Unigram") return T5TokenizerFiles::kUnigramJson;
-  if (std::filesystem::exists(dir / "spiece.model")) return T5TokenizerFiles::kSpieceModel;
-  return T5TokenizerFiles::kNone;
+TokenizerKind tokenizer_kind(const std::filesystem::path& dir) {
+  if (tokenizer_json_model_type(dir) == "Unigram") return TokenizerKind::kUnigramJson;
+  if (std::filesystem::exists(dir / "spiece.model")) return TokenizerKind::kSpieceModel;
+  return TokenizerKind::kByteLevelBpe;
 }
 
 std::unique_ptr<TextTokenizer> load_text_tokenizer(const std::filesystem::path& dir) {
-  switch (t5_tokenizer_files(dir)) {
-    case T5TokenizerFiles::kSpieceModel:
+  switch (tokenizer_kind(dir)) {
+    case TokenizerKind::kSpieceModel:
       return std::make_unique<T5TextTokenizer<SentencePieceTokenizer>>(
           SentencePieceTokenizer::from_directory(dir), model_max_length_in(dir));
-    case T5TokenizerFiles::kUnigramJson:
+    case TokenizerKind::kUnigramJson:
       return std::make_unique<T5TextTokenizer<UnigramTokenizer>>(UnigramTokenizer::from_directory(dir),
                                                                  model_max_length_in(dir));
-    case T5TokenizerFiles::kNone:
+    case TokenizerKind::kByteLevelBpe:
       break;
   }
   return std::make_unique<BpeTextTokenizer>(Tokenizer::from_directory(dir));

@@ -40,13 +40,14 @@ class TextTokenizer {
   }
 };
 
-// Which of T5's tokenizers a directory holds, in AutoTokenizer's order: a tokenizer.json with
+// Which tokenizer a checkpoint directory holds, in AutoTokenizer's order: a tokenizer.json with
 // a Unigram model (T5TokenizerFast's ids, what run_summarization uses by default), else
-// spiece.model (T5Tokenizer's), else neither.
-enum class T5TokenizerFiles { kUnigramJson, kSpieceModel, kNone };
-T5TokenizerFiles t5_tokenizer_files(const std::filesystem::path& dir);
+// spiece.model (T5Tokenizer's), else byte-level BPE (BART's tokenizer.json or vocab.json +
+// merges.txt). Every place that builds a tokenizer from a directory switches on this.
+enum class TokenizerKind { kUnigramJson, kSpieceModel, kByteLevelBpe };
+TokenizerKind tokenizer_kind(const std::filesystem::path& dir);
 
-// The tokenizer of a checkpoint directory: T5's (above) or a byte-level BPE tokenizer.
+// The tokenizer of a checkpoint directory, of its tokenizer_kind.
 std::unique_ptr<TextTokenizer> load_text_tokenizer(const std::filesystem::path& dir);
 
 }  // namespace precis::tokenize

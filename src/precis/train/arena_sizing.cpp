@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "precis/model/common/seq2seq_family.h"
+#include "precis/model/families.h"
 
 namespace precis::train {
 
@@ -47,13 +48,11 @@ size_t training_arena_bytes(const Config& config, const TrainingData& data,
                            a.per_device_train_batch_size * data.world);
 }
 
-template size_t training_arena_bytes<BartConfig>(const BartConfig&, const TrainingData&,
-                                                 const std::vector<GlobalBatch>&,
-                                                 const data::CollatorOptions&,
-                                                 const TrainingArguments&);
-template size_t training_arena_bytes<T5Config>(const T5Config&, const TrainingData&,
-                                               const std::vector<GlobalBatch>&,
-                                               const data::CollatorOptions&,
-                                               const TrainingArguments&);
+#define PRECIS_INSTANTIATE(Model, Config, family)                          \
+  template size_t training_arena_bytes<Config>(                            \
+      const Config&, const TrainingData&, const std::vector<GlobalBatch>&, \
+      const data::CollatorOptions&, const TrainingArguments&);
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::train

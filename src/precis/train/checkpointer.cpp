@@ -8,6 +8,7 @@
 #include "precis/core/atomic_file.h"
 #include "precis/core/error.h"
 #include "precis/core/json_input.h"
+#include "precis/model/families.h"
 #include "precis/train/checkpoints.h"
 #include "precis/train/test_stop.h"
 
@@ -232,7 +233,8 @@ void Checkpointer<Model>::finish_training() {
   }
 }
 
-template class Checkpointer<BartModel>;
-template class Checkpointer<T5Model>;
+#define PRECIS_INSTANTIATE(Model, Config, family) template class Checkpointer<Model>;
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::train

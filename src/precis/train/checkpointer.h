@@ -3,7 +3,7 @@
 // AtomicDirectory: it appears whole or not at all, and a failed save leaves every earlier one
 // as it was. The best model (metric_for_best_model) is tracked here because HF 4.44 decides it
 // as it saves: at a checkpoint saved on a step that also evaluated, among those checkpoints
-// only. Model: BartModel or T5Model (explicitly instantiated).
+// only. Model: a family's (model/families.h; instantiated for each).
 #pragma once
 
 #include <filesystem>

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "precis/kernels/convert.h"
+#include "precis/model/families.h"
 
 namespace precis::train {
 
@@ -103,7 +104,8 @@ typename ComputeCopy<Config>::Params ComputeCopy<Config>::mixed(const Params& ma
   return out;
 }
 
-template class ComputeCopy<BartConfig>;
-template class ComputeCopy<T5Config>;
+#define PRECIS_INSTANTIATE(Model, Config, family) template class ComputeCopy<Config>;
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::train

@@ -4,6 +4,7 @@
 
 #include "precis/core/atomic_file.h"
 #include "precis/generate/generate.h"
+#include "precis/model/families.h"
 #include "precis/train/model_setup.h"
 #include "precis/train/results_files.h"
 #include "precis/train/sharded_evaluation.h"
@@ -118,7 +119,8 @@ nlohmann::json Evaluator<Model>::predict_and_report() const {
   return m;
 }
 
-template class Evaluator<BartModel>;
-template class Evaluator<T5Model>;
+#define PRECIS_INSTANTIATE(Model, Config, family) template class Evaluator<Model>;
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::train

@@ -3,7 +3,7 @@
 // and their ROUGE, reported under HF's metric names (eval_loss, eval_rouge1, eval_runtime,
 // ...). Used during training (eval_strategy), and for do_eval and do_predict afterwards, which
 // write eval_results.json, predict_results.json and generated_predictions.txt as
-// run_summarization does. Model: BartModel or T5Model (explicitly instantiated).
+// run_summarization does. Model: a family's (model/families.h; instantiated for each).
 #pragma once
 
 #include <string>

@@ -1,6 +1,7 @@
 #include "precis/train/micro_batch_step.h"
 
 #include "precis/core/error.h"
+#include "precis/model/families.h"
 #include "precis/train/job_clock.h"
 
 namespace precis::train {
@@ -36,12 +37,12 @@ MicroBatchResult micro_batch_step(const Config& config, const ParamsOf<Config>& 
   return result;
 }
 
-#define PRECIS_INSTANTIATE(Config)                                                       \
-  template MicroBatchResult micro_batch_step<Config>(                                    \
-      const Config&, const ParamsOf<Config>&, ParamsOf<Config>&, const MicroBatchShard&, \
-      const LossNormaliser&, float, bool, dist::GradientAllReduce*, const Tensor&, Arena&, double);
-PRECIS_INSTANTIATE(BartConfig)
-PRECIS_INSTANTIATE(T5Config)
+#define PRECIS_INSTANTIATE(Model, Config, family)                                          \
+  template MicroBatchResult micro_batch_step<Config>(                                      \
+      const Config&, const ParamsOf<Config>&, ParamsOf<Config>&, const MicroBatchShard&,   \
+      const LossNormaliser&, float, bool, dist::GradientAllReduce*, const Tensor&, Arena&, \
+      double);
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
 #undef PRECIS_INSTANTIATE
 
 }  // namespace precis::train

@@ -20,7 +20,8 @@ struct LoadedModel {
   std::unique_ptr<tokenize::TextTokenizer> tokenizer;
 };
 
-// Model: BartModel or T5Model. `verbose` (rank 0) says what was made or resized, on stderr.
+// Model: a family's (each specializes it). `verbose` (rank 0) says what was made or resized, on
+// stderr.
 template <class Model>
 LoadedModel<Model> load_model_and_tokenizer(const TrainingArguments& args, bool verbose);
 template <>

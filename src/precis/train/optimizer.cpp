@@ -10,6 +10,7 @@
 #include "precis/kernels/optimizer.h"
 #include "precis/kernels/optimizer_math.h"
 #include "precis/model/common/flat_parameters.h"
+#include "precis/model/families.h"
 
 namespace precis::train {
 
@@ -147,7 +148,7 @@ void zero_grads(const Config& c, ParamsOf<Config>& grads) {
   zero_buffer_grads(c, grads);
 }
 
-#define PRECIS_INSTANTIATE(Config)                                                       \
+#define PRECIS_INSTANTIATE(Model, Config, family)                                        \
   template class AdamW<Config>;                                                          \
   template void save_adamw_state<Config>(const std::filesystem::path&, const Config&,    \
                                          ParamsOf<Config>&, ParamsOf<Config>&, int64_t); \
@@ -157,8 +158,7 @@ void zero_grads(const Config& c, ParamsOf<Config>& grads) {
   template double global_grad_norm<Config>(const Config&, ParamsOf<Config>&);            \
   template void zero_grads<Config>(const Config&, ParamsOf<Config>&);                    \
   template void zero_buffer_grads<Config>(const Config&, ParamsOf<Config>&);
-PRECIS_INSTANTIATE(BartConfig)
-PRECIS_INSTANTIATE(T5Config)
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
 #undef PRECIS_INSTANTIATE
 
 }  // namespace precis::train

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "precis/hub/model_card.h"
+#include "precis/model/families.h"
 #include "precis/train/arena_sizing.h"
 #include "precis/train/checkpointer.h"
 #include "precis/train/model_setup.h"
@@ -65,7 +66,8 @@ std::optional<nlohmann::json> Seq2SeqTrainer<Model>::train() {
   return loop.run();
 }
 
-template class Seq2SeqTrainer<BartModel>;
-template class Seq2SeqTrainer<T5Model>;
+#define PRECIS_INSTANTIATE(Model, Config, family) template class Seq2SeqTrainer<Model>;
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::train

@@ -1,7 +1,7 @@
 // One `precis train` job for one model family, as run_summarization.py drives Seq2SeqTrainer:
 // set-up (the resume point, the model and tokenizer, the optimizer, the validation set and the
 // generation settings), then do_train (training_loop.h), do_eval and do_predict (evaluator.h),
-// then all_results.json and the model card. Model: BartModel or T5Model (explicitly
+// then all_results.json and the model card. Model: a family's (explicitly
 // instantiated); trainer.h's run_training_job picks one.
 #pragma once
 

@@ -5,6 +5,7 @@
 #include "precis/kernels/copy.h"
 #include "precis/kernels/grad_norm.h"
 #include "precis/kernels/optimizer.h"
+#include "precis/model/families.h"
 
 namespace precis::train {
 
@@ -101,7 +102,8 @@ void ShardedAdamW<Config>::load(const std::filesystem::path& file) {
   copy(flat_tensor(config_, all.exp_avg_sq).slice(begin_, end_), exp_avg_sq_);
 }
 
-template class ShardedAdamW<BartConfig>;
-template class ShardedAdamW<T5Config>;
+#define PRECIS_INSTANTIATE(Model, Config, family) template class ShardedAdamW<Config>;
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::train

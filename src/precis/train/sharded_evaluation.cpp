@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "precis/model/families.h"
 #include "precis/train/test_stop.h"
 
 namespace precis::train {
@@ -121,7 +122,7 @@ eval::GenerationEvaluation sharded_evaluate_with_generation(
   return result;
 }
 
-#define PRECIS_INSTANTIATE(Model)                                                                 \
+#define PRECIS_INSTANTIATE(Model, Config, family)                                                 \
   template eval::LossEvaluation sharded_evaluate_loss<Model>(                                     \
       dist::Communicator&, const Model&, const std::vector<data::SummarizationExample>&, int64_t, \
       const data::CollatorOptions&);                                                              \
@@ -129,8 +130,7 @@ eval::GenerationEvaluation sharded_evaluate_with_generation(
       dist::Communicator&, const Model&, const tokenize::TextTokenizer&,                          \
       const std::vector<data::SummarizationExample>&, int64_t, const data::CollatorOptions&,      \
       const generate::GenerationConfig&, uint32_t);
-PRECIS_INSTANTIATE(BartModel)
-PRECIS_INSTANTIATE(T5Model)
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
 #undef PRECIS_INSTANTIATE
 
 }  // namespace precis::train

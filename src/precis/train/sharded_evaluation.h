@@ -11,7 +11,7 @@
 
 namespace precis::train {
 
-// Model: BartModel or T5Model.
+// Model: a family's (model/families.h).
 template <class Model>
 eval::LossEvaluation sharded_evaluate_loss(dist::Communicator& comm, const Model& model,
                                            const std::vector<data::SummarizationExample>& examples,

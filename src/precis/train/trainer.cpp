@@ -12,8 +12,7 @@
 #include "precis/dist/launch_environment.h"
 #include "precis/kernels/device_choice.h"
 #include "precis/kernels/matmul_precision.h"
-#include "precis/model/t5/t5_config.h"
-#include "precis/model/t5/t5_init.h"
+#include "precis/model/families.h"
 #include "precis/train/job_clock.h"
 #include "precis/train/seq2seq_trainer.h"
 
@@ -21,11 +20,11 @@ namespace precis::train {
 
 namespace {
 
-// The model family: model_name_or_path's config.json, or config_name, says T5 or BART.
+// The model family: model_name_or_path's config.json, or config_name's family ("" when neither
+// is given: validate_job says what to give).
 std::string model_type_for(const TrainingArguments& a) {
-  const bool t5 = a.model_name_or_path.empty() ? a.config_name && names_t5_config(*a.config_name)
-                                               : model_type_of(a.model_name_or_path) == "t5";
-  return t5 ? "t5" : "bart";
+  if (!a.model_name_or_path.empty()) return checkpoint_model_type(a.model_name_or_path);
+  return a.config_name ? config_model_type(*a.config_name) : "";
 }
 
 // HF's --ddp_timeout (default 1800 s): the deadline of every collective, host or device.
@@ -64,8 +63,9 @@ void run_job(const TrainingArguments& a, dist::Communicator& host_comm, JobClock
     std::fprintf(stderr, "precis: --bf16 on the CPU: %s\n", cpu_bf16_matmul_description().c_str());
   ScopedCpuMatmulPrecision precision(cpu_bf16 ? MatmulPrecision::kBf16 : MatmulPrecision::kFp32);
   ScopedExecutionContext on(device);
-  if (model_type == "t5") return Seq2SeqTrainer<T5Model>(a, comm, job_start).run();
-  Seq2SeqTrainer<BartModel>(a, comm, job_start).run();
+  with_model_family(model_type, "the model", [&]<class Model>(std::type_identity<Model>) {
+    Seq2SeqTrainer<Model>(a, comm, job_start).run();
+  });
 }
 
 }  // namespace

@@ -208,9 +208,10 @@ TrainingArguments parse_training_arguments(const std::vector<std::string>& argv_
 
 // The checks that need more than the options, made as the job starts (the parser also serves
 // --help, to_json and tests, which name no model): a model to start from, and a tokenizer for
-// a new one; --fp16, which T5 (config.json's model_type "t5", else "bart") and the CPU backend
-// refuse. Throws precis::Error as the parser does. Both live in training_arguments_validation.cpp.
-void validate_job(const TrainingArguments& args, std::string_view model_type);
+// a new one; --fp16, which a family may refuse (T5's ModelFamily::fp16_refusal), as the CPU
+// backend does. model_type is the family's (model/families.h). Throws precis::Error as the parser
+// does. Both live in training_arguments_validation.cpp.
+void validate_job(const TrainingArguments& args, const std::string& model_type);
 
 // The parser's warnings, one per line, then "precis ignores these Hugging Face options: a, b,
 // c"; "" when there is nothing to say.

@@ -8,8 +8,7 @@
 #include "precis/core/error.h"
 #include "precis/core/hf_semantics.h"
 #include "precis/data/dataset.h"
-#include "precis/model/bart/bart_init.h"
-#include "precis/model/t5/t5_init.h"
+#include "precis/model/families.h"
 #include "precis/train/training_arguments_parsing.h"
 
 namespace precis::train {
@@ -235,15 +234,14 @@ void validate(Args& a, const std::set<std::string>& given) {
 
 }  // namespace parsing
 
-void validate_job(const TrainingArguments& a, std::string_view model_type) {
+void validate_job(const TrainingArguments& a, const std::string& model_type) {
   check(!a.model_name_or_path.empty() || a.config_name,
         "give model_name_or_path (a local Hugging Face checkpoint directory) or config_name (" +
-            bart_preset_names() + ", " + t5_preset_names() +
-            ", or a config.json) to train from scratch");
-  if (a.fp16 && model_type == "t5")
-    throw Error(
-        "--fp16: T5 overflows in float16 (its feed-forward activations exceed 65504, as HF "
-        "warns); train T5 in fp32 or, on CUDA, with --bf16");
+            known_preset_names() + ", or a config.json) to train from scratch");
+  with_model_family(model_type, "the model", [&]<class Model>(std::type_identity<Model>) {
+    const char* refusal = ModelFamily<decltype(Model::config)>::fp16_refusal;
+    if (a.fp16 && refusal) throw Error(std::string("--fp16: ") + refusal);
+  });
   check(!a.tokenizer_name.value_or(a.model_name_or_path).empty(),
         "training from config_name needs tokenizer_name (a tokenizer directory)");
 }

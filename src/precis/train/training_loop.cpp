@@ -8,6 +8,7 @@
 #include "precis/core/error.h"
 #include "precis/kernels/copy.h"
 #include "precis/kernels/fill.h"
+#include "precis/model/families.h"
 #include "precis/train/interrupt.h"
 #include "precis/train/lr_schedule.h"
 #include "precis/train/micro_batch_shard.h"
@@ -343,7 +344,8 @@ void TrainingLoop<Model>::complete_job_summary(double train_runtime) {
   job_.allreduce_exposed_s = per_step.allreduce_wait_s;
 }
 
-template class TrainingLoop<BartModel>;
-template class TrainingLoop<T5Model>;
+#define PRECIS_INSTANTIATE(Model, Config, family) template class TrainingLoop<Model>;
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::train

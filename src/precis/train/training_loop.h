@@ -5,7 +5,7 @@
 // end the summary, the final model and job_summary.json. With several ranks every rank runs the
 // loop in step, each computing its shard of each micro-batch, so that every collective (the
 // gradient all-reduce, the loss sum, an evaluation, the stop agreement, ZeRO-1's gather for a
-// checkpoint) is reached by all ranks in the same order. Model: BartModel or T5Model.
+// checkpoint) is reached by all ranks in the same order. Model: a family's (model/families.h).
 #pragma once
 
 #include <memory>

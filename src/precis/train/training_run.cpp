@@ -6,6 +6,7 @@
 
 #include "precis/core/atomic_file.h"
 #include "precis/kernels/elementwise.h"
+#include "precis/model/families.h"
 #include "precis/train/results_files.h"
 
 namespace precis::train {
@@ -13,28 +14,6 @@ namespace precis::train {
 namespace fs = std::filesystem;
 
 namespace {
-
-// The generation_config.json save_pretrained writes when the model came with none
-// (GenerationConfig.from_model_config: the config's token ids).
-nlohmann::json default_generation_config(const BartConfig& c) {
-  nlohmann::json j = {
-      {"_from_model_config", true},
-      {"bos_token_id", c.bos_token_id},
-      {"decoder_start_token_id", c.decoder_start_token_id},
-      {"eos_token_id", c.eos_token_id},
-      {"pad_token_id", c.pad_token_id},
-      {"transformers_version", std::string(transformers_version_of(hf_semantics()))}};
-  if (c.forced_eos_token_id) j["forced_eos_token_id"] = *c.forced_eos_token_id;
-  if (c.forced_bos_token_id) j["forced_bos_token_id"] = *c.forced_bos_token_id;
-  return j;
-}
-nlohmann::json default_generation_config(const T5Config& c) {
-  return {{"_from_model_config", true},
-          {"decoder_start_token_id", c.decoder_start_token_id},
-          {"eos_token_id", c.eos_token_id},
-          {"pad_token_id", c.pad_token_id},
-          {"transformers_version", std::string(transformers_version_of(hf_semantics()))}};
-}
 
 // generation_config.json as save_pretrained writes it: the source checkpoint's (or
 // --generation_config's) bytes, or the one GenerationConfig.from_model_config derives.
@@ -142,7 +121,8 @@ void TrainingRun<Model>::norm_read(double grad_norm) {
   if (!finite) optimizer->step_skipped();
 }
 
-template struct TrainingRun<BartModel>;
-template struct TrainingRun<T5Model>;
+#define PRECIS_INSTANTIATE(Model, Config, family) template struct TrainingRun<Model>;
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis::train

@@ -2,7 +2,7 @@
 // (a second parameter arena, so one flat buffer for the all-reduce), the optimizer (AdamW, or
 // with --zero_stage 1 ZeRO-1's sharded AdamW) and TrainerState. With several ranks every rank
 // holds the model, the gradients and (unless ZeRO-1 shards it) the optimizer; only rank 0
-// writes files. Model: BartModel or T5Model (explicitly instantiated).
+// writes files. Model: a family's (model/families.h; instantiated for each).
 #pragma once
 
 #include <filesystem>

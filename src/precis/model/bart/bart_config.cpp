@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "precis/core/error.h"
+#include "precis/core/hf_semantics.h"
 #include "precis/core/json_input.h"
 #include "precis/model/common/config_fields.h"
 
@@ -94,6 +95,19 @@ SpecialTokens special_tokens(const BartConfig& c) {
   t.forced_eos_token_id = c.forced_eos_token_id;
   t.max_positions = c.max_position_embeddings;
   return t;
+}
+
+nlohmann::json default_generation_config(const BartConfig& c) {
+  nlohmann::json j = {
+      {"_from_model_config", true},
+      {"bos_token_id", c.bos_token_id},
+      {"decoder_start_token_id", c.decoder_start_token_id},
+      {"eos_token_id", c.eos_token_id},
+      {"pad_token_id", c.pad_token_id},
+      {"transformers_version", std::string(transformers_version_of(hf_semantics()))}};
+  if (c.forced_eos_token_id) j["forced_eos_token_id"] = *c.forced_eos_token_id;
+  if (c.forced_bos_token_id) j["forced_bos_token_id"] = *c.forced_bos_token_id;
+  return j;
 }
 
 }  // namespace precis

@@ -48,4 +48,8 @@ struct BartConfig {
 // Its special tokens as generation reads them (special_tokens.h).
 SpecialTokens special_tokens(const BartConfig& config);
 
+// The generation_config.json save_pretrained writes when the model came with none
+// (GenerationConfig.from_model_config: the config's token ids, forced ones included).
+nlohmann::json default_generation_config(const BartConfig& config);
+
 }  // namespace precis

@@ -1,6 +1,7 @@
 #include "precis/model/common/flat_parameters.h"
 
 #include "precis/core/error.h"
+#include "precis/model/families.h"
 
 namespace precis {
 
@@ -51,9 +52,10 @@ Tensor flat_tensor(const Config& config, ParamsOf<Config>& params) {
   return flat;
 }
 
-template dist::FlatLayout flat_layout<BartConfig>(const BartConfig&, BartParams&);
-template dist::FlatLayout flat_layout<T5Config>(const T5Config&, T5Params&);
-template Tensor flat_tensor<BartConfig>(const BartConfig&, BartParams&);
-template Tensor flat_tensor<T5Config>(const T5Config&, T5Params&);
+#define PRECIS_INSTANTIATE(Model, Config, family)                                  \
+  template dist::FlatLayout flat_layout<Config>(const Config&, ParamsOf<Config>&); \
+  template Tensor flat_tensor<Config>(const Config&, ParamsOf<Config>&);
+PRECIS_MODEL_FAMILIES(PRECIS_INSTANTIATE)
+#undef PRECIS_INSTANTIATE
 
 }  // namespace precis

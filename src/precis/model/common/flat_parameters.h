@@ -6,9 +6,7 @@
 #pragma once
 
 #include "precis/dist/flat_layout.h"
-#include "precis/model/bart/bart_stages.h"
 #include "precis/model/common/seq2seq_family.h"
-#include "precis/model/t5/t5_stages.h"
 
 namespace precis {
 

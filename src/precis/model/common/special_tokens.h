@@ -14,7 +14,8 @@ struct SpecialTokens {
   int32_t pad_token_id = 1, bos_token_id = 0, eos_token_id = 2, decoder_start_token_id = 2;
   std::optional<int32_t> forced_bos_token_id = std::nullopt, forced_eos_token_id = std::nullopt;
   // BART: max_position_embeddings; T5's relative positions set no limit.
-  int64_t max_positions = int64_t(1) << 20;
+  static constexpr int64_t kNoPositionLimit = int64_t(1) << 20;
+  int64_t max_positions = kNoPositionLimit;
 };
 
 // What every family's config gives alike: the vocabulary size and the pad, EOS and

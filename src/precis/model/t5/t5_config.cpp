@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "precis/core/hf_semantics.h"
 #include "precis/core/json_input.h"
 #include "precis/model/common/config_fields.h"
 
@@ -91,14 +92,18 @@ nlohmann::json T5Config::to_json() const {
   return j;
 }
 
-std::string model_type_of(const std::filesystem::path& dir) {
-  return string_field_or_empty(peek_json_file(dir / "config.json"), "model_type");
-}
-
 SpecialTokens special_tokens(const T5Config& c) {
   SpecialTokens t = pretrained_special_tokens(c);
   t.bos_token_id = c.pad_token_id;  // T5 has no BOS; nothing forces one
   return t;
+}
+
+nlohmann::json default_generation_config(const T5Config& c) {
+  return {{"_from_model_config", true},
+          {"decoder_start_token_id", c.decoder_start_token_id},
+          {"eos_token_id", c.eos_token_id},
+          {"pad_token_id", c.pad_token_id},
+          {"transformers_version", std::string(transformers_version_of(hf_semantics()))}};
 }
 
 }  // namespace precis

@@ -52,7 +52,8 @@ struct T5Config {
 // nothing forces one) and no limit of positions.
 SpecialTokens special_tokens(const T5Config& config);
 
-// The "model_type" of config.json in `dir` ("" when absent or unreadable): picks the model class.
-std::string model_type_of(const std::filesystem::path& dir);
+// The generation_config.json save_pretrained writes when the model came with none
+// (GenerationConfig.from_model_config: the config's token ids; no BOS).
+nlohmann::json default_generation_config(const T5Config& config);
 
 }  // namespace precis

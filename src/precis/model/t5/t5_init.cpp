@@ -52,11 +52,6 @@ std::string t5_preset_names() {
   return "t5-tiny, t5-small, t5-base, t5-large, t5-v1_1-small, t5-v1_1-base, flan-t5-small, flan-t5-base";
 }
 
-bool names_t5_config(const std::string& name_or_path) {
-  if (t5_preset(name_or_path)) return true;
-  return string_field_or_empty(peek_json_file(config_file(name_or_path)), "model_type") == "t5";
-}
-
 T5Config t5_config_from(const std::string& name_or_path) {
   if (auto preset = t5_preset(name_or_path)) return *preset;
   return T5Config::from_file(config_file(name_or_path));

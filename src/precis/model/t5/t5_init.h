@@ -15,9 +15,6 @@ namespace precis {
 std::optional<T5Config> t5_preset(const std::string& name);
 std::string t5_preset_names();
 
-// Whether config_name names a T5 model: a T5 preset, or a config.json (or a directory with
-// one) whose model_type is "t5".
-bool names_t5_config(const std::string& name_or_path);
 T5Config t5_config_from(const std::string& name_or_path);
 
 // With f = initializer_factor: RMSNorm weights f; shared and an untied lm_head ~ N(0, f);
