@@ -7,7 +7,8 @@
 // model's, bart-base's and bart-large's layers, and two encoder products for scale. The three
 // run interleaved, best of five rounds each, on OMP_NUM_THREADS threads; prints GFLOP/s and the
 // ratios to sgemm (the few-rows form takes 8 to 32 rows: 0 past that; the packed form and int8
-// print 0 where the CPU cannot run them).
+// print 0 where the CPU cannot run them). Where the best int8 kernel is AMX-INT8, the
+// AVX512-VNNI kernel runs too (interleaved), and the last column is AMX's rate over VNNI's.
 //
 //   build/bench/linear_rows_bench
 #include <algorithm>
@@ -64,8 +65,11 @@ int main() {
   const bool packed_runs = packed_linear_runs();
   std::printf("form: %s; int8: %s\n", kernel == FewRowsKernel::kAvx512 ? "AVX-512" : "AVX2",
               int8_kernel_name(int8_kernel()));
-  std::printf("%-34s %6s %6s %6s %10s %10s %10s %10s %7s %7s %7s\n", "product", "rows", "in", "out",
-              "sgemm", "few rows", "packed", "int8", "few/sg", "pack/sg", "int8/sg");
+  const bool amx_and_vnni =
+      int8_kernel() == Int8Kernel::kAmx && int8_kernel_runs(Int8Kernel::kAvx512Vnni);
+  std::printf("%-34s %6s %6s %6s %10s %10s %10s %10s %7s %7s %7s %8s\n", "product", "rows", "in",
+              "out", "sgemm", "few rows", "packed", "int8", "few/sg", "pack/sg", "int8/sg",
+              amx_and_vnni ? "amx/vnni" : "");
   std::mt19937 gen(1);
   std::normal_distribution<float> normal;
   for (const Product& p : kProducts) {
@@ -78,7 +82,8 @@ int main() {
     const PackedWeight packed = packed_runs ? pack_weight(w.data(), p.in, p.out) : PackedWeight{};
     const Int8Weight quantized =
         int8_linear_runs() ? quantize_weight(w.data(), p.in, p.out) : Int8Weight{};
-    double best_sgemm = 1e30, best_kernel = 1e30, best_packed = 1e30, best_int8 = 1e30;
+    double best_sgemm = 1e30, best_kernel = 1e30, best_packed = 1e30, best_int8 = 1e30,
+           best_vnni = 1e30;
     for (int round = 0; round < 5; ++round) {
       best_sgemm =
           std::min(best_sgemm, seconds([&] {
@@ -105,15 +110,23 @@ int main() {
                                for (int i = 0; i < reps; ++i)
                                  linear_int8(quantized, x.data(), b.data(), y.data(), p.rows);
                              }));
+      if (amx_and_vnni)
+        best_vnni = std::min(best_vnni, seconds([&] {
+                               for (int i = 0; i < reps; ++i)
+                                 linear_int8(Int8Kernel::kAvx512Vnni, quantized, x.data(), b.data(),
+                                             y.data(), p.rows);
+                             }));
     }
     const double sgemm_rate = flops * reps / best_sgemm / 1e9,
                  kernel_rate = flops * reps / best_kernel / 1e9,
                  packed_rate = flops * reps / best_packed / 1e9,
                  int8_rate = flops * reps / best_int8 / 1e9;
-    std::printf("%-34s %6ld %6ld %6ld %10.1f %10.1f %10.1f %10.1f %6.2fx %6.2fx %6.2fx\n", p.what,
+    std::printf("%-34s %6ld %6ld %6ld %10.1f %10.1f %10.1f %10.1f %6.2fx %6.2fx %6.2fx", p.what,
                 long(p.rows), long(p.in), long(p.out), sgemm_rate, kernel_rate, packed_rate,
                 int8_rate, kernel_rate / sgemm_rate, packed_rate / sgemm_rate,
                 int8_rate / sgemm_rate);
+    if (amx_and_vnni) std::printf(" %7.2fx", best_vnni / best_int8);
+    std::printf("\n");
   }
   return 0;
 }

@@ -1,9 +1,10 @@
 // The int8 linear layer (kernels/cpu/linear_int8.h) and `--quantization int8`'s scope: a row's
 // quantization is the symmetric one the header states (scale, rounding ties to even, zeros);
-// each kernel this CPU runs (AVX512-VNNI, AVX2) writes a row's bytes as quantize_row's q and
-// gives bit for bit the same float expression over the exact integer sums (for every row-block
-// size, `in` off its groups of four and output widths off its panels, so the VNNI shift, AVX2's
-// sign trick, the panel layout and the edge masks are all checked); every thread count gives the
+// each kernel this CPU runs (AMX-INT8, AVX512-VNNI, AVX2) writes a row's bytes as quantize_row's q
+// and gives bit for bit the same float expression over the exact integer sums (for every row-block
+// size, `in` off its groups of four and off AMX's 64-byte tiles, and output widths off its
+// panels, so the VNNI shift, AVX2's sign trick, the panel layout, AMX's padded tiles and the
+// edge masks are all checked); every thread count gives the
 // same bits; and linear_forward runs it inside a scope opened with int8 set.
 #include <gtest/gtest.h>
 
@@ -28,7 +29,7 @@ struct Int8Product {
 
 const Int8Product kInt8Products[] = {{1, 64, 12}, {13, 129, 25}, {40, 768, 100}, {31, 1, 7},
                                      {9, 300, 1}, {12, 128, 32}, {7, 17, 48},    {256, 128, 130},
-                                     {2, 5, 17},  {11, 4, 64}};
+                                     {2, 5, 17},  {11, 4, 64},   {33, 1000, 70}};
 
 constexpr const char* kNoInt8Kernel =
     "the int8 kernels need AVX2 or AVX512-VNNI, so they cannot run on this CPU (int8 runs fp32 "
@@ -37,6 +38,8 @@ constexpr const char* kNoInt8Kernel =
 // The kernels this CPU runs, each with its part (linear_int8_kernels.h).
 std::vector<std::pair<cpu::Int8Kernel, const cpu::Int8RowsKernel*>> runnable_int8_kernels() {
   std::vector<std::pair<cpu::Int8Kernel, const cpu::Int8RowsKernel*>> kernels;
+  if (cpu::int8_kernel_runs(cpu::Int8Kernel::kAmx))
+    kernels.emplace_back(cpu::Int8Kernel::kAmx, cpu::int8_amx_rows());
   if (cpu::int8_kernel_runs(cpu::Int8Kernel::kAvx512Vnni))
     kernels.emplace_back(cpu::Int8Kernel::kAvx512Vnni, cpu::int8_avx512_vnni_rows());
   if (cpu::int8_kernel_runs(cpu::Int8Kernel::kAvx2))
@@ -138,13 +141,13 @@ TEST(LinearInt8, IsTheExpressionOverTheExactIntegerSums) {
       }
 }
 
-// The CPU's best kernel is the first of AVX512-VNNI and AVX2 it has; a kernel it lacks is
-// refused by name.
+// The CPU's best kernel is the first of AMX-INT8, AVX512-VNNI and AVX2 it has; a kernel it
+// lacks is refused by name.
 TEST(LinearInt8, RunsTheBestKernelAndRefusesOnesTheCpuLacks) {
   const auto kernels = runnable_int8_kernels();
   EXPECT_EQ(cpu::int8_kernel(), kernels.empty() ? cpu::Int8Kernel::kNone : kernels[0].first);
-  for (cpu::Int8Kernel k :
-       {cpu::Int8Kernel::kAvx512Vnni, cpu::Int8Kernel::kAvx2, cpu::Int8Kernel::kNone})
+  for (cpu::Int8Kernel k : {cpu::Int8Kernel::kAmx, cpu::Int8Kernel::kAvx512Vnni,
+                            cpu::Int8Kernel::kAvx2, cpu::Int8Kernel::kNone})
     if (!cpu::int8_kernel_runs(k)) {
       const Int8Product p{1, 4, 1};
       Int8Operands o(p, 1);

@@ -28,6 +28,9 @@ enum class Bf16Path { kAmx, kEmulated };
 
 // True when this CPU has AMX-BF16 and the kernel granted the process the tile data state.
 bool amx_bf16_usable();
+// Asks Linux (once) for the tile data state AMX's instructions need; false where it refuses
+// (or the CPU has no AMX). Call it only where cpuid shows AMX.
+bool amx_tiles_granted();
 
 // The path bf16 products take here: AMX where usable, unless PRECIS_CPU_BF16=emulate asks for
 // the emulated path (so that an AMX machine tests both, and a user can compare them).

@@ -130,14 +130,20 @@ bool detect_amx_bf16() {
   unsigned eax, ebx, ecx, edx;
   if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
   const bool tile = edx & (1u << 24), bf16 = edx & (1u << 22);
-  if (!tile || !bf16) return false;
-  // Linux hands out the 8 KB tile data state only on request (arch_prctl
-  // ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA = 18); a kernel that refuses leaves AMX unusable.
-  constexpr long kReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
-  return syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtiledata) == 0;
+  return tile && bf16 && amx_tiles_granted();
 }
 
 }  // namespace
+
+bool amx_tiles_granted() {
+  // Linux hands out the 8 KB tile data state only on request (arch_prctl
+  // ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA = 18); a kernel that refuses leaves AMX unusable.
+  static const bool granted = [] {
+    constexpr long kReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+    return syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtiledata) == 0;
+  }();
+  return granted;
+}
 
 bool amx_bf16_usable() {
   static const bool usable = detect_amx_bf16();

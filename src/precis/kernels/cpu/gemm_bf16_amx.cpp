@@ -25,7 +25,10 @@ struct TileConfig {
 void configure_tiles() {
   TileConfig config;
   for (int t = 0; t < 8; ++t) config.rows[t] = 16, config.colsb[t] = 64;
-  _tile_loadconfig(&config);
+  // GCC 12's _tile_loadconfig tells the compiler that it reads 8 bytes of the configuration, and
+  // the compiler may then drop the stores to the rest: the instruction with the whole
+  // configuration as its operand.
+  asm volatile("ldtilecfg %0" ::"m"(config));
 }
 
 // C block (i0, j0), 32 x 32, continued over k in [k0, k1) from its partial sums in acc (row

@@ -26,9 +26,15 @@ struct Int8RowsKernel {
   // and the rows' bytes (`stride` apart) with their scales t; b may be null.
   void (*block)(int rows, const int8_t* panel, const uint8_t* bytes, int64_t stride, const float* t,
                 const Int8Weight& w, const float* b, float* y, int64_t n0, int64_t width);
+  // Each thread's set-up before its blocks and clean-up after them (AMX's tile configuration),
+  // or null.
+  void (*begin_thread)() = nullptr;
+  void (*end_thread)() = nullptr;
 };
 
 // Null where this compiler cannot build the kernel (not x86-64); the CPU is asked elsewhere.
+// AMX's needs the tile state granted first (int8_kernel_runs(kAmx) asks).
+const Int8RowsKernel* int8_amx_rows();
 const Int8RowsKernel* int8_avx512_vnni_rows();
 const Int8RowsKernel* int8_avx2_rows();
 
