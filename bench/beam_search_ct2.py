@@ -104,13 +104,16 @@ def main():
                 break
             out.write(line)
 
-    def precis_run(threads, quantization):
-        out = os.path.join(work, f"precis_{quantization}_{threads}.jsonl")
+    def precis_run(threads, quantization, int8_kernel=None):
+        out = os.path.join(work, f"precis_{quantization}_{int8_kernel}_{threads}.jsonl")
         argv = [args.precis, "generate", "--model", args.model, "--input", inputs,
                 "--text_column", args.text_column, "--max_source_length", str(args.max_source_length),
                 "--num_beams", str(args.num_beams), "--no_repeat_ngram_size", str(args.no_repeat_ngram_size),
                 "--max_length", str(args.max_length), "--batch_size", "32", "--quantization", quantization]
-        wall, rss = timed(argv, dict(os.environ, OMP_NUM_THREADS=str(threads)), out)
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+        if int8_kernel:
+            env["PRECIS_CPU_INT8"] = int8_kernel
+        wall, rss = timed(argv, env, out)
         return wall, rss, out
 
     def ct2_run(threads, compute):
@@ -122,7 +125,10 @@ def main():
         _, rss = timed(argv, dict(os.environ, OMP_NUM_THREADS=str(threads)), log)
         return json.load(open(log))["seconds"], rss, out
 
+    # precis int8 runs the CPU's best int8 kernel; "precis int8 vnni" the AVX512-VNNI one (on an
+    # AMX CPU, what AMX-INT8 is measured against).
     configs = [("precis fp32", precis_run, "none"), ("precis int8", precis_run, "int8"),
+               ("precis int8 vnni", lambda t, q: precis_run(t, q, "avx512-vnni"), "int8"),
                ("precis bf16", precis_run, "bf16"),
                ("CTranslate2 fp32", ct2_run, "float32"), ("CTranslate2 int8", ct2_run, "int8")]
     wanted = args.configs.split(",")
@@ -158,7 +164,8 @@ def main():
     for t in threads:
         ratios = [f"{a} / {b} speed {best[(b, t)] / best[(a, t)]:.2f}x"
                   for a, b in [("precis fp32", "CTranslate2 fp32"), ("precis int8", "CTranslate2 int8"),
-                               ("precis int8", "precis fp32")] if a in names and b in names]
+                               ("precis int8", "precis fp32"), ("precis int8", "precis int8 vnni")]
+                  if a in names and b in names]
         print(f"{t} thread(s): " + ", ".join(ratios))
     shutil.rmtree(work)
 

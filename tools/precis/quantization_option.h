@@ -19,8 +19,8 @@ inline void add_quantization_option(CLI::App& app) {
         std::fprintf(stderr, "precis: %s\n", weight_quantization_description().c_str());
       },
       "Weights on the CPU: none (fp32, HF's products), int8 (per-channel int8 weights, "
-      "activations quantized per row as the products run; needs AVX2 or AVX512-VNNI) or bf16 (the "
-      "linear layers in bf16 with fp32 sums, weights packed once; needs AMX-BF16)");
+      "activations quantized per row as the products run; on AMX-INT8, AVX512-VNNI or AVX2) or bf16 "
+      "(the linear layers in bf16 with fp32 sums, weights packed once; needs AMX-BF16)");
 }
 
 }  // namespace precis::cli
