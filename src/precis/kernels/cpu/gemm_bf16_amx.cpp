@@ -6,35 +6,19 @@
 #include <algorithm>
 #include <vector>
 
+#include "precis/kernels/cpu/amx_tiles.h"
 #include "precis/kernels/cpu/gemm.h"
 
 namespace precis::cpu {
 
 namespace {
 
-// Tiles 0-3 are C's four 16 x 16 fp32 blocks, 4-5 two 16-row strips of A (32 bf16 each), 6-7
-// two strips of B in pair layout (16 rows of 16 pairs): each tile 16 rows of 64 bytes.
-struct TileConfig {
-  uint8_t palette = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
-
-void configure_tiles() {
-  TileConfig config;
-  for (int t = 0; t < 8; ++t) config.rows[t] = 16, config.colsb[t] = 64;
-  // GCC 12's _tile_loadconfig tells the compiler that it reads 8 bytes of the configuration, and
-  // the compiler may then drop the stores to the rest: the instruction with the whole
-  // configuration as its operand.
-  asm volatile("ldtilecfg %0" ::"m"(config));
-}
-
-// C block (i0, j0), 32 x 32, continued over k in [k0, k1) from its partial sums in acc (row
-// stride ld floats) and stored back there. Tile loads and stores move fp32 exactly, so
-// stopping at a chunk's end changes nothing: every element's sum runs over k in one order,
-// whatever the chunking and whichever thread computes the block.
+// C block (i0, j0), 32 x 32, in amx_tiles.h's tiles (0-3 C's four 16 x 16 fp32 blocks, 4-5 two
+// 16-row strips of A of 32 bf16, 6-7 two strips of B in pair layout, 16 rows of 16 pairs),
+// continued over k in [k0, k1) from its partial sums in acc (row stride ld floats) and stored
+// back there. Tile loads and stores move fp32 exactly, so stopping at a chunk's end changes
+// nothing: every element's sum runs over k in one order, whatever the chunking and whichever
+// thread computes the block.
 void block(const uint16_t* ap, const uint16_t* bp, int64_t kpad, int64_t i0, int64_t j0,
            int64_t k0, int64_t k1, float* acc, int64_t ld) {
   _tile_loadd(0, acc, ld * 4);
@@ -76,7 +60,7 @@ void gemm_bf16_amx_packed(const uint16_t* ap, const uint16_t* bp, int64_t mpad, 
   const int64_t col_squares = (npad + kSquare - 1) / kSquare;
 #pragma omp parallel
   {
-    configure_tiles();
+    configure_amx_tiles_16x64();
     std::vector<float> square(size_t(kSquare * kSquare));
 #pragma omp for collapse(2) schedule(static)
     for (int64_t rs = 0; rs < row_squares; ++rs)

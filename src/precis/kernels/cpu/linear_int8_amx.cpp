@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "precis/kernels/cpu/amx_tiles.h"
 #include "precis/kernels/cpu/linear_int8_kernels.h"
 
 namespace precis::cpu {
@@ -24,23 +25,8 @@ namespace {
 constexpr int kAmxBlockRows = 32;
 
 // Tiles 0-3: the accumulators (rows 0-15 / 16-31 x columns 0-15 / 16-31), 4-5 the two strips of
-// rows, 6-7 the panel's two halves; each 16 rows of 64 bytes.
-struct Int8TileConfig {
-  uint8_t palette = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
-
-void amx_configure_thread() {
-  Int8TileConfig config;
-  for (int t = 0; t < 8; ++t) config.rows[t] = 16, config.colsb[t] = 64;
-  // GCC 12's _tile_loadconfig tells the compiler that it reads 8 bytes of the configuration, and
-  // the compiler then drops the stores to the rest (ldtilecfg faults on what is left there): the
-  // instruction with the whole configuration as its operand.
-  asm volatile("ldtilecfg %0" ::"m"(config));
-}
+// rows, 6-7 the panel's two halves (amx_tiles.h).
+void amx_configure_thread() { configure_amx_tiles_16x64(); }
 
 void amx_release_thread() { _tile_release(); }
 
