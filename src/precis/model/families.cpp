@@ -1,19 +1,8 @@
 #include "precis/model/families.h"
 
-#include "precis/core/error.h"
-#include "precis/core/json_input.h"
+#include "precis/model/common/config_fields.h"
 
 namespace precis {
-
-namespace {
-
-// config_name's file: the path itself, or the config.json of a directory.
-std::filesystem::path config_json_of(const std::string& name_or_path) {
-  std::filesystem::path p(name_or_path);
-  return std::filesystem::is_directory(p) ? p / "config.json" : p;
-}
-
-}  // namespace
 
 std::string known_preset_names() {
   std::string out;
@@ -29,11 +18,7 @@ std::string config_model_type(const std::string& name_or_path) {
   if (family##_preset(name_or_path)) return #family;
   PRECIS_MODEL_FAMILIES(PRECIS_FAMILY_PRESET)
 #undef PRECIS_FAMILY_PRESET
-  const std::filesystem::path config_json = config_json_of(name_or_path);
-  check(std::filesystem::is_regular_file(config_json),
-        "config_name " + json_quoted(name_or_path) + " is neither a preset (" +
-            known_preset_names() + ") nor a config.json file or model directory");
-  return config_json_model_type(config_json);
+  return config_json_model_type(config_name_file(name_or_path, known_preset_names()));
 }
 
 AnyModel load_any_model(const std::filesystem::path& dir) {

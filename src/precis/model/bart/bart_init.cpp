@@ -5,6 +5,7 @@
 
 #include "precis/kernels/copy.h"
 #include "precis/kernels/fill.h"
+#include "precis/model/common/config_fields.h"
 
 namespace precis {
 
@@ -37,12 +38,7 @@ std::string bart_preset_names() { return "bart-tiny, bart-small, bart-base, bart
 
 BartConfig bart_config_from(const std::string& name_or_path) {
   if (auto preset = bart_preset(name_or_path)) return *preset;
-  std::filesystem::path p(name_or_path);
-  if (std::filesystem::is_directory(p)) p /= "config.json";
-  check(std::filesystem::exists(p) || name_or_path.ends_with(".json"),
-        "config_name \"" + name_or_path + "\" is neither a preset (" + bart_preset_names() +
-            ") nor a config.json file or model directory");
-  return BartConfig::from_file(p);
+  return BartConfig::from_file(config_name_file(name_or_path, bart_preset_names()));
 }
 
 void initialize_bart(BartModel& m, uint64_t seed) {

@@ -25,6 +25,18 @@ inline nlohmann::json read_model_config(const std::filesystem::path& path) {
       path.string());
 }
 
+// config_name's config.json, when it is not a preset: the file itself, or the config.json of a
+// directory of that name. Anything else is an error listing `presets`.
+inline std::filesystem::path config_name_file(const std::string& name_or_path,
+                                              const std::string& presets) {
+  std::filesystem::path p(name_or_path);
+  if (std::filesystem::is_directory(p)) p /= "config.json";
+  check(std::filesystem::is_regular_file(p), "config_name " + json_quoted(name_or_path) +
+                                                 " is neither a preset (" + presets +
+                                                 ") nor a config.json file or model directory");
+  return p;
+}
+
 // config.json's model_type, which must be `expected`: `loader` names the loader in the error.
 inline std::string expect_model_type(const nlohmann::json& j, const std::string& source,
                                      const std::string& expected, const std::string& loader) {

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "precis/core/error.h"
-#include "precis/core/json_input.h"
 #include "precis/kernels/fill.h"
+#include "precis/model/common/config_fields.h"
 
 namespace precis {
 
@@ -15,11 +15,6 @@ namespace {
 // The initialisation's first RNG stream; named for the family, as a unity build may put
 // both families' init files in one translation unit.
 constexpr uint64_t kT5InitStream = 0x7505'0000'0000'0000ull;
-
-std::filesystem::path config_file(const std::string& name_or_path) {
-  std::filesystem::path p(name_or_path);
-  return std::filesystem::is_directory(p) ? p / "config.json" : p;
-}
 
 }  // namespace
 
@@ -54,7 +49,7 @@ std::string t5_preset_names() {
 
 T5Config t5_config_from(const std::string& name_or_path) {
   if (auto preset = t5_preset(name_or_path)) return *preset;
-  return T5Config::from_file(config_file(name_or_path));
+  return T5Config::from_file(config_name_file(name_or_path, t5_preset_names()));
 }
 
 void initialize_t5(T5Model& m, uint64_t seed) {
